@@ -1,0 +1,25 @@
+# The README's two commands: `make reproduce` and `make test`. Both set everything up on a fresh clone.
+PYTHON ?= python3.11
+VENV   := .venv
+PY     := $(VENV)/bin/python
+
+.PHONY: env data test reproduce clean
+
+## env: create/update .venv with the pinned dependencies (idempotent)
+env:
+	@PYTHON=$(PYTHON) scripts/setup-env.sh
+
+## data: link ../shared/data into the ignored data/ cache and verify every file's checksum
+data: env
+	@$(PY) -m essence.cli data --link
+
+## test: the whole test suite
+test: env data
+	$(PY) -m pytest -q
+
+## reproduce: execute every notebook with papermill, regenerate figures/ and build/html/
+reproduce: env data
+	$(PY) scripts/reproduce.py
+
+clean:
+	rm -rf build .pytest_cache

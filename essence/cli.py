@@ -1,0 +1,219 @@
+"""The ``essence`` command.
+
+    essence data [--link]                                  list / link and verify the shipped datasets
+    essence compress DATA --k K [--method M] [--seed S] [--out FILE] [--force] [--quiet]
+    essence estimate ARTIFACT RESPONSES [--out CSV] [--force]
+    essence evaluate ARTIFACT DATA [--json]
+
+Further subcommands (``sweep``, ``import-lmeval``, ``export-lmeval``) are registered by their modules
+through ``add_subcommand(subparsers)``. Every user error exits with status 2 and one line that says
+what to do; nothing is written on error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+__all__ = ["main", "UsageError", "write_atomic"]
+
+#: modules that add their own subcommands (each defines ``add_subcommand(subparsers)``)
+PLUGIN_MODULES = ("essence.sweep", "essence.lmeval")
+
+
+class UsageError(Exception):
+    """A user error: printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, status 2
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+def write_atomic(path: Path, text: str, force: bool = False) -> None:
+    """Write ``text`` to ``path`` via a temp file + rename; refuse to replace an existing file unless ``force``."""
+    path = Path(path)
+    if path.exists() and not force:
+        raise UsageError(f"{path}: already exists; choose another --out or pass --force")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _positive_int(s: str) -> int:
+    try:
+        v = int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{s!r} is not a whole number") from None
+    if v <= 0:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
+    return v
+
+
+def _fmt_figures(fig: dict) -> str:
+    keys = ("n_models", "rmse", "mae", "kendall", "spearman", "rank_err_5", "rank_err_10", "coverage")
+    parts = []
+    for key in keys:
+        if key in fig and fig[key] is not None:
+            v = fig[key]
+            parts.append(f"{key}={v}" if key == "n_models" else f"{key}={v:.3f}")
+    return " ".join(parts)
+
+
+# ----------------------------------------------------------------------------------------------
+def cmd_data(args) -> int:
+    from .data import DATASETS, METABENCH, POOL_CAVEAT, link_shared_data, load
+
+    if args.link:
+        for line in link_shared_data():
+            print(line)
+        return 0
+    for name in DATASETS:
+        r = load(name)
+        print(f"{name:13s} {r.n_models:5d} models x {r.n_items:4d} items  binary={r.is_binary!s:5s} "
+              f"missing={r.missing_fraction:.2%} target={r.target_source}")
+    print(f"note: {', '.join(METABENCH)}: {POOL_CAVEAT}")
+    return 0
+
+
+def cmd_compress(args) -> int:
+    from .compressed import compress
+    from .data import load
+    from .methods import METHODS
+
+    if args.method not in METHODS:
+        raise UsageError(f"unknown method {args.method!r}; choose one of: {', '.join(METHODS)}")
+    out = Path(args.out) if args.out else Path(f"{Path(str(args.data)).stem}-{args.method}-k{args.k}-s{args.seed}.json")
+    if out.exists() and not args.force:
+        raise UsageError(f"{out}: already exists; choose another --out or pass --force")
+    params = {}
+    for kv in args.param or []:
+        if "=" not in kv:
+            raise UsageError(f"--param {kv!r}: expected NAME=VALUE, e.g. --param generations=200")
+        key, val = kv.split("=", 1)
+        try:
+            params[key] = json.loads(val)
+        except json.JSONDecodeError:
+            params[key] = val
+    data = load(args.data)
+    art = compress(data, k=args.k, method=args.method, seed=args.seed, progress=not args.quiet, **params)
+    art.save(out, overwrite=args.force)
+    v, t = art.figures.get("validation", {}), art.figures.get("test", {})
+    print(f"{data.name}: {args.method} k={args.k} seed={args.seed} -> {out}")
+    print(f"validation: {_fmt_figures(v)}")
+    print(f"test:       {_fmt_figures(t)}   (errors in pp; coverage of the {art.interval.level:.0%} interval)")
+    if "caveat" in art.dataset:
+        print(f"note: {art.dataset['caveat']}")
+    return 0
+
+
+def cmd_estimate(args) -> int:
+    from .compressed import Compressed
+    from .data import load
+
+    art = Compressed.load(args.artifact)
+    if args.out and Path(args.out).exists() and not args.force:
+        raise UsageError(f"{args.out}: already exists; choose another --out or pass --force")
+    df = art.estimate(load(args.responses))
+    text = df.to_csv(index=False, float_format="%.4f")
+    if args.out:
+        write_atomic(Path(args.out), text, force=args.force)
+        print(f"{len(df)} model(s) -> {args.out}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_evaluate(args) -> int:
+    from .compressed import Compressed
+    from .data import load
+
+    art = Compressed.load(args.artifact)
+    data = load(args.data)
+    res = art.evaluate(data)
+    keys = ("n_models", "rmse", "mae", "kendall", "spearman", "rank_err_5", "rank_err_10", "coverage")
+    out = {key: res.get(key) for key in keys}
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(f"{data.name}: {art.method} k={art.k}: {_fmt_figures(out)}")
+        if data.fingerprint() == art.dataset.get("fingerprint"):
+            print("note: DATA is the data the artifact was fitted on; its training and validation models chose the "
+                  "items, so these figures are optimistic. The artifact's own test figures: "
+                  + _fmt_figures(art.figures.get("test", {})))
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
+    p = _Parser(prog="essence", description="Compress an LLM benchmark to a few items that keep its verdict.")
+    p.add_argument("--version", action="version", version=f"essence {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    d = sub.add_parser("data", help="list the shipped datasets, or link and verify them into data/")
+    d.add_argument("--link", action="store_true", help="link ../shared/data into data/ and verify checksums")
+    d.set_defaults(func=cmd_data)
+
+    c = sub.add_parser("compress", help="choose K items of DATA and write the artifact")
+    c.add_argument("data", help="dataset name (arc, gsm8k, ...) or path (.npz, .csv, .parquet)")
+    c.add_argument("--k", type=_positive_int, required=True, help="number of items to keep")
+    c.add_argument("--method", default="essence", help="selection method (default: essence)")
+    c.add_argument("--seed", type=int, default=0, help="seed for the model split and the method (default 0)")
+    c.add_argument("--out", help="artifact path (default: DATA-METHOD-kK-sS.json)")
+    c.add_argument("--param", action="append", metavar="NAME=VALUE", help="a method parameter (repeatable)")
+    c.add_argument("--force", action="store_true", help="replace an existing --out file")
+    c.add_argument("--quiet", action="store_true", help="no progress bars")
+    c.set_defaults(func=cmd_compress)
+
+    e = sub.add_parser("estimate", help="estimate full scores of new models from their results on the chosen items")
+    e.add_argument("artifact")
+    e.add_argument("responses", help="new models' results: .npz, .csv or .parquet holding every chosen item")
+    e.add_argument("--out", help="CSV path (default: print to stdout)")
+    e.add_argument("--force", action="store_true", help="replace an existing --out file")
+    e.set_defaults(func=cmd_estimate)
+
+    v = sub.add_parser("evaluate", help="compare an artifact's estimates with DATA's true scores")
+    v.add_argument("artifact")
+    v.add_argument("data", help="dataset name or path with true scores")
+    v.add_argument("--json", action="store_true", help="print one JSON object")
+    v.set_defaults(func=cmd_evaluate)
+
+    for mod in PLUGIN_MODULES:
+        try:
+            module = importlib.import_module(mod)
+        except ModuleNotFoundError as exc:
+            if exc.name == mod:
+                continue
+            raise
+        module.add_subcommand(sub)
+    return p
+
+
+def main(argv=None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return int(args.func(args) or 0)
+    except (UsageError, ValueError) as exc:
+        msg = " ".join(str(exc).split())
+        print(f"essence: error: {msg}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("essence: interrupted; nothing was written", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,284 @@
+"""The compressed benchmark: chosen items + fitted reconstructor + provenance, as one JSON artifact.
+
+:func:`compress` runs a method on a dataset (train / validation / test split of the models, selection
+on train + validation only, figures on test) and returns a :class:`Compressed`. ``save`` writes it
+atomically as plain JSON (no pickle); ``load`` refuses files of another schema version or with fields
+missing; ``estimate`` turns new models' results on the chosen items into full-score estimates with
+intervals.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import __version__
+from .data import METABENCH, POOL_CAVEAT, Responses, Split, split_models
+from .intervals import IntervalModel, cross_fitted_predictions
+from .metrics import summary
+from .reconstruct import reconstructor_from_dict
+
+__all__ = ["Compressed", "compress", "SCHEMA", "SCHEMA_VERSION"]
+
+SCHEMA = "essence.compressed"
+SCHEMA_VERSION = 1
+_REQUIRED = ("schema", "schema_version", "method", "k", "seed", "params", "items", "dataset",
+             "reconstructor", "interval", "figures")
+
+
+@dataclass
+class Compressed:
+    """A compressed benchmark.
+
+    ``items``: the chosen item ids ``(k,)``. ``reconstructor``: fitted, maps results on those items
+    (in that order) to full scores in pp. ``interval``: the fitted :class:`IntervalModel`.
+    ``dataset``: name, fingerprint, sizes, target source, caveat. ``figures``: ``{"validation": {...},
+    "test": {...}}`` from :func:`essence.metrics.summary`.
+    """
+
+    method: str
+    k: int
+    seed: int
+    params: dict
+    items: list[str]
+    reconstructor: object
+    interval: IntervalModel
+    dataset: dict
+    figures: dict
+    split: dict = field(default_factory=dict)
+    selection: dict = field(default_factory=dict)
+    created: str = ""
+    essence_version: str = __version__
+
+    # -- estimates -------------------------------------------------------------------------------
+    def _matrix(self, data) -> tuple[np.ndarray, np.ndarray]:
+        """Responses of ``data`` on the chosen items, in artifact order: ``(models (n,), X (n, k))``."""
+        import pandas as pd
+
+        if isinstance(data, (str, Path)):
+            from .data import load
+
+            data = load(data)
+        if isinstance(data, Responses):
+            ids, models, R = data.items, data.models, data.responses
+        elif isinstance(data, pd.DataFrame):
+            df = data.set_index("model") if "model" in data.columns else data
+            ids = np.asarray([str(c) for c in df.columns])
+            models = df.index.to_numpy(dtype=str)
+            R = df.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
+        else:
+            raise ValueError("estimate: give a Responses, a wide DataFrame (a 'model' column + item columns) or a path")
+        pos = {s: i for i, s in enumerate(ids)}
+        missing = [s for s in self.items if s not in pos]
+        if missing:
+            shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+            raise ValueError(
+                f"{len(missing)} of the artifact's {self.k} items are missing from the responses: {shown}; "
+                "run the new model on every chosen item (see `essence export-lmeval`)"
+            )
+        X = R[:, [pos[s] for s in self.items]]
+        finite = X[~np.isnan(X)]
+        if finite.size and (finite.min() < 0 or finite.max() > 1):
+            raise ValueError("responses: values outside [0, 1] on the chosen items; scores must be fractions")
+        empty = np.isnan(X).all(axis=1)
+        if empty.any():
+            raise ValueError(
+                f"{int(empty.sum())} model(s) have no result on any chosen item, e.g. {models[empty][0]!r}; "
+                "drop them or run them on the chosen items"
+            )
+        return models, X
+
+    def estimate(self, data):
+        """Estimated full scores (pp) with intervals for the models in ``data``.
+
+        ``data``: a :class:`Responses`, a wide DataFrame, or a path; it must hold every chosen item
+        (matched by item id; extra items are ignored). Returns a DataFrame with columns
+        ``model, estimate, lower, upper`` (pp; the interval's nominal level is ``interval.level``).
+        """
+        import pandas as pd
+
+        models, X = self._matrix(data)
+        est = self.reconstructor.predict(X)
+        lo, hi = self.interval.interval(est)
+        return pd.DataFrame({"model": models, "estimate": est, "lower": lo, "upper": hi})
+
+    def evaluate(self, data) -> dict:
+        """Compare estimates on ``data`` with its true full scores: :func:`essence.metrics.summary` + coverage."""
+        if isinstance(data, (str, Path)):
+            from .data import load
+
+            data = load(data)
+        if not isinstance(data, Responses):
+            raise ValueError("evaluate: data must be a Responses or a dataset name/path with true scores")
+        est = self.estimate(data)
+        return summary(data.target, est["estimate"].to_numpy(), est["lower"].to_numpy(), est["upper"].to_numpy())
+
+    # -- persistence -----------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {
+            "schema": SCHEMA,
+            "schema_version": SCHEMA_VERSION,
+            "essence_version": self.essence_version,
+            "created": self.created,
+            "method": self.method,
+            "k": int(self.k),
+            "seed": int(self.seed),
+            "params": self.params,
+            "items": list(self.items),
+            "dataset": self.dataset,
+            "split": self.split,
+            "reconstructor": self.reconstructor.to_dict(),
+            "interval": self.interval.to_dict(),
+            "figures": self.figures,
+            "selection": self.selection,
+        }
+
+    def save(self, path, overwrite: bool = False) -> Path:
+        """Write the artifact as JSON, atomically (temp file + rename): a crash never leaves half a file.
+
+        Refuses to replace an existing file unless ``overwrite=True``.
+        """
+        path = Path(path)
+        if path.exists() and not overwrite:
+            raise ValueError(f"{path}: already exists; choose another --out or pass --force / overwrite=True")
+        text = json.dumps(_clean(self.to_dict()), indent=1, allow_nan=False)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return path
+
+    @classmethod
+    def from_dict(cls, d: dict, source: str = "artifact") -> "Compressed":
+        if not isinstance(d, dict) or d.get("schema") != SCHEMA:
+            raise ValueError(f"{source}: not an essence artifact (schema {d.get('schema') if isinstance(d, dict) else None!r}, "
+                             f"expected {SCHEMA!r})")
+        if d.get("schema_version") != SCHEMA_VERSION:
+            raise ValueError(
+                f"{source}: schema version {d.get('schema_version')!r}, this essence ({__version__}) reads version "
+                f"{SCHEMA_VERSION}; recreate it with `essence compress` or use the essence version that wrote it "
+                f"({d.get('essence_version', 'unknown')})"
+            )
+        missing = [f for f in _REQUIRED if f not in d]
+        if missing:
+            raise ValueError(f"{source}: missing field(s) {', '.join(missing)}; the file is incomplete or hand-edited")
+        return cls(
+            method=d["method"], k=int(d["k"]), seed=int(d["seed"]), params=d["params"], items=list(d["items"]),
+            reconstructor=reconstructor_from_dict(d["reconstructor"]),
+            interval=IntervalModel.from_dict(d["interval"]), dataset=d["dataset"], figures=d["figures"],
+            split=d.get("split", {}), selection=d.get("selection", {}), created=d.get("created", ""),
+            essence_version=d.get("essence_version", "unknown"),
+        )
+
+    @classmethod
+    def load(cls, path) -> "Compressed":
+        """Read an artifact written by :meth:`save`; ValueError with the reason for anything else."""
+        path = Path(path)
+        try:
+            d = json.loads(path.read_text())
+        except FileNotFoundError:
+            raise ValueError(f"{path}: no such artifact file") from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"{path}: not a readable JSON artifact ({exc})") from None
+        return cls.from_dict(d, source=str(path))
+
+    def __repr__(self) -> str:
+        t = self.figures.get("test", {})
+        return (f"Compressed(method={self.method!r}, k={self.k}, dataset={self.dataset.get('name')!r}, "
+                f"test_rmse={t.get('rmse', float('nan')):.3f} pp, test_kendall={t.get('kendall', float('nan')):.3f})")
+
+
+def _clean(o):
+    """JSON-safe copy: numpy scalars/arrays to Python, non-finite floats to None."""
+    if isinstance(o, dict):
+        return {str(k): _clean(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_clean(v) for v in o]
+    if isinstance(o, np.ndarray):
+        return _clean(o.tolist())
+    if isinstance(o, np.generic):
+        o = o.item()
+    if isinstance(o, float) and not np.isfinite(o):
+        return None
+    return o
+
+
+def compress(
+    data: Responses,
+    k: int,
+    method: str = "essence",
+    seed: int = 0,
+    split: Split | None = None,
+    test: float = 0.1,
+    val: float = 0.1,
+    level: float = 0.9,
+    min_answered: int = 5,
+    progress: bool = True,
+    **params,
+) -> Compressed:
+    """Choose ``k`` items of ``data`` with ``method`` and fit the reconstructor and its interval.
+
+    The models are split (``split_models(data, test, val, seed)`` unless ``split`` is given); the method
+    sees the training and validation models only; the test models are used once, for ``figures['test']``.
+    Items answered by fewer than ``min_answered`` training models are refused (ValueError naming them):
+    drop them or lower ``min_answered``. Missing cells elsewhere are left out of subset means and
+    filled with training item means in ridge (see :mod:`essence.reconstruct`).
+    ``params`` go to the method's constructor.
+    """
+    from .methods import make_method
+
+    if not isinstance(data, Responses):
+        raise ValueError("data: expected a Responses (see essence.data.load)")
+    selector = make_method(method, k=k, seed=seed, progress=progress, **params)
+    split = split if split is not None else split_models(data, test=test, val=val, seed=seed)
+    train, valid, testd = (data.subset(models=ix) for ix in split)
+    answered = (~np.isnan(train.responses)).sum(axis=0)
+    few = np.flatnonzero(answered < min_answered)
+    if few.size:
+        raise ValueError(
+            f"{few.size} item(s) were answered by fewer than {min_answered} training models, e.g. "
+            f"{', '.join(map(repr, data.items[few[:3]].tolist()))}; drop them or lower min_answered"
+        )
+    selector.fit(train, valid)
+    idx = selector.items_
+    rec = selector.reconstructor_
+    pred_cf = cross_fitted_predictions(rec, train.responses[:, idx], train.target, seed=seed)
+    pred_val = rec.predict(valid.responses[:, idx])
+    interval = IntervalModel(level=level).fit(pred_cf, train.target, pred_val, valid.target)
+    figures = {}
+    for label, part in (("validation", valid), ("test", testd)):
+        if part.n_models:
+            est = rec.predict(part.responses[:, idx])
+            lo, hi = interval.interval(est)
+            figures[label] = summary(part.target, est, lo, hi)
+    dataset = {
+        "name": data.name, "fingerprint": data.fingerprint(), "n_models": data.n_models, "n_items": data.n_items,
+        "target_source": data.target_source, "binary": data.is_binary,
+    }
+    if data.name in METABENCH:
+        dataset["caveat"] = POOL_CAVEAT
+    selection = {
+        "reconstructor_choice": selector.reconstructor_choice_,
+        "reconstructor_val_rmse": selector.reconstructor_scores_,
+        **getattr(selector, "info_", {}),
+    }
+    return Compressed(
+        method=method, k=int(k), seed=int(seed), params=selector.get_params(),
+        items=data.items[idx].tolist(), reconstructor=rec, interval=interval, dataset=dataset, figures=figures,
+        split={"seed": int(seed), "test": test, "val": val, "n_train": train.n_models, "n_val": valid.n_models,
+               "n_test": testd.n_models},
+        selection=selection, created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    )

@@ -1,0 +1,117 @@
+"""How well estimated full scores match the true ones.
+
+Every function takes ``y_true`` and ``y_pred`` of shape ``(n_models,)`` in percentage points (0-100)
+and returns a float. Errors are in percentage points (pp); rank agreement is unitless.
+Inputs with NaN or mismatched shapes raise ValueError.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import stats
+
+__all__ = [
+    "rmse",
+    "mae",
+    "kendall",
+    "spearman",
+    "pearson",
+    "rank_error_within",
+    "coverage",
+    "summary",
+]
+
+
+def _pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
+    a = np.asarray(y_true, dtype=np.float64)
+    b = np.asarray(y_pred, dtype=np.float64)
+    if a.ndim != 1 or a.shape != b.shape:
+        raise ValueError(f"y_true and y_pred must be 1-D of the same length, got shapes {a.shape} and {b.shape}")
+    if a.size == 0:
+        raise ValueError("y_true: no models to score")
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise ValueError("y_true / y_pred: contain NaN or inf; score only models with finite estimates")
+    return a, b
+
+
+def rmse(y_true, y_pred) -> float:
+    """Root mean squared error, pp: ``sqrt(mean((y_pred - y_true)^2))``."""
+    a, b = _pair(y_true, y_pred)
+    return float(np.sqrt(np.mean((b - a) ** 2)))
+
+
+def mae(y_true, y_pred) -> float:
+    """Mean absolute error, pp: ``mean(|y_pred - y_true|)``."""
+    a, b = _pair(y_true, y_pred)
+    return float(np.mean(np.abs(b - a)))
+
+
+def kendall(y_true, y_pred) -> float:
+    """Kendall's tau-b between true and estimated scores (ties handled as in ``scipy.stats.kendalltau``).
+
+    1 = identical ranking, 0 = unrelated, -1 = reversed. NaN when either vector is constant.
+    """
+    a, b = _pair(y_true, y_pred)
+    return float(stats.kendalltau(a, b).statistic)
+
+
+def spearman(y_true, y_pred) -> float:
+    """Spearman's rank correlation (Pearson correlation of average ranks). NaN when either is constant."""
+    a, b = _pair(y_true, y_pred)
+    return float(stats.spearmanr(a, b).statistic)
+
+
+def pearson(y_true, y_pred) -> float:
+    """Pearson's linear correlation of the scores. NaN when either is constant."""
+    a, b = _pair(y_true, y_pred)
+    if np.ptp(a) == 0 or np.ptp(b) == 0:
+        return float("nan")
+    return float(stats.pearsonr(a, b).statistic)
+
+
+def rank_error_within(y_true, y_pred, x: float) -> float:
+    """Share of models (0-1) whose rank by estimate is within ``x`` percent of the number of models of their true rank.
+
+    With ``n`` models, ranks ``r_true`` and ``r_pred`` (1 = best, ties get their average rank), a model
+    counts when ``|r_pred - r_true| <= x / 100 * n``. ``rank_error_within(y, y, x)`` is 1 for every x;
+    EssenceBench's "95% of models within 5% rank shift" is ``rank_error_within(y, y_hat, 5) >= 0.95``.
+    """
+    a, b = _pair(y_true, y_pred)
+    if not 0 <= x <= 100:
+        raise ValueError(f"x: {x} must be a percentage in [0, 100]")
+    r_true = stats.rankdata(-a)
+    r_pred = stats.rankdata(-b)
+    return float(np.mean(np.abs(r_pred - r_true) <= x / 100.0 * a.size + 1e-9))
+
+
+def coverage(y_true, lower, upper) -> float:
+    """Share of models (0-1) whose true score lies in ``[lower, upper]`` (pp)."""
+    a = np.asarray(y_true, dtype=np.float64)
+    lo = np.asarray(lower, dtype=np.float64)
+    hi = np.asarray(upper, dtype=np.float64)
+    if not (a.shape == lo.shape == hi.shape) or a.ndim != 1:
+        raise ValueError(f"y_true, lower, upper must be 1-D of one length, got {a.shape}, {lo.shape}, {hi.shape}")
+    if a.size == 0:
+        raise ValueError("y_true: no models to score")
+    if (lo > hi).any():
+        raise ValueError("lower: some lower bounds exceed their upper bounds")
+    return float(np.mean((a >= lo) & (a <= hi)))
+
+
+def summary(y_true, y_pred, lower=None, upper=None) -> dict[str, float]:
+    """All figures at once: ``n_models, rmse, mae, kendall, spearman, pearson, rank_err_5, rank_err_10``
+    and, when bounds are given, ``coverage``."""
+    a, b = _pair(y_true, y_pred)
+    out = {
+        "n_models": int(a.size),
+        "rmse": rmse(a, b),
+        "mae": mae(a, b),
+        "kendall": kendall(a, b),
+        "spearman": spearman(a, b),
+        "pearson": pearson(a, b),
+        "rank_err_5": rank_error_within(a, b, 5),
+        "rank_err_10": rank_error_within(a, b, 10),
+    }
+    if lower is not None and upper is not None:
+        out["coverage"] = coverage(a, lower, upper)
+    return out

@@ -1,0 +1,308 @@
+"""Reconstructors: from a model's results on the chosen items to its full-benchmark score.
+
+Every reconstructor follows one contract (scikit-learn style):
+
+* ``__init__`` stores parameters only; ``get_params()`` returns them (plain JSON values);
+* ``fit(X, y)`` with ``X`` ``(n_models, k)`` in [0, 1] (NaN = missing) and ``y`` ``(n_models,)`` in
+  percentage points; returns ``self``;
+* ``predict(X)`` returns ``(n_models,)`` estimates in percentage points, clipped to [0, 100];
+* ``to_dict()`` gives the fitted state as plain JSON numbers (no pickle) and
+  :func:`reconstructor_from_dict` rebuilds an object whose ``predict`` gives the same numbers.
+
+Smooth 1-D functions fitted with pygam are exported as lookup tables on a fine grid
+(:class:`Table1D`), which also makes them cheap to evaluate on a whole GA population at once.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Callable
+
+import numpy as np
+
+__all__ = [
+    "Table1D",
+    "GAMReconstructor",
+    "RidgeReconstructor",
+    "WeightedMeanReconstructor",
+    "fit_gam_table",
+    "subset_score",
+    "reconstructor_from_dict",
+    "register_reconstructor",
+    "choose_on_validation",
+]
+
+_REGISTRY: dict[str, type] = {}
+
+
+def register_reconstructor(cls):
+    """Class decorator: make ``cls`` loadable by :func:`reconstructor_from_dict` under ``cls.kind``."""
+    _REGISTRY[cls.kind] = cls
+    return cls
+
+
+def reconstructor_from_dict(d: dict):
+    """Rebuild a fitted reconstructor from :meth:`to_dict` output."""
+    # import the modules that register further kinds (methods define some of their own)
+    from . import methods  # noqa: F401
+
+    kind = d.get("kind")
+    if kind not in _REGISTRY:
+        raise ValueError(f"reconstructor: unknown kind {kind!r}; known kinds: {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[kind].from_dict(d)
+
+
+def subset_score(X: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """Score on the chosen items, pp: ``100 * weighted nanmean(X, axis=1)``; ``X`` is ``(n_models, k)``.
+
+    Missing cells are left out of the mean (and their weight with them). A model with no result on any
+    chosen item raises ValueError.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X: expected (n_models, k), got shape {X.shape}")
+    w = np.ones(X.shape[1]) if weights is None else np.asarray(weights, dtype=np.float64)
+    obs = ~np.isnan(X)
+    den = obs.astype(np.float64) @ w
+    if (den <= 0).any():
+        bad = np.flatnonzero(den <= 0)
+        raise ValueError(f"X: {bad.size} model(s) (rows {bad[:5].tolist()}) have no result on any chosen item")
+    return 100.0 * (np.where(obs, X, 0.0) @ w) / den
+
+
+# ----------------------------------------------------------------------------------------------
+# A smooth 1-D function as a table
+# ----------------------------------------------------------------------------------------------
+class Table1D:
+    """A 1-D function stored as values on a sorted grid; linear interpolation, constant beyond the ends.
+
+    ``x`` and ``y`` are ``(n_grid,)``. Evaluating on an array of any shape returns the same shape.
+    """
+
+    def __init__(self, x, y):
+        self.x = np.asarray(x, dtype=np.float64)
+        self.y = np.asarray(y, dtype=np.float64)
+        if self.x.ndim != 1 or self.x.shape != self.y.shape or self.x.size < 2:
+            raise ValueError("Table1D: x and y must be 1-D of the same length >= 2")
+        if np.any(np.diff(self.x) <= 0):
+            raise ValueError("Table1D: x must be strictly increasing")
+
+    def __call__(self, v) -> np.ndarray:
+        v = np.asarray(v, dtype=np.float64)
+        return np.interp(v.ravel(), self.x, self.y).reshape(v.shape)
+
+    def to_dict(self) -> dict:
+        return {"x": _round(self.x), "y": _round(self.y)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Table1D":
+        return cls(d["x"], d["y"])
+
+
+def _round(a: np.ndarray, digits: int = 10) -> list[float]:
+    return [float(v) for v in np.round(np.asarray(a, dtype=np.float64), digits)]
+
+
+def fit_gam_table(x, y, n_splines: int = 25, lam: float = 5.0, lo: float = 0.0, hi: float = 100.0,
+                  n_grid: int = 2001) -> Table1D:
+    """Fit ``y ~ s(x)`` with pygam's LinearGAM and export it as a :class:`Table1D` on ``[lo, hi]``.
+
+    ``x``, ``y`` are ``(n,)``, both in percentage points. With fewer than 4 distinct x values a
+    GAM is not identifiable; a least-squares line (or the mean, for one distinct value) is used instead.
+    The grid step (0.05 pp by default) keeps the table within 1e-3 pp of pygam's own predictions.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    grid = np.linspace(lo, hi, n_grid)
+    n_distinct = np.unique(x).size
+    if n_distinct < 4:
+        if n_distinct == 1:
+            return Table1D(grid, np.full_like(grid, y.mean()))
+        slope, icpt = np.polyfit(x, y, 1)
+        return Table1D(grid, icpt + slope * grid)
+    from pygam import LinearGAM, s
+
+    n_splines = int(min(n_splines, max(4, n_distinct)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gam = LinearGAM(s(0, n_splines=n_splines, lam=lam)).fit(x[:, None], y)
+        vals = gam.predict(grid[:, None])
+    return Table1D(grid, vals)
+
+
+def _check_X(X, k: int | None = None) -> np.ndarray:
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X: expected (n_models, k), got shape {X.shape}")
+    if k is not None and X.shape[1] != k:
+        raise ValueError(f"X: {X.shape[1]} columns, but the reconstructor was fitted on {k} items")
+    return X
+
+
+class _Base:
+    kind = "base"
+
+    def get_params(self) -> dict:
+        raise NotImplementedError
+
+    def clone(self):
+        """An unfitted copy with the same parameters."""
+        return type(self)(**self.get_params())
+
+
+# ----------------------------------------------------------------------------------------------
+# GAM on the subset score
+# ----------------------------------------------------------------------------------------------
+@register_reconstructor
+class GAMReconstructor(_Base):
+    """Full score = g(subset score): a GAM (pygam, ``s(0)``) on the (weighted) mean over the chosen items, pp.
+
+    Parameters: ``n_splines`` and ``lam`` of the spline term; optional item ``weights`` ``(k,)`` (e.g.
+    K-Means cluster shares); uniform weights give the plain subset accuracy.
+    """
+
+    kind = "gam"
+
+    def __init__(self, n_splines: int = 25, lam: float = 5.0, weights=None):
+        self.n_splines = n_splines
+        self.lam = lam
+        self.weights = None if weights is None else [float(w) for w in weights]
+
+    def get_params(self) -> dict:
+        return {"n_splines": self.n_splines, "lam": self.lam, "weights": self.weights}
+
+    def fit(self, X, y):
+        X = _check_X(X)
+        self.k_ = X.shape[1]
+        self.table_ = fit_gam_table(subset_score(X, self.weights), y, self.n_splines, self.lam)
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        X = _check_X(X, self.k_)
+        return np.clip(self.table_(subset_score(X, self.weights)), 0.0, 100.0)
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "params": self.get_params(), "k": self.k_, "table": self.table_.to_dict()}
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        obj = cls(**d["params"])
+        obj.k_ = int(d["k"])
+        obj.table_ = Table1D.from_dict(d["table"])
+        return obj
+
+
+# ----------------------------------------------------------------------------------------------
+# Ridge on the item responses
+# ----------------------------------------------------------------------------------------------
+@register_reconstructor
+class RidgeReconstructor(_Base):
+    """Full score = ``b + X w``: ridge regression on the chosen items' responses, pp.
+
+    The penalty is chosen among ``alphas`` by efficient leave-one-out CV (scikit-learn's RidgeCV) on
+    the training models. Missing cells are filled with the item's training mean (stored in the artifact).
+    """
+
+    kind = "ridge"
+
+    def __init__(self, alphas=(0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)):
+        self.alphas = [float(a) for a in alphas]
+
+    def get_params(self) -> dict:
+        return {"alphas": self.alphas}
+
+    def fit(self, X, y):
+        from sklearn.linear_model import RidgeCV
+
+        X = _check_X(X)
+        self.k_ = X.shape[1]
+        means = np.nanmean(X, axis=0)
+        self.fill_ = np.where(np.isnan(means), 0.0, means)
+        Xf = np.where(np.isnan(X), self.fill_, X)
+        m = RidgeCV(alphas=self.alphas).fit(Xf, np.asarray(y, dtype=np.float64))
+        self.coef_ = np.asarray(m.coef_, dtype=np.float64)
+        self.intercept_ = float(m.intercept_)
+        self.alpha_ = float(m.alpha_)
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        X = _check_X(X, self.k_)
+        Xf = np.where(np.isnan(X), self.fill_, X)
+        return np.clip(Xf @ self.coef_ + self.intercept_, 0.0, 100.0)
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": self.kind, "params": self.get_params(), "k": self.k_, "coef": _round(self.coef_, 12),
+            "intercept": float(self.intercept_), "alpha": self.alpha_, "fill": _round(self.fill_, 12),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        obj = cls(**d["params"])
+        obj.k_ = int(d["k"])
+        obj.coef_ = np.asarray(d["coef"], dtype=np.float64)
+        obj.intercept_ = float(d["intercept"])
+        obj.alpha_ = float(d["alpha"])
+        obj.fill_ = np.asarray(d["fill"], dtype=np.float64)
+        return obj
+
+
+# ----------------------------------------------------------------------------------------------
+# Weighted mean (no fitting): tinyBenchmarks' anchor estimator
+# ----------------------------------------------------------------------------------------------
+@register_reconstructor
+class WeightedMeanReconstructor(_Base):
+    """Full score = ``100 * sum_j w_j x_j / sum_j w_j``: the anchor-weighted mean, pp. Nothing is fitted.
+
+    It estimates the mean over the *pool*; where the target is a score over a larger benchmark (the
+    metabench pools) it is biased by the difference, which the GAM variant corrects.
+    """
+
+    kind = "weighted_mean"
+
+    def __init__(self, weights=None):
+        self.weights = None if weights is None else [float(w) for w in weights]
+
+    def get_params(self) -> dict:
+        return {"weights": self.weights}
+
+    def fit(self, X, y=None):
+        self.k_ = _check_X(X).shape[1]
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        return np.clip(subset_score(_check_X(X, self.k_), self.weights), 0.0, 100.0)
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "params": self.get_params(), "k": self.k_}
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        obj = cls(**d["params"])
+        obj.k_ = int(d["k"])
+        return obj
+
+
+def choose_on_validation(candidates: dict[str, Callable[[], object]], X_train, y_train, X_val, y_val):
+    """Fit each candidate reconstructor on training models and keep the one with the lowest validation RMSE.
+
+    ``candidates`` maps a label to a zero-argument factory. Returns ``(label, fitted, val_rmse_by_label)``.
+    A candidate whose fit fails is skipped (its error is recorded); ValueError if all fail.
+    """
+    from .metrics import rmse
+
+    scores: dict[str, float | str] = {}
+    best = None
+    for label, make in candidates.items():
+        try:
+            rec = make().fit(X_train, y_train)
+            err = rmse(y_val, rec.predict(X_val))
+        except (ValueError, np.linalg.LinAlgError) as exc:
+            scores[label] = f"failed: {exc}"
+            continue
+        scores[label] = err
+        if best is None or err < best[2]:
+            best = (label, rec, err)
+    if best is None:
+        raise ValueError(f"no reconstructor could be fitted: {scores}")
+    return best[0], best[1], scores
