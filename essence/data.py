@@ -29,6 +29,8 @@ __all__ = [
     "split_models",
     "verify_checksum",
     "link_shared_data",
+    "describe",
+    "full_benchmark_size",
 ]
 
 #: Shipped dataset names -> path relative to a data root (``$ESSENCE_DATA``, ``data/`` or ``../shared/data``).
@@ -92,6 +94,11 @@ class Responses:
     item_extras: dict = field(default_factory=dict)
     model_extras: dict = field(default_factory=dict)
     target_source: str = "row_mean"
+
+    def __post_init__(self):
+        # shared by reference between subsets and callers: never let anyone write into them
+        for arr in (self.responses, self.target):
+            arr.setflags(write=False)
 
     @property
     def n_models(self) -> int:
@@ -274,8 +281,6 @@ def from_arrays(
         if np.shape(v) != (n_models,):
             raise ValueError(f"model_extras[{k!r}]: shape {np.shape(v)} does not match the {n_models} models")
 
-    r.setflags(write=False)
-    target.setflags(write=False)
     return Responses(
         responses=r,
         models=models,
@@ -543,6 +548,34 @@ def link_shared_data(dest: Path | None = None, source: Path | None = None, verif
         except OSError:
             shutil.copytree(lm, dest / "lm_eval")
     return lines
+
+
+def full_benchmark_size(name: str) -> int | None:
+    """Number of items of the whole original benchmark behind a shipped metabench pool (None otherwise)."""
+    if name not in METABENCH:
+        return None
+    with np.load(resolve_dataset(name), allow_pickle=False) as z:
+        return int(z["full_score_n_items"]) if "full_score_n_items" in z.files else None
+
+
+def describe(r: Responses) -> dict:
+    """One row of facts about a dataset: sizes, score type, missing cells, constant items, target (pp)."""
+    std = np.nanstd(r.responses, axis=0)
+    return {
+        "dataset": r.name,
+        "models": r.n_models,
+        "items": r.n_items,
+        "scores": "0/1" if r.is_binary else "continuous",
+        "missing cells": int(np.isnan(r.responses).sum()),
+        "constant items": int((std == 0).sum()),
+        "texts": r.texts is not None,
+        "target": r.target_source,
+        "target mean (pp)": float(np.mean(r.target)),
+        "target sd (pp)": float(np.std(r.target)),
+        "target min (pp)": float(np.min(r.target)),
+        "target max (pp)": float(np.max(r.target)),
+        "pre-selected pool": r.name in METABENCH,
+    }
 
 
 # ----------------------------------------------------------------------------------------------

@@ -122,7 +122,6 @@ def fit_gam_table(x, y, n_splines: int = 25, lam: float = 5.0, lo: float = 0.0, 
         return Table1D(grid, icpt + slope * grid)
     from pygam import LinearGAM, s
 
-    n_splines = int(min(n_splines, max(4, n_distinct)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         gam = LinearGAM(s(0, n_splines=n_splines, lam=lam)).fit(x[:, None], y)

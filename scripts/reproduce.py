@@ -1,0 +1,158 @@
+#!/usr/bin/env python
+"""Execute every notebook headlessly with papermill, regenerate figures/, render build/html/.
+
+    python scripts/reproduce.py                 # all notebooks, default parameters -> figures/
+    python scripts/reproduce.py --quick         # quick parameters, figures to build/quick-figures/
+    python scripts/reproduce.py --only 00_data  # one notebook (name or prefix)
+
+Executed copies go to build/notebooks/, HTML to build/html/ (index.html links every notebook and
+figure). Notebook sources are never modified. Exits non-zero if any notebook fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_notebook(src: Path, out: Path, params: dict, timeout: int) -> float:
+    import papermill as pm
+
+    t0 = time.perf_counter()
+    pm.execute_notebook(
+        str(src), str(out), parameters=params, cwd=str(src.parent), kernel_name="python3",
+        progress_bar=False, request_save_on_cell_execute=False, execution_timeout=timeout,
+    )
+    return time.perf_counter() - t0
+
+
+def render_html(executed: Path, html_dir: Path) -> Path:
+    from nbconvert import HTMLExporter
+
+    body, _ = HTMLExporter().from_filename(str(executed))
+    target = html_dir / f"{executed.stem}.html"
+    target.write_text(body, encoding="utf-8")
+    return target
+
+
+def _title(nb_path: Path) -> str:
+    nb = json.loads(nb_path.read_text())
+    for c in nb["cells"]:
+        if c["cell_type"] == "markdown":
+            for line in "".join(c["source"]).splitlines():
+                if line.startswith("#"):
+                    return line.lstrip("#").strip()
+    return nb_path.stem
+
+
+def write_index(html_dir: Path, entries: list[dict], figures: list[Path]) -> Path:
+    rows = []
+    for e in entries:
+        status = "ok" if e["ok"] else "FAILED"
+        rows.append(
+            f'<li><a href="{html.escape(e["html"])}">{html.escape(e["name"])}</a> — {html.escape(e["title"])} '
+            f'<span class="meta">({status}, {e["seconds"]:.0f} s)</span></li>'
+        )
+    figs = []
+    for f in figures:
+        figs.append(
+            f'<figure><a href="figures/{html.escape(f.name)}"><img src="figures/{html.escape(f.name)}" '
+            f'alt="{html.escape(f.stem)}" loading="lazy"></a><figcaption>{html.escape(f.stem)}</figcaption></figure>'
+        )
+    page = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>essence: the literate companion</title>
+<style>
+body {{ font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; color: #222; }}
+li {{ margin: .4em 0; }} .meta {{ color: #777; font-size: .9em; }}
+.figs {{ display: grid; grid-template-columns: repeat(auto-fill, minmax(320px, 1fr)); gap: 1em; }}
+figure {{ margin: 0; border: 1px solid #ddd; padding: .5em; }} img {{ width: 100%; }}
+figcaption {{ font-size: .85em; color: #555; }}
+</style></head><body>
+<h1>essence: the literate companion</h1>
+<p>Executed notebooks, in reading order. Regenerate with <code>make reproduce</code>.
+Numbers on the metabench pools (arc, gsm8k, mmlu, truthfulqa, winogrande) come from pre-selected,
+informative items and are optimistic relative to compressing a whole benchmark.</p>
+<h2>Notebooks</h2>
+<ol>
+{chr(10).join(rows)}
+</ol>
+<h2>Figures</h2>
+<div class="figs">
+{chr(10).join(figs)}
+</div>
+</body></html>
+"""
+    index = html_dir / "index.html"
+    index.write_text(page, encoding="utf-8")
+    return index
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="quick parameters (for tests); figures to build/quick-figures")
+    ap.add_argument("--only", nargs="*", help="notebook names or prefixes to run")
+    ap.add_argument("--build", default=str(ROOT / "build"), help="build folder (default build/)")
+    ap.add_argument("--figures", help="figures folder (default figures/, or build/quick-figures with --quick)")
+    ap.add_argument("--timeout", type=int, default=3600, help="per-cell timeout in seconds")
+    args = ap.parse_args(argv)
+
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    build = Path(args.build).resolve()
+    figures = Path(args.figures).resolve() if args.figures else (
+        build / "quick-figures" if args.quick else ROOT / "figures")
+    nb_dir, html_dir = build / "notebooks", build / "html"
+    for d in (nb_dir, html_dir / "figures", figures):
+        d.mkdir(parents=True, exist_ok=True)
+
+    notebooks = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    if args.only:
+        notebooks = [n for n in notebooks if any(n.stem.startswith(o) or n.stem == o for o in args.only)]
+        if not notebooks:
+            print(f"reproduce: no notebook matches {args.only}", file=sys.stderr)
+            return 2
+
+    entries, failed = [], []
+    t_all = time.perf_counter()
+    for src in notebooks:
+        out = nb_dir / src.name
+        params = {"quick": bool(args.quick), "figures_dir": str(figures)}
+        print(f"[reproduce] {src.name} ...", flush=True)
+        t0 = time.perf_counter()
+        ok = True
+        try:
+            run_notebook(src, out, params, args.timeout)
+        except Exception as exc:  # papermill raises PapermillExecutionError with the failing cell
+            ok = False
+            failed.append(src.name)
+            print(f"[reproduce] {src.name} FAILED: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+                  file=sys.stderr)
+        secs = time.perf_counter() - t0
+        page = render_html(out, html_dir) if out.exists() else None
+        entries.append({"name": src.stem, "title": _title(src), "ok": ok, "seconds": secs,
+                        "html": page.name if page else ""})
+        print(f"[reproduce] {src.name} {'ok' if ok else 'FAILED'} in {secs:.1f} s", flush=True)
+
+    figs = sorted(figures.glob("*.png"))
+    for f in figs:
+        shutil.copy2(f, html_dir / "figures" / f.name)
+    index = write_index(html_dir, entries, figs)
+    total = time.perf_counter() - t_all
+    print(f"[reproduce] {len(notebooks) - len(failed)}/{len(notebooks)} notebooks ok in {total:.0f} s; "
+          f"{len(figs)} figures in {figures}; HTML index: {index}")
+    if failed:
+        print(f"[reproduce] failed: {', '.join(failed)} (executed copies with the error are in {nb_dir})",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

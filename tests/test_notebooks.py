@@ -1,0 +1,54 @@
+"""Every notebook executes headlessly with quick parameters (papermill) and renders to HTML, with no error cell."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.fixture(scope="session")
+def quick_build(tmp_path_factory):
+    """Run scripts/reproduce.py --quick once for all notebooks into a temporary build folder."""
+    build = tmp_path_factory.mktemp("build")
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "reproduce.py"), "--quick", "--build", str(build)],
+        capture_output=True, text=True, timeout=900, cwd=ROOT,
+    )
+    return build, proc
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_runs_quick_without_error(quick_build, nb):
+    build, proc = quick_build
+    executed = build / "notebooks" / nb.name
+    assert executed.exists(), proc.stderr[-3000:]
+    cells = json.loads(executed.read_text())["cells"]
+    errors = [o for c in cells if c["cell_type"] == "code" for o in c.get("outputs", []) if o["output_type"] == "error"]
+    assert not errors, f"{nb.name}: {errors[0]['ename']}: {errors[0]['evalue']}"
+    assert (build / "html" / f"{nb.stem}.html").exists()
+
+
+@pytest.mark.slow
+def test_reproduce_exit_status_and_index(quick_build):
+    build, proc = quick_build
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    index = (build / "html" / "index.html").read_text()
+    for nb in NOTEBOOKS:
+        assert f'href="{nb.stem}.html"' in index
+
+
+def test_every_notebook_has_a_quick_parameter():
+    for nb in NOTEBOOKS:
+        cells = json.loads(nb.read_text())["cells"]
+        params = [c for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+        assert len(params) == 1, f"{nb.name}: needs exactly one cell tagged 'parameters'"
+        src = "".join(params[0]["source"])
+        assert "quick" in src and "figures_dir" in src, nb.name

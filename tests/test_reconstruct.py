@@ -1,0 +1,122 @@
+"""Reconstructors and intervals: fit, predict, JSON round trip, agreement with pygam, coverage."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from essence.intervals import IntervalModel, cross_fitted_predictions
+from essence.reconstruct import (
+    GAMReconstructor,
+    RidgeReconstructor,
+    Table1D,
+    WeightedMeanReconstructor,
+    choose_on_validation,
+    fit_gam_table,
+    reconstructor_from_dict,
+    subset_score,
+)
+
+
+def test_subset_score_handles_nan_and_weights():
+    X = np.array([[1, 0, np.nan], [1, 1, 1.0]])
+    np.testing.assert_allclose(subset_score(X), [50.0, 100.0])
+    np.testing.assert_allclose(subset_score(X, weights=[3, 1, 1]), [75.0, 100.0])
+    with pytest.raises(ValueError, match="no result on any chosen item"):
+        subset_score(np.array([[np.nan, np.nan]]))
+
+
+def test_gam_table_matches_pygam(small):
+    from pygam import LinearGAM, s
+
+    x = subset_score(small.responses[:, :20])
+    y = small.target
+    table = fit_gam_table(x, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gam = LinearGAM(s(0, n_splines=25, lam=5.0)).fit(x[:, None], y)
+    grid = np.random.default_rng(0).uniform(0, 100, 500)
+    np.testing.assert_allclose(table(grid), gam.predict(grid[:, None]), atol=1e-3)
+
+
+def test_gam_table_degenerate_inputs():
+    t = fit_gam_table(np.full(10, 30.0), np.arange(10.0))
+    np.testing.assert_allclose(t([0, 50]), [4.5, 4.5])
+    t = fit_gam_table(np.array([0, 0, 100, 100.0]), np.array([10, 10, 90, 90.0]))
+    np.testing.assert_allclose(t([50.0]), [50.0])
+
+
+@pytest.mark.parametrize("make", [GAMReconstructor, RidgeReconstructor,
+                                  lambda: WeightedMeanReconstructor(weights=np.arange(1, 11))])
+def test_round_trip_through_json(small, make):
+    X = small.responses[:, :10].copy()
+    X[3, 2] = np.nan
+    rec = make().fit(X[:400], small.target[:400])
+    d = json.loads(json.dumps(rec.to_dict()))
+    back = reconstructor_from_dict(d)
+    np.testing.assert_allclose(back.predict(X[400:]), rec.predict(X[400:]), atol=1e-9)
+    assert back.predict(X).min() >= 0 and back.predict(X).max() <= 100
+    with pytest.raises(ValueError, match="fitted on 10 items"):
+        back.predict(X[:, :5])
+
+
+def test_gam_beats_raw_mean_on_metabench(small):
+    """The full score is not the pool mean: the GAM must learn the map (on held-out models)."""
+    X = small.responses[:, :40]
+    y = small.target
+    rec = GAMReconstructor().fit(X[:450], y[:450])
+    raw = subset_score(X[450:])
+    err_gam = np.sqrt(np.mean((rec.predict(X[450:]) - y[450:]) ** 2))
+    err_raw = np.sqrt(np.mean((raw - y[450:]) ** 2))
+    assert err_gam < 0.5 * err_raw
+
+
+def test_choose_on_validation_picks_lower_error(small):
+    X, y = small.responses[:, :30], small.target
+    label, rec, scores = choose_on_validation(
+        {"gam": GAMReconstructor, "mean": WeightedMeanReconstructor}, X[:400], y[:400], X[400:], y[400:])
+    assert label == min(scores, key=scores.get)
+    assert label == "gam"
+
+
+def test_unknown_kind():
+    with pytest.raises(ValueError, match="unknown kind 'nope'"):
+        reconstructor_from_dict({"kind": "nope"})
+
+
+def test_table1d_validation():
+    with pytest.raises(ValueError, match="strictly increasing"):
+        Table1D([0, 0, 1], [1, 2, 3])
+    t = Table1D([0, 10], [0, 100])
+    np.testing.assert_allclose(t(np.array([[5.0, 20.0]])), [[50.0, 100.0]])
+
+
+def test_interval_coverage_on_held_out_models(gsm8k):
+    """Normalised conformal intervals reach roughly their nominal coverage on unseen models."""
+    idx = np.random.default_rng(1).permutation(gsm8k.n_models)
+    tr, va, te = idx[:2500], idx[2500:3000], idx[3000:]
+    X = gsm8k.responses[:, :30]
+    y = gsm8k.target
+    rec = GAMReconstructor().fit(X[tr], y[tr])
+    cf = cross_fitted_predictions(rec, X[tr], y[tr])
+    im = IntervalModel(level=0.9).fit(cf, y[tr], rec.predict(X[va]), y[va])
+    lo, hi = im.interval(rec.predict(X[te]))
+    cov = np.mean((y[te] >= lo) & (y[te] <= hi))
+    assert 0.86 <= cov <= 0.95, cov
+    # adaptive width: narrower near the floor of the benchmark than in the middle
+    assert im.scale_(2.0) < im.scale_(50.0)
+    back = IntervalModel.from_dict(json.loads(json.dumps(im.to_dict())))
+    np.testing.assert_allclose(back.interval(np.array([10.0, 60.0])), im.interval(np.array([10.0, 60.0])))
+
+
+def test_interval_small_validation_uses_train_residuals():
+    rng = np.random.default_rng(0)
+    pt = rng.uniform(0, 100, 40)
+    yt = pt + rng.normal(0, 3, 40)
+    im = IntervalModel(0.9).fit(pt, yt, pt[:4], yt[:4])
+    assert im.calibration_ == "validation+cross-fitted-train" and np.isfinite(im.q_)
+    with pytest.raises(ValueError, match="level"):
+        IntervalModel(level=90)
