@@ -61,6 +61,11 @@ def savefig(fig, name: str, figures_dir="figures") -> list[Path]:
     d = Path(figures_dir)
     d.mkdir(parents=True, exist_ok=True)
     paths = [d / f"{name}.png", d / f"{name}.svg"]
+    # dense scatter clouds are embedded as images in the SVG (keeps files small; text stays vector)
+    for ax in fig.axes:
+        for coll in ax.collections:
+            if len(coll.get_offsets()) > 500:
+                coll.set_rasterized(True)
     fig.savefig(paths[0], metadata={"Software": None})
     fig.savefig(paths[1], metadata={"Date": None, "Creator": None})
     return paths
