@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV   := .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: env data test reproduce clean
+.PHONY: env data test reproduce clean browser
 
 ## env: create/update .venv with the pinned dependencies (idempotent)
 env:
@@ -13,9 +13,13 @@ env:
 data: env
 	@$(PY) -m essence.cli data --link
 
-## test: the whole test suite
-test: env data
+## test: the whole test suite (installs Debian's chromium for the browser test when absent)
+test: env data browser
 	$(PY) -m pytest -q
+
+## browser: headless Chromium for tests/test_browser.py (skipped with a message where it cannot be installed)
+browser:
+	@command -v chromium >/dev/null 2>&1 || scripts/install-chromium.sh
 
 ## reproduce: execute every notebook with papermill, regenerate figures/ and build/html/
 reproduce: env data

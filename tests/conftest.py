@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,3 +31,18 @@ def alpaca():
     from essence.data import load
 
     return load("alpaca_eval2")
+
+
+@pytest.fixture(scope="session")
+def quick_build(tmp_path_factory):
+    """Run scripts/reproduce.py --quick once for all notebooks into a temporary build folder.
+
+    Returns ``(build_dir, completed_process)``; figures go to ``build_dir/quick-figures`` (never figures/).
+    """
+    root = Path(__file__).resolve().parents[1]
+    build = tmp_path_factory.mktemp("build")
+    proc = subprocess.run(
+        [sys.executable, str(root / "scripts" / "reproduce.py"), "--quick", "--build", str(build)],
+        capture_output=True, text=True, timeout=1200, cwd=root,
+    )
+    return build, proc

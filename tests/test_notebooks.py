@@ -3,25 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-
-
-@pytest.fixture(scope="session")
-def quick_build(tmp_path_factory):
-    """Run scripts/reproduce.py --quick once for all notebooks into a temporary build folder."""
-    build = tmp_path_factory.mktemp("build")
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "reproduce.py"), "--quick", "--build", str(build)],
-        capture_output=True, text=True, timeout=900, cwd=ROOT,
-    )
-    return build, proc
 
 
 @pytest.mark.slow
