@@ -4,6 +4,10 @@
     essence compress DATA --k K [--method M] [--seed S] [--out FILE] [--force] [--quiet]
     essence estimate ARTIFACT RESPONSES [--out CSV] [--force]
     essence evaluate ARTIFACT DATA [--json]
+    essence sweep --data D.. --methods M.. --k K.. [--seeds S..] --out DIR [--jobs N] [--force|--update]
+                  [--backend dask --scheduler ADDR]
+    essence import-lmeval SAMPLES.jsonl... --data DATA --out FILE
+    essence export-lmeval ARTIFACT --task NAME --out DIR
 
 Further subcommands (``sweep``, ``import-lmeval``, ``export-lmeval``) are registered by their modules
 through ``add_subcommand(subparsers)``. Every user error exits with status 2 and one line that says
@@ -211,7 +215,7 @@ def main(argv=None) -> int:
         print(f"essence: error: {msg}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("essence: interrupted; nothing was written", file=sys.stderr)
+        print("essence: interrupted; no result file was finished", file=sys.stderr)
         return 130
 
 
