@@ -1,7 +1,8 @@
 """The ``essence`` command.
 
     essence data [--link]                                  list / link and verify the shipped datasets
-    essence compress DATA --k K [--method M] [--seed S] [--out FILE] [--force] [--quiet]
+    essence compress DATA --k K [--method M] [--seed S] [--out FILE] [--items-from FILE] [--param N=V]
+                     [--force] [--quiet]
     essence estimate ARTIFACT RESPONSES [--out CSV] [--force]
     essence evaluate ARTIFACT DATA [--json]
     essence sweep --data D.. --methods M.. --k K.. [--seeds S..] --out DIR [--jobs N] [--force|--update]
@@ -111,6 +112,14 @@ def cmd_compress(args) -> int:
         except json.JSONDecodeError:
             params[key] = val
     data = load(args.data)
+    if args.items_from:
+        src = Path(args.items_from)
+        keep = (set(load(src).items.tolist()) if src.suffix.lower() in (".npz", ".csv", ".parquet")
+                else {ln.strip() for ln in src.read_text().splitlines() if ln.strip()})
+        mask = [i in keep for i in data.items.tolist()]
+        if not any(mask):
+            raise UsageError(f"--items-from {src}: none of its items is an item of {data.name}")
+        data = data.subset(items=mask)
     art = compress(data, k=args.k, method=args.method, seed=args.seed, progress=not args.quiet, **params)
     art.save(out, overwrite=args.force)
     v, t = art.figures.get("validation", {}), art.figures.get("test", {})
@@ -177,6 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--method", default="essence", help="selection method (default: essence)")
     c.add_argument("--seed", type=int, default=0, help="seed for the model split and the method (default 0)")
     c.add_argument("--out", help="artifact path (default: DATA-METHOD-kK-sS.json)")
+    c.add_argument("--items-from", metavar="FILE",
+                   help="compress only DATA's items that FILE holds (a responses file such as import-lmeval's "
+                        "output, or a text file with one item id per line)")
     c.add_argument("--param", action="append", metavar="NAME=VALUE", help="a method parameter (repeatable)")
     c.add_argument("--force", action="store_true", help="replace an existing --out file")
     c.add_argument("--quiet", action="store_true", help="no progress bars")

@@ -116,3 +116,13 @@ def test_data_command_lists_datasets():
     r = run("data")
     assert r.returncode == 0
     assert "gsm8k" in r.stdout and "4076 models x  486 items" in r.stdout and "pre-selected" in r.stdout
+
+
+def test_items_from_restricts_the_pool(tmp_path, slice_npz, small):
+    ids = tmp_path / "ids.txt"
+    ids.write_text("\n".join(small.items[:12]) + "\n")
+    out = tmp_path / "a.json"
+    r = run("compress", slice_npz, "--k", 5, "--method", "random", "--items-from", ids, "--out", out, "--quiet")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(out.read_text())
+    assert set(d["items"]) <= set(small.items[:12]) and d["dataset"]["n_items"] == 12

@@ -1,0 +1,620 @@
+"""The chosen items out, as an lm-evaluation-harness task that evaluates only them.
+
+``export_task(artifact, "NAME", DIR, source_task=...)`` writes into DIR:
+
+* ``NAME.yaml``: ``include:`` the source task's YAML (absolute path; everything -- dataset, prompt,
+  metrics, filters -- comes from it), ``task: NAME``, ``tag: []`` and ``process_docs: !function
+  essence_NAME.process_docs``. When the chosen items span two source tasks (metabench arc/gsm8k
+  artifacts mixing item sets A and B, i.e. the ``primary`` and ``secondary`` splits), NAME is a group
+  of ``NAME_primary`` and ``NAME_secondary``, one task YAML each.
+* ``essence_NAME.py``: the hook. It runs the source task's own ``process_docs`` (if any), then keeps
+  the documents whose key is listed in the ids file, on the evaluation split only (few-shot splits
+  pass through untouched). It needs only the standard library; a chosen document missing from the
+  dataset stops the run with an error naming it (no silent partial subset).
+* ``NAME.items.json``: the chosen item ids (artifact order) with the artifact's fingerprint, the id
+  mapping, and per task the source YAML, evaluation split, source ``process_docs`` and the
+  ``{"id", "key"}`` pairs the hook filters on.
+
+**The id mapping** (how an item id names a harness document) is ``key = item_id`` minus
+``id_prefix``, and a document's key is ``str(doc[id_field])`` after the source's ``process_docs``;
+``id_field="doc_hash"`` uses the harness's document hash (SHA-256 of ``json.dumps(doc, indent=2,
+ensure_ascii=False)``, the ``doc_hash`` of ``--log_samples`` lines). For the shipped metabench
+datasets the default is ``metabench_idx`` (``mb_sub_idx`` for mmlu) with prefix ``"<name>."``:
+item ``arc.1041`` is the document with ``metabench_idx == 1041`` of ``HCAI/metabench``.
+
+Before anything is written to DIR, the files are written to a temporary folder and checked with the
+installed harness's own loader (:func:`validate_with_harness`).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import __version__
+from ..data import METABENCH
+from .samples import default_id_mapping
+
+__all__ = ["export_task", "ExportResult", "validate_with_harness", "find_task_yaml", "find_task_yamls", "SUBSET_SCHEMA"]
+
+SUBSET_SCHEMA = "essence.lmeval_subset"
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_\-]*$")
+#: metabench item sets -> HCAI/metabench splits -> harness task names
+_METABENCH_SPLIT = {"A": "primary", "B": "secondary"}
+
+
+def _harness():
+    """Import what is used from lm-evaluation-harness; ValueError saying how to install it."""
+    try:
+        import lm_eval  # noqa: F401
+        from lm_eval.tasks import TaskManager
+    except ImportError:
+        raise ValueError("export-lmeval needs lm-evaluation-harness to read the source task: pip install "
+                         "lm_eval (essence is tested with 0.4.13)") from None
+    try:
+        from lm_eval.tasks._yaml_loader import load_yaml
+
+        def loader(path, resolve):
+            return load_yaml(path, resolve_func=resolve, recursive=True)
+    except ImportError:  # lm_eval < 0.4.10
+        from lm_eval.utils import load_yaml_config
+
+        def loader(path, resolve):
+            return load_yaml_config(str(path), mode="full" if resolve else "simple")
+    try:
+        from lm_eval.config.task import TaskConfig
+    except ImportError:  # older layout
+        from lm_eval.api.task import TaskConfig
+    return TaskManager, loader, TaskConfig
+
+
+def _tasks_dir() -> Path:
+    import lm_eval.tasks
+
+    return Path(lm_eval.tasks.__file__).resolve().parent
+
+
+def find_task_yaml(name: str, include_paths=()) -> Path:
+    """The YAML file that defines harness task ``name`` (``task: name``), or ``name`` itself if it is a
+    YAML path. Looks in ``include_paths`` first (they override built-in tasks, as in the harness), then
+    in the installed ``lm_eval/tasks``. A quick text search picks candidate files; each candidate is
+    read with the harness's own YAML loader (includes resolved). ValueError if none defines it."""
+    p = Path(name)
+    if p.suffix.lower() in (".yaml", ".yml"):
+        if not p.is_file():
+            raise ValueError(f"{p}: no such task YAML file")
+        return p.resolve()
+    found = find_task_yamls([name], include_paths)[name]
+    if found is None:
+        where = ", ".join(str(r) for r in [*map(str, include_paths), _tasks_dir()])
+        raise ValueError(f"no lm-evaluation-harness task named {name!r} in {where}; give the task's name as `lm_eval "
+                         "--tasks list` shows it, --include-path for your own task folder, or the path of its YAML")
+    return found
+
+
+_TASK_LINE = re.compile(rb"""^["']?task["']?:[ \t]*["']?([^"'\s#]+)""", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=8)
+def _name_index(root: str, stamp: float) -> dict[str, tuple[str, ...]]:
+    """``{task name: YAML files whose top-level ``task:`` line names it}`` under ``root`` (one pass over
+    the files' bytes, about a second for the 14,000 YAML files of lm_eval 0.4.13; cached per folder and
+    modification time)."""
+    index: dict[str, list[str]] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in ("__pycache__", ".ipynb_checkpoints"))
+        for fname in sorted(filenames):
+            if not fname.endswith(".yaml"):
+                continue
+            path = os.path.join(dirpath, fname)
+            try:
+                with open(path, "rb") as fh:
+                    text = fh.read()
+            except OSError:
+                continue
+            for m in _TASK_LINE.finditer(text):
+                index.setdefault(m.group(1).decode("utf-8", "replace"), []).append(path)
+    return {k: tuple(v) for k, v in index.items()}
+
+
+def find_task_yamls(names, include_paths=()) -> dict[str, Path | None]:
+    """:func:`find_task_yaml` for several names (None: not found). Candidates are the YAML files whose
+    top-level ``task:`` line names the task; each is confirmed with the harness's YAML loader."""
+    _, loader, _ = _harness()
+    out: dict[str, Path | None] = dict.fromkeys(names)
+    roots = [Path(r) for r in include_paths] + [_tasks_dir()]
+    for root in roots:
+        if not root.is_dir():
+            raise ValueError(f"--include-path {root}: not a folder")
+        index = _name_index(str(root.resolve()), root.stat().st_mtime)
+        for name in out:
+            if out[name] is not None:
+                continue
+            for cand in index.get(name, ()):
+                try:
+                    cfg = loader(Path(cand), False)
+                except Exception:  # unreadable or not a task: the harness skips those too
+                    continue
+                if isinstance(cfg, dict) and cfg.get("task") == name and "group" not in cfg:
+                    out[name] = Path(cand).resolve()
+                    break
+    return out
+
+
+@dataclass
+class _Part:
+    task: str
+    source_task: str
+    source_yaml: Path
+    eval_split: str
+    source_process_docs: dict | None
+    items: list[tuple[str, str]]  # (item id, key)
+    source_cfg: dict = field(default_factory=dict)
+    existing: Path | None = None  # a harness task of this name found in the task folders
+
+
+@dataclass
+class ExportResult:
+    """What :func:`export_task` wrote: ``files`` (paths in DIR), ``tasks`` (the task names to pass to
+    ``lm_eval --tasks``: NAME, a task or a group), ``parts`` (``{task: source task}``), ``checks`` (what
+    the harness loader confirmed), ``id_field``/``id_prefix`` (the mapping)."""
+
+    name: str
+    directory: Path
+    files: list[Path]
+    parts: dict[str, str]
+    checks: list[str]
+    id_field: str
+    id_prefix: str
+    n_items: int
+
+    def summary(self) -> list[str]:
+        lines = [f"wrote {', '.join(str(f) for f in self.files)}"]
+        src = ", ".join(f"{t} <- {s}" for t, s in self.parts.items())
+        how = ("the harness hash of the document (doc_hash)" if self.id_field == "doc_hash"
+               else f"str(doc[{self.id_field!r}])" + (f" == item id without {self.id_prefix!r}" if self.id_prefix
+                                                      else " == item id"))
+        lines.append(f"{self.n_items} chosen items as task {self.name} ({src}); a document is chosen when {how}")
+        lines += [f"validated: {c}" for c in self.checks]
+        lines.append(f"run:  lm_eval --model hf --model_args pretrained=MODEL --tasks {self.name} --include_path "
+                     f"{self.directory} --log_samples --output_path results")
+        return lines
+
+
+def _source_fn_ref(fn, where: str) -> dict | None:
+    if fn is None:
+        return None
+    if not callable(fn):
+        raise ValueError(f"{where}: process_docs is {fn!r}, not a function; cannot chain it")
+    try:
+        file = inspect.getsourcefile(fn)
+    except TypeError:
+        file = None
+    name = getattr(fn, "__name__", None)
+    if not file or not name or getattr(fn, "__qualname__", name) != name:
+        raise ValueError(f"{where}: process_docs {fn!r} is not a module-level function in a .py file; essence's hook "
+                         "can only chain such functions")
+    return {"file": str(Path(file).resolve()), "function": name}
+
+
+def _load_source(yaml_path: Path) -> tuple[dict, dict]:
+    """``(config with functions resolved, config with functions as strings)`` of a source task YAML."""
+    _, loader, _ = _harness()
+    try:
+        raw = loader(yaml_path, False)
+        full = loader(yaml_path, True)
+    except Exception as exc:
+        raise ValueError(f"{yaml_path}: the harness cannot load this task YAML ({type(exc).__name__}: {exc})") from None
+    if not isinstance(full, dict) or not isinstance(full.get("task"), str):
+        raise ValueError(f"{yaml_path}: not a task YAML (no 'task: NAME'); give a task, not a group or tag")
+    if "group" in full or "class" in full:
+        raise ValueError(f"{yaml_path}: a {'group' if 'group' in full else 'Python class'} task; export-lmeval restricts "
+                         "YAML tasks that list their documents through a dataset: give one of its subtasks")
+    return full, raw
+
+
+def _parts_for(art, name: str, source_task, include_paths, id_field, id_prefix, data) -> tuple[list[_Part], str, str]:
+    ds = art.dataset.get("name", "")
+    meta = ds in METABENCH
+    if id_field is None:
+        default = default_id_mapping(ds)
+        if default is None:
+            raise ValueError(
+                f"the artifact's items ({', '.join(map(repr, art.items[:2]))}, ...) are not of a shipped metabench "
+                "dataset, so say how they name the source task's documents: --id-field FIELD (a document field whose "
+                "value is the item id, after --id-prefix) or --id-field doc_hash"
+            )
+        id_field, dflt_prefix = default
+        id_prefix = dflt_prefix if id_prefix is None else id_prefix
+    id_prefix = id_prefix or ""
+    keys = []
+    for iid in art.items:
+        if not iid.startswith(id_prefix):
+            raise ValueError(f"item {iid!r} does not start with --id-prefix {id_prefix!r}; every chosen item id must be "
+                             "PREFIX + the document's key")
+        keys.append((iid, iid[len(id_prefix):]))
+
+    # which source task(s)
+    groups: dict[str, list[tuple[str, str]]] = {}
+    versions = None
+    if meta:
+        from ..data import Responses, load
+
+        ref = data if isinstance(data, Responses) else load(data or ds)
+        if "item_version" in ref.item_extras:
+            vpos = {s: v for s, v in zip(ref.items.tolist(), ref.item_extras["item_version"].tolist())}
+            unknown = [i for i in art.items if i not in vpos]
+            if unknown:
+                raise ValueError(f"{len(unknown)} chosen items are not items of {ds}, e.g. {unknown[0]!r}; is the artifact "
+                                 f"from another dataset?")
+            versions = {i: vpos[i] for i in art.items}
+    if source_task is None:
+        if not meta:
+            raise ValueError("say which harness task holds the chosen documents: --source-task TASK (a task name, or "
+                             "the path of its YAML; --include-path for your own task folder)")
+        by_set: dict[str, list] = {}
+        for iid, key in keys:
+            by_set.setdefault(versions[iid] if versions else "B", []).append((iid, key))
+        for v, its in sorted(by_set.items()):
+            split = _METABENCH_SPLIT[v]
+            groups[f"metabench_{ds}" + ("_secondary" if split == "secondary" else "")] = its
+    else:
+        groups[str(source_task)] = keys
+
+    parts = []
+    multi = len(groups) > 1
+    new_names = [f"{name}_{s}" for s in ("primary", "secondary")] if multi else [name]
+    lookup = find_task_yamls([s for s in groups if not s.lower().endswith((".yaml", ".yml"))] + new_names,
+                             include_paths)
+    for src, its in groups.items():
+        yaml_path = find_task_yaml(src, include_paths) if lookup.get(src) is None else lookup[src]
+        full, raw = _load_source(yaml_path)
+        split = full.get("test_split") or full.get("validation_split")
+        if not split:
+            raise ValueError(f"{yaml_path}: the source task has neither test_split nor validation_split; nothing to "
+                             "restrict")
+        if meta and versions and str(full.get("dataset_path")) == "HCAI/metabench":
+            want = {"primary": "A", "secondary": "B"}.get(str(split))
+            wrong = [i for i, _ in its if want and versions[i] != want]
+            if wrong:
+                raise ValueError(
+                    f"{len(wrong)} of the {len(art.items)} chosen items are metabench set {versions[wrong[0]]}, e.g. "
+                    f"{wrong[0]!r}, but {full['task']} evaluates split {split!r} (set {want}); leave out --source-task "
+                    "to export both splits as a group, or compress on one item set (see docs/own-benchmark.md)"
+                )
+        task = f"{name}_{split}" if multi else name
+        parts.append(_Part(task=task, source_task=str(full["task"]), source_yaml=yaml_path, eval_split=str(split),
+                           source_process_docs=_source_fn_ref(full.get("process_docs"), str(yaml_path)),
+                           items=its, source_cfg=raw, existing=lookup.get(task)))
+    return parts, id_field, id_prefix
+
+
+def _q(s: str) -> str:
+    """A YAML double-quoted scalar (JSON string syntax is valid YAML)."""
+    return json.dumps(str(s), ensure_ascii=False)
+
+
+def _task_yaml(part: _Part, hook_module: str, func: str, art_label: str, fp: str, k: int) -> str:
+    import yaml
+
+    meta = part.source_cfg.get("metadata")
+    meta = dict(meta) if isinstance(meta, dict) else ({} if meta is None else {"_metadata": meta})
+    meta.setdefault("version", 0.0)
+    meta.update({"essence_artifact": art_label, "essence_fingerprint": fp, "essence_source_task": part.source_task,
+                 "essence_items": len(part.items)})
+    try:
+        meta_text = yaml.safe_dump({"metadata": meta}, sort_keys=False, allow_unicode=True)
+    except yaml.YAMLError:
+        meta_text = yaml.safe_dump({"metadata": {k: v for k, v in meta.items() if k.startswith("essence_") or k == "version"}},
+                                   sort_keys=False)
+    lines = [
+        f"# Written by `essence export-lmeval` (essence {__version__}) from {art_label} (fingerprint {fp}).",
+        f"# {len(part.items)} of its {k} chosen items, as documents of the task {part.source_task}: everything but the",
+        "# keys below (dataset, prompt, metrics, filters) comes from the source task through `include`;",
+        f"# process_docs keeps the chosen documents of split {part.eval_split!r} (see {hook_module}.py).",
+        f"include: {_q(part.source_yaml)}",
+        f"task: {_q(part.task)}",
+        "tag: []",
+    ]
+    if part.source_cfg.get("task_alias"):
+        lines.append(f"task_alias: {_q(part.task)}")
+    lines.append(f"process_docs: !function {hook_module}.{func}")
+    return "\n".join(lines) + "\n" + meta_text
+
+
+def _group_yaml(name: str, parts: list[_Part], art_label: str, fp: str) -> str:
+    lines = [
+        f"# Written by `essence export-lmeval` (essence {__version__}) from {art_label} (fingerprint {fp}).",
+        "# The chosen items live in two source tasks; this group runs both subset tasks.",
+        f"group: {_q(name)}",
+        "task:",
+        *[f"  - {_q(p.task)}" for p in parts],
+        "metadata:",
+        "  version: 1.0",
+        f"  essence_fingerprint: {_q(fp)}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+_HOOK = '''"""lm-evaluation-harness hook written by `essence export-lmeval` (essence {version}).
+
+Restricts {parts_doc} to the {k} documents chosen by the compressed benchmark {artifact}
+(fingerprint {fingerprint}). The chosen item ids and their document keys are in {ids_file}, next to
+this file. A document is kept when its key is listed for its task, where
+
+    key(doc) = {key_doc}
+
+computed on the document after the source task's own process_docs (which runs first). Only the
+evaluation split is restricted; other splits (few-shot examples) only get the source's process_docs.
+A chosen document missing from the dataset, or two documents with one key, stop the run with an error.
+Standard library only.
+"""
+
+import hashlib
+import importlib.util
+import json
+import pathlib
+
+IDS_FILE = pathlib.Path(__file__).resolve().with_name({ids_file!r})
+
+
+def _spec():
+    try:
+        return json.loads(IDS_FILE.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RuntimeError(f"essence subset: cannot read {{IDS_FILE}} ({{exc}}); re-run essence export-lmeval") from None
+
+
+def _source_process_docs(ref):
+    """The source task's own process_docs, loaded from its file (None when it has none)."""
+    if ref is None:
+        return None
+    path = pathlib.Path(ref["file"])
+    name = "essence_source_" + hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:16]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or not path.is_file():
+        raise RuntimeError(f"essence subset: the source task's process_docs file {{path}} is gone; re-run essence "
+                           "export-lmeval where the harness runs")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, ref["function"])
+
+
+def _json_default(o):
+    if isinstance(o, (set, frozenset)):
+        return list(o)
+    if hasattr(o, "__index__"):
+        return int(o)
+    return str(o)
+
+
+def doc_key(doc, match):
+    """The key of one document under the id mapping ``match`` (``{{"field": ..., "prefix": ...}}``)."""
+    if match["field"] == "doc_hash":
+        text = json.dumps(dict(doc), indent=2, ensure_ascii=False, default=_json_default)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    value = doc.get(match["field"]) if hasattr(doc, "get") else None
+    if value is None or isinstance(value, (dict, list)):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return str(value)
+
+
+def restrict(dataset, task):
+    """The documents of ``dataset`` chosen for ``task`` (a key of the ids file's "tasks")."""
+    spec = _spec()
+    part = spec["tasks"][task]
+    split = getattr(dataset, "split", None)
+    is_eval = None if split is None else str(split) == part["eval_split"]
+    source = _source_process_docs(part["source_process_docs"])
+    if source is not None:
+        dataset = source(dataset)
+    if is_eval is False:
+        return dataset
+    wanted = {{it["key"]: it["id"] for it in part["items"]}}
+    keep, found = [], {{}}
+    for i, doc in enumerate(dataset):
+        key = doc_key(doc, spec["match"])
+        if key in wanted:
+            if key in found:
+                raise ValueError(f"essence subset {{task}}: documents {{found[key]}} and {{i}} both have key {{key!r}} "
+                                 f"({{spec['match']['field']}}); the id mapping does not name one document")
+            found[key] = i
+            keep.append(i)
+    if is_eval is None and not keep:
+        return dataset  # a split of unknown name with none of the chosen documents: not the evaluation split
+    missing = [wanted[k] for k in wanted if k not in found]
+    if missing:
+        raise ValueError(f"essence subset {{task}}: {{len(missing)}} of the {{len(wanted)}} chosen documents are not in "
+                         f"the dataset, e.g. {{missing[:3]}}; is the source task the one the items came from?")
+    if hasattr(dataset, "select"):
+        return dataset.select(keep)
+    return [dataset[i] for i in keep]
+{functions}'''
+
+
+def export_task(
+    artifact,
+    name: str,
+    directory,
+    source_task: str | None = None,
+    include_path=None,
+    id_field: str | None = None,
+    id_prefix: str | None = None,
+    data=None,
+    force: bool = False,
+    validate: bool = True,
+) -> ExportResult:
+    """Write the chosen items of ``artifact`` (a :class:`~essence.compressed.Compressed` or its path) as
+    harness task ``name`` in ``directory``; see the module docstring for the files and the id mapping.
+
+    ``source_task``: the harness task (name or YAML path) whose documents the items are; default for
+    metabench artifacts: ``metabench_<name>_secondary`` (item set B) and/or ``metabench_<name>``
+    (set A). ``include_path``: folder(s) of the user's own tasks. ``data``: the dataset (name, path or
+    `Responses`) to read metabench item sets from (default: the artifact's dataset name). Refuses to
+    replace files unless ``force``; nothing is written to ``directory`` unless every file was written
+    and (``validate``) passed :func:`validate_with_harness`.
+    """
+    from ..compressed import Compressed
+
+    art_label = "artifact"
+    if not isinstance(artifact, Compressed):
+        art_label = Path(artifact).name
+        artifact = Compressed.load(artifact)
+    if not _NAME.match(name or ""):
+        raise ValueError(f"--task {name!r}: use letters, digits, '_' and '-', starting with a letter (it names the "
+                         "YAML file, the hook module and the harness task)")
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise ValueError(f"--out {directory}: exists and is not a folder")
+    include_paths = [include_path] if isinstance(include_path, (str, Path)) else list(include_path or [])
+    parts, id_field, id_prefix = _parts_for(artifact, name, source_task, include_paths, id_field, id_prefix, data)
+    for p in parts:
+        if p.task == p.source_task:
+            raise ValueError(f"--task {name!r} is the source task's own name; choose a new name")
+        if p.existing is not None and p.existing.parent != directory.resolve():
+            raise ValueError(f"--task {p.task!r} already names a harness task ({p.existing}); choose another name")
+
+    fp = str(artifact.dataset.get("fingerprint", ""))
+    hook_module = "essence_" + re.sub(r"\W", "_", name)
+    ids_name = f"{name}.items.json"
+    multi = len(parts) > 1
+    funcs = {p.task: ("process_docs_" + re.sub(r"\W", "_", p.eval_split) if multi else "process_docs") for p in parts}
+    spec = {
+        "schema": SUBSET_SCHEMA,
+        "schema_version": 1,
+        "essence_version": __version__,
+        "task": name,
+        "items": list(artifact.items),
+        "fingerprint": fp,
+        "artifact": {"file": art_label, "dataset": artifact.dataset.get("name"), "method": artifact.method,
+                     "k": artifact.k, "seed": artifact.seed, "created": artifact.created},
+        "match": {"field": id_field, "prefix": id_prefix},
+        "tasks": {
+            p.task: {"source_task": p.source_task, "source_yaml": str(p.source_yaml), "eval_split": p.eval_split,
+                     "source_process_docs": p.source_process_docs,
+                     "items": [{"id": i, "key": key} for i, key in p.items]}
+            for p in parts
+        },
+    }
+    key_doc = ("sha256(json.dumps(doc, indent=2, ensure_ascii=False)) -- the harness's doc_hash"
+               if id_field == "doc_hash" else f"str(doc[{id_field!r}])" + (f"   (item id = {id_prefix!r} + key)" if id_prefix
+                                                                          else "   (= the item id)"))
+    functions = "".join(f"\n\ndef {funcs[p.task]}(dataset):\n    return restrict(dataset, {p.task!r})\n" for p in parts)
+    hook = _HOOK.format(version=__version__, parts_doc=" and ".join(p.source_task for p in parts), k=artifact.k,
+                        artifact=art_label, fingerprint=fp, ids_file=ids_name, key_doc=key_doc, functions=functions)
+    files: dict[str, str] = {ids_name: json.dumps(spec, indent=1, ensure_ascii=False) + "\n", f"{hook_module}.py": hook}
+    for p in parts:
+        files[f"{p.task}.yaml"] = _task_yaml(p, hook_module, funcs[p.task], art_label, fp, artifact.k)
+    if multi:
+        files[f"{name}.yaml"] = _group_yaml(name, parts, art_label, fp)
+    existing = [f for f in files if (directory / f).exists()]
+    if existing and not force:
+        raise ValueError(f"{directory / existing[0]}: already exists; choose another --out or --task, or pass --force")
+
+    # write everything to a temporary folder beside DIR, validate there, then move the files in
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.essence-", dir=directory.parent))
+    try:
+        for fname, text in files.items():
+            (tmp / fname).write_text(text, encoding="utf-8")
+        checks = []
+        if validate:
+            checks = validate_with_harness(tmp, [p.task for p in parts], group=name if multi else None)
+        directory.mkdir(parents=True, exist_ok=True)
+        # the ids file and the hook first: a YAML is never visible without what it needs
+        order = [ids_name, f"{hook_module}.py"] + [f for f in files if f.endswith(".yaml")]
+        for fname in order:
+            os.replace(tmp / fname, directory / fname)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    checks = [c.replace(str(tmp), str(directory)) for c in checks]
+    return ExportResult(name=name, directory=directory, files=[directory / f for f in order],
+                        parts={p.task: p.source_task for p in parts}, checks=checks, id_field=id_field,
+                        id_prefix=id_prefix, n_items=artifact.k)
+
+
+def validate_with_harness(directory, tasks: list[str], group: str | None = None) -> list[str]:
+    """Check exported task files with the installed harness's own loader, offline; returns what was checked.
+
+    1. ``TaskManager(include_path=directory, include_defaults=False)`` indexes each of ``tasks`` as a
+       task (and ``group`` as a group);
+    2. each task's YAML loads through the harness's YAML loader with ``include`` and ``!function``
+       resolved, and the merged config builds a ``TaskConfig`` (the harness's schema: unknown keys or
+       bad values fail here), with ``process_docs`` the hook in ``directory``;
+    3. the hook reads its ids file, finds the task there, and loads the source task's ``process_docs``.
+
+    Loading the dataset itself (``ConfigurableTask``) needs the network and is not done here.
+    Raises ValueError naming the failed check.
+    """
+    import importlib.metadata
+
+    TaskManager, loader, TaskConfig = _harness()
+    directory = Path(directory)
+    version = importlib.metadata.version("lm_eval")
+    import logging
+
+    prev = logging.getLogger("lm_eval").level
+    logging.getLogger("lm_eval").setLevel(logging.ERROR)
+    try:
+        tm = TaskManager(include_path=str(directory), include_defaults=False)
+    finally:
+        logging.getLogger("lm_eval").setLevel(prev)
+    index = tm.task_index
+    checks = []
+
+    def kind(entry):
+        k = getattr(entry, "kind", None)
+        return k.name.lower() if k is not None else str(entry.get("type", "")).lower()
+
+    def ypath(entry):
+        return Path(entry.yaml_path if hasattr(entry, "yaml_path") else entry["yaml_path"])
+
+    for t in tasks:
+        if t not in index:
+            raise ValueError(f"harness check failed: TaskManager(include_path={directory}) does not find task {t!r}")
+        if kind(index[t]) not in ("task",):
+            raise ValueError(f"harness check failed: {t!r} is indexed as a {kind(index[t])}, not a task")
+        try:
+            cfg = dict(loader(ypath(index[t]), True))
+        except Exception as exc:
+            raise ValueError(f"harness check failed: the harness cannot load {ypath(index[t])} ({type(exc).__name__}: "
+                             f"{exc})") from None
+        for key in ("tag", "group", "task_list"):
+            cfg.pop(key, None)
+        try:
+            tc = TaskConfig(**cfg)
+        except Exception as exc:
+            raise ValueError(f"harness check failed: {t}'s merged config is not a valid TaskConfig "
+                             f"({type(exc).__name__}: {exc})") from None
+        fn = tc.process_docs
+        src = Path(inspect.getsourcefile(fn)).resolve() if callable(fn) else None
+        if src is None or src.parent != directory.resolve():
+            raise ValueError(f"harness check failed: {t}'s process_docs is {fn!r}, not the essence hook in {directory}")
+        module = inspect.getmodule(fn)
+        spec = module._spec()
+        if t not in spec.get("tasks", {}):
+            raise ValueError(f"harness check failed: the ids file has no entry for task {t!r}")
+        module._source_process_docs(spec["tasks"][t]["source_process_docs"])
+        checks.append(
+            f"lm_eval {version}: TaskManager(include_path=DIR) indexes task {t}; its YAML loads with include and "
+            f"!function resolved into a TaskConfig (dataset {tc.dataset_path}"
+            f"{'/' + tc.dataset_name if tc.dataset_name else ''}, split {tc.test_split or tc.validation_split}, "
+            f"output_type {tc.output_type}, metrics {', '.join(m['metric'] for m in (tc.metric_list or []))}); "
+            f"process_docs is {src.name}:{fn.__name__}, which reads its {len(spec['tasks'][t]['items'])} keys"
+            + (" and loads the source's process_docs" if spec["tasks"][t]["source_process_docs"] else
+               " (the source task has no process_docs of its own)")
+        )
+    if group is not None:
+        if group not in index or kind(index[group]) != "group":
+            raise ValueError(f"harness check failed: TaskManager(include_path={directory}) does not find group {group!r}")
+        checks.append(f"lm_eval {version}: group {group} is indexed as a group of {', '.join(tasks)}")
+    return checks
