@@ -147,7 +147,8 @@ class Compressed:
         path = Path(path)
         if path.exists() and not overwrite:
             raise ValueError(f"{path}: already exists; choose another --out or pass --force / overwrite=True")
-        text = json.dumps(_clean(self.to_dict()), indent=1, allow_nan=False)
+        # compact: artifacts carry thousands of numbers (tables, signatures); `python -m json.tool` pretty-prints
+        text = json.dumps(_clean(self.to_dict()), separators=(",", ":"), allow_nan=False)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:

@@ -385,7 +385,7 @@ def verify_checksum(path: Path, rel: str) -> None:
         )
 
 
-def load(name_or_path, *, verify: bool = True) -> Responses:
+def load(name_or_path, *, verify: bool = True, keep_flagged: bool = False) -> Responses:
     """Load a shipped dataset by name, or a file in one of the supported formats.
 
     * names: ``arc, gsm8k, mmlu, truthfulqa, winogrande`` (Open LLM Leaderboard v1 via metabench; the
@@ -396,13 +396,18 @@ def load(name_or_path, *, verify: bool = True) -> Responses:
       ``full_score`` column) or *long* (columns ``model, item, score``, optional ``full_score``).
       Empty cells are missing (NaN).
 
+    Rows flagged in a ``model_notes`` array (AlpacaEval 2: ``NullModel``, an adversarial constant-output
+    cheating entry; ``gpt4_1106_preview``, the baseline judged against itself, 0.5 on every item;
+    ``gpt4_gamed``, an adversarial probe) are not real evaluations of a model and are dropped unless
+    ``keep_flagged=True``. ``verify`` checks shipped files against ``data/MANIFEST.sha256``.
+
     Raises ValueError for unknown names, unreadable files and every validation problem.
     """
     if isinstance(name_or_path, str) and name_or_path in DATASETS:
         path = resolve_dataset(name_or_path)
         if verify:
             verify_checksum(path, DATASETS[name_or_path])
-        return _load_npz(path, name=name_or_path)
+        return _load_npz(path, name=name_or_path, keep_flagged=keep_flagged)
     path = Path(name_or_path)
     if not path.exists():
         if isinstance(name_or_path, str) and not any(c in name_or_path for c in "/.\\"):
@@ -412,13 +417,13 @@ def load(name_or_path, *, verify: bool = True) -> Responses:
         raise ValueError(f"{path}: not a file")
     suffix = path.suffix.lower()
     if suffix == ".npz":
-        return _load_npz(path, name=path.stem)
+        return _load_npz(path, name=path.stem, keep_flagged=keep_flagged)
     if suffix in (".csv", ".parquet", ".pq"):
         return _load_table(path)
     raise ValueError(f"{path}: unsupported file type {suffix!r}; use .npz, .csv or .parquet")
 
 
-def _load_npz(path: Path, name: str) -> Responses:
+def _load_npz(path: Path, name: str, keep_flagged: bool = False) -> Responses:
     try:
         with np.load(path, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
@@ -442,8 +447,14 @@ def _load_npz(path: Path, name: str) -> Responses:
             model_extras[k] = v
         elif v.ndim == 1 and v.shape[0] == n_items:
             item_extras[k] = v
-    return from_arrays(r, models, items, target, texts, name=name, item_extras=item_extras,
-                       model_extras=model_extras)
+    out = from_arrays(r, models, items, target, texts, name=name, item_extras=item_extras,
+                      model_extras=model_extras)
+    notes = out.model_extras.get("model_notes")
+    if notes is not None and not keep_flagged:
+        flagged = np.char.str_len(notes.astype(str)) > 0
+        if flagged.any():
+            out = out.subset(models=~flagged)
+    return out
 
 
 def _load_table(path: Path) -> Responses:

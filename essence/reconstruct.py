@@ -43,10 +43,17 @@ def register_reconstructor(cls):
 
 def reconstructor_from_dict(d: dict):
     """Rebuild a fitted reconstructor from :meth:`to_dict` output."""
-    # import the modules that register further kinds (methods define some of their own)
-    from . import methods  # noqa: F401
-
     kind = d.get("kind")
+    if kind not in _REGISTRY:
+        # methods register kinds of their own (irt_gam, gpirt, ...) when their module is imported;
+        # the registry of methods is lazy, so import them all before giving up
+        from .methods import METHODS, get_method
+
+        for name in METHODS:
+            try:
+                get_method(name)
+            except ImportError:
+                continue
     if kind not in _REGISTRY:
         raise ValueError(f"reconstructor: unknown kind {kind!r}; known kinds: {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[kind].from_dict(d)

@@ -21,7 +21,7 @@ def test_gsm8k_shape_and_target(gsm8k):
 
 @pytest.mark.parametrize("name,shape", [
     ("arc", (3469, 245)), ("mmlu", (3851, 102)), ("truthfulqa", (3854, 136)), ("winogrande", (4936, 106)),
-    ("alpaca_eval2", (58, 805)), ("lcb_codegen", (45, 400)),
+    ("alpaca_eval2", (55, 805)), ("lcb_codegen", (45, 400)),
 ])
 def test_every_shipped_dataset_loads(name, shape):
     r = D.load(name)
@@ -35,6 +35,15 @@ def test_row_mean_target_for_continuous(alpaca):
     np.testing.assert_allclose(alpaca.target, 100 * np.nanmean(alpaca.responses, axis=1))
     assert np.isnan(alpaca.responses).sum() == 10
     assert not alpaca.is_binary
+
+
+def test_flagged_rows_dropped_unless_kept():
+    kept = D.load("alpaca_eval2", keep_flagged=True)
+    assert kept.n_models == 58
+    r = D.load("alpaca_eval2")
+    assert r.n_models == 55
+    assert {"NullModel", "gpt4_1106_preview", "gpt4_gamed"} == set(kept.models) - set(r.models)
+    assert (r.model_extras["model_notes"] == "").all()
 
 
 def test_unknown_name_lists_known():

@@ -1,0 +1,289 @@
+"""``irt``: MetaBench-style selection by 2PL Fisher information across ability quantiles.
+
+1. Fit a 2PL IRT model (py-irt, :func:`essence.irt.fit_2pl_cached`) on the training models'
+   responses (thresholded at ``binarize`` when scores are continuous).
+2. Estimate every training model's ability ``theta`` (MAP, N(0, 1) prior) from all items.
+3. Cut the training abilities into ``k`` equal-count bins (quantiles ``i/k``). Going from the lowest
+   bin to the highest, each bin takes the not-yet-chosen item with the largest Fisher information
+   ``a^2 P (1 - P)`` at any training ability inside the bin (MetaBench's ``select.items`` with one
+   item per quantile bin and no information threshold). Ties go to the lowest item index. This gives
+   exactly ``k`` distinct items that are informative across the whole ability range. Items constant
+   over the training models have zero information and are taken only when nothing else is left.
+4. Reconstruction (chosen on validation RMSE): ``irt_gam`` = GAM ``y ~ s(theta) + s(subset score)``
+   (MetaBench), ``theta_gam`` = GAM ``y ~ s(theta)``, and the project's ``gam`` on the subset score and
+   ``ridge``. ``theta`` of a new model is its MAP ability from the chosen items alone, with the item
+   parameters fitted in step 1, which the reconstructor stores.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..irt import DEFAULT_FIT, binarize, estimate_ability, fisher_information, fit_2pl_cached
+from ..reconstruct import (GAMReconstructor, RidgeReconstructor, Table1D, _round, fit_gam_table,
+                           register_reconstructor, subset_score)
+from .base import Selector
+
+__all__ = ["IRTSelector", "IRTGAMReconstructor", "select_by_information", "fit_gam2_tables", "fit_item_params",
+           "single_thread"]
+
+#: abilities are clipped to [-THETA_MAX, THETA_MAX] before the GAM (the tables' grid)
+THETA_MAX = 6.0
+
+
+def select_by_information(a, b, theta, k: int) -> np.ndarray:
+    """MetaBench's rule: one item per ability-quantile bin, the most informative one still available.
+
+    ``a``, ``b``: ``(n_items,)`` 2PL parameters; ``theta``: ``(n_models,)`` training abilities.
+    The sorted abilities are split into ``k`` consecutive groups of (almost) equal size; group ``i``
+    (lowest abilities first) takes ``argmax_j max_{theta in group i} I_j(theta)`` over items not yet
+    taken (ties: lowest index). Returns ``(k,)`` distinct item positions in the order they were taken.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    theta = np.sort(np.asarray(theta, dtype=np.float64).ravel())
+    n_items = a.size
+    if not 1 <= k <= n_items:
+        raise ValueError(f"k: {k} must be between 1 and the {n_items} items")
+    if theta.size == 0:
+        raise ValueError("theta: no training abilities to define the quantile bins")
+    if theta.size >= k:
+        groups = np.array_split(theta, k)
+    else:  # fewer models than bins: use k evenly spaced quantiles of the abilities
+        groups = [np.atleast_1d(q) for q in np.quantile(theta, (np.arange(k) + 0.5) / k)]
+    taken = np.zeros(n_items, dtype=bool)
+    chosen = []
+    for g in groups:
+        info = fisher_information(g, a, b).max(axis=0)
+        info[taken] = -np.inf
+        j = int(np.argmax(info))
+        taken[j] = True
+        chosen.append(j)
+    return np.asarray(chosen, dtype=np.intp)
+
+
+def fit_gam2_tables(Z, y, n_splines: int = 25, lam: float = 5.0, theta_max: float = THETA_MAX,
+                    n_grid_theta: int = 2401, n_grid_score: int = 2001):
+    """Fit pygam ``LinearGAM(s(0) + s(1))`` on ``Z = [theta, score]`` ``(n, 2)`` -> ``y`` (pp).
+
+    Returns ``(intercept, t_theta, t_score, gam)``: the prediction is
+    ``intercept + t_theta(theta) + t_score(score)``, each term a :class:`Table1D` on
+    ``[-theta_max, theta_max]`` (step 0.005) and ``[0, 100]`` pp (step 0.05), which reproduce pygam's
+    predictions within 1e-3 pp inside those ranges. ValueError when either column has fewer than 4
+    distinct values (the spline terms are then not identifiable).
+    """
+    from pygam import LinearGAM, s
+
+    Z = np.asarray(Z, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if Z.ndim != 2 or Z.shape[1] != 2 or Z.shape[0] != y.shape[0]:
+        raise ValueError(f"Z: expected (n, 2) matching y's {y.shape[0]} rows, got {Z.shape}")
+    nd = [np.unique(Z[:, c]).size for c in range(2)]
+    if min(nd) < 4:
+        raise ValueError(f"GAM on (theta, score): only {nd} distinct values; need at least 4 in each column")
+    ns = [int(min(n_splines, max(4, d))) for d in nd]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gam = LinearGAM(s(0, n_splines=ns[0], lam=lam) + s(1, n_splines=ns[1], lam=lam)).fit(Z, y)
+        gt = np.linspace(-theta_max, theta_max, n_grid_theta)
+        gs = np.linspace(0.0, 100.0, n_grid_score)
+        Xt = np.column_stack([gt, np.full_like(gt, np.median(Z[:, 1]))])
+        Xs = np.column_stack([np.full_like(gs, np.median(Z[:, 0])), gs])
+        ft = gam.partial_dependence(term=0, X=Xt)
+        fs = gam.partial_dependence(term=1, X=Xs)
+    intercept = float(gam.coef_[-1])  # pygam puts the intercept term last
+    return intercept, Table1D(gt, ft), Table1D(gs, fs), gam
+
+
+@register_reconstructor
+class IRTGAMReconstructor:
+    """Full score from the chosen items through the 2PL ability: GAM on (theta, subset score) or theta.
+
+    Parameters
+    ----------
+    a, b : sequence of float, length k
+        2PL discrimination and difficulty of the chosen items (standardised ability scale).
+    threshold : float, default 0.5
+        Responses are binarised (``x >= threshold``) for the ability estimate; 0/1 data are unchanged.
+        The subset score uses the raw responses.
+    prior_sd : float, default 1.0
+        Standard deviation of the N(0, prior_sd^2) prior of the MAP ability.
+    use_score : bool, default True
+        True: ``y ~ s(theta) + s(subset score)`` (MetaBench); False: ``y ~ s(theta)``.
+    n_splines, lam : default 25, 5.0
+        Spline basis size and smoothing penalty of each GAM term.
+
+    ``X`` is ``(n_models, k)`` in [0, 1] with NaN for missing (left out of both the ability and the
+    score). Predictions are in pp, clipped to [0, 100]. The fitted GAM is stored as lookup tables.
+    """
+
+    kind = "irt_gam"
+
+    def __init__(self, a, b, threshold: float = 0.5, prior_sd: float = 1.0, use_score: bool = True,
+                 n_splines: int = 25, lam: float = 5.0):
+        self.a = [float(v) for v in a]
+        self.b = [float(v) for v in b]
+        if len(self.a) != len(self.b):
+            raise ValueError(f"a, b: lengths {len(self.a)} and {len(self.b)} differ; give one of each per item")
+        self.threshold = float(threshold)
+        self.prior_sd = float(prior_sd)
+        self.use_score = bool(use_score)
+        self.n_splines = int(n_splines)
+        self.lam = float(lam)
+
+    def get_params(self) -> dict:
+        return {"a": self.a, "b": self.b, "threshold": self.threshold, "prior_sd": self.prior_sd,
+                "use_score": self.use_score, "n_splines": self.n_splines, "lam": self.lam}
+
+    def clone(self):
+        return type(self)(**self.get_params())
+
+    def _check(self, X) -> np.ndarray:
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != len(self.a):
+            raise ValueError(f"X: expected (n_models, {len(self.a)}) responses on the chosen items, "
+                             f"got shape {X.shape}")
+        return X
+
+    def theta(self, X) -> np.ndarray:
+        """MAP abilities ``(n_models,)`` from responses ``X`` ``(n_models, k)``, clipped to +-THETA_MAX."""
+        X = self._check(X)
+        th = estimate_ability(binarize(X, self.threshold), np.asarray(self.a), np.asarray(self.b),
+                              prior_sd=self.prior_sd)
+        return np.clip(th, -THETA_MAX, THETA_MAX)
+
+    def fit(self, X, y):
+        X = self._check(X)
+        y = np.asarray(y, dtype=np.float64)
+        th = self.theta(X)
+        if self.use_score:
+            self.intercept_, t_theta, t_score, _ = fit_gam2_tables(
+                np.column_stack([th, subset_score(X)]), y, self.n_splines, self.lam)
+            self.t_score_ = Table1D.from_dict(t_score.to_dict())  # as stored: reloads predict bit for bit
+        else:
+            self.intercept_ = 0.0
+            t_theta = fit_gam_table(th, y, self.n_splines, self.lam, lo=-THETA_MAX, hi=THETA_MAX, n_grid=2401)
+            self.t_score_ = None
+        self.t_theta_ = Table1D.from_dict(t_theta.to_dict())
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        X = self._check(X)
+        out = self.intercept_ + self.t_theta_(self.theta(X))
+        if self.t_score_ is not None:
+            out = out + self.t_score_(subset_score(X))
+        return np.clip(out, 0.0, 100.0)
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "params": self.get_params(), "intercept": float(self.intercept_),
+                "t_theta": self.t_theta_.to_dict(),
+                "t_score": None if self.t_score_ is None else self.t_score_.to_dict()}
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        obj = cls(**d["params"])
+        obj.intercept_ = float(d["intercept"])
+        obj.t_theta_ = Table1D.from_dict(d["t_theta"])
+        obj.t_score_ = None if d.get("t_score") is None else Table1D.from_dict(d["t_score"])
+        return obj
+
+
+def single_thread():
+    """Context: BLAS and OpenMP limited to one thread.
+
+    On a shared 2-core machine, multi-threaded BLAS (pygam's QR, ridge) and OpenMP (K-Means) under
+    contention run many times slower (gsm8k ``irt`` k=50: 9.0 s vs 5.7 s wall); one thread also makes
+    float rounding, and so the chosen items, independent of the machine's core count.
+    """
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(1)
+
+
+def fit_item_params(selector, train):
+    """2PL parameters of all items for a selector with the IRT settings of :class:`IRTSelector`.
+
+    Returns ``(params, Rb)``: the (cached) :class:`~essence.irt.ItemParams` and the binarised training
+    responses ``(n_train, n_items)``. Warns when the data are continuous; records the fit in ``info_``.
+    """
+    Rb = binarize(train.responses, selector.binarize)
+    if not train.is_binary:
+        warnings.warn(f"{selector.name}: {train.name} has continuous scores; the 2PL model sees them "
+                      f"thresholded at binarize={selector.binarize} (x >= {selector.binarize} -> 1)", UserWarning,
+                      stacklevel=4)
+    params = fit_2pl_cached(train, threshold=selector.binarize, cache=selector.cache, progress=selector.progress,
+                            epochs=selector.epochs, lr=selector.lr, lr_decay=selector.lr_decay,
+                            priors=selector.priors, max_models=selector.max_models, seed=selector.seed)
+    selector.info_["irt_fit"] = {**params.settings, **params.info, "binarize": selector.binarize}
+    return params, Rb
+
+
+class IRTSelector(Selector):
+    """MetaBench-style: items with the highest 2PL Fisher information, one per ability-quantile bin.
+
+    Parameters
+    ----------
+    k : int
+        Number of items.
+    seed : int, default 0
+        Seeds the py-irt fit (pyro and the model subsample); same seed, same items.
+    binarize : float, default 0.5
+        Continuous scores are thresholded (``x >= binarize`` -> 1) for the 2PL model, with a warning;
+        0/1 data are unchanged. Recorded in the artifact's params.
+    epochs, lr, lr_decay, priors, max_models : see :func:`essence.irt.fit_2pl`
+        Defaults 150, 0.1, 0.9999, "hierarchical", 500 (``max_models``: the fit uses a seeded random
+        subset of at most this many training models; abilities and GAMs use all of them).
+    prior_sd : float, default 1.0
+        Prior sd of the MAP ability (the fitted scale has training abilities with sd 1).
+    n_splines, lam : default 25, 5.0
+        GAM spline basis size and smoothing penalty.
+    cache : bool, default True
+        Reuse / store the IRT fit on disk (:func:`essence.irt.fit_2pl_cached`); changes no result.
+    """
+
+    name = "irt"
+    signal = "responses"
+
+    def __init__(self, k, seed=0, progress=True, binarize: float = 0.5, epochs: int = DEFAULT_FIT["epochs"],
+                 lr: float = DEFAULT_FIT["lr"], lr_decay: float = DEFAULT_FIT["lr_decay"],
+                 priors: str = DEFAULT_FIT["priors"], max_models: int | None = DEFAULT_FIT["max_models"],
+                 prior_sd: float = 1.0, n_splines: int = 25, lam: float = 5.0, cache: bool = True):
+        super().__init__(k, seed, progress)
+        self.binarize = binarize
+        self.epochs = epochs
+        self.lr = lr
+        self.lr_decay = lr_decay
+        self.priors = priors
+        self.max_models = max_models
+        self.prior_sd = prior_sd
+        self.n_splines = n_splines
+        self.lam = lam
+        self.cache = cache
+
+    def fit(self, train, val):
+        """As :meth:`Selector.fit`, with BLAS/OpenMP held to one thread (see :func:`single_thread`)."""
+        with single_thread():
+            return super().fit(train, val)
+
+    def select(self, train, val) -> np.ndarray:
+        params, Rb = fit_item_params(self, train)
+        theta = estimate_ability(Rb, params.a, params.b, prior_sd=self.prior_sd)
+        idx = select_by_information(params.a, params.b, theta, self.k)
+        self.item_params_ = params.subset(idx)
+        self.info_["selection_rule"] = "one item per training-ability quantile bin, max Fisher information"
+        self.info_["chosen_a"] = _round(self.item_params_.a, 6)
+        self.info_["chosen_b"] = _round(self.item_params_.b, 6)
+        return idx
+
+    def reconstructor_candidates(self, train, idx) -> dict:
+        p = self.item_params_
+        common = dict(a=p.a.tolist(), b=p.b.tolist(), threshold=self.binarize, prior_sd=self.prior_sd,
+                      n_splines=self.n_splines, lam=self.lam)
+        return {
+            "irt_gam": lambda: IRTGAMReconstructor(use_score=True, **common),
+            "theta_gam": lambda: IRTGAMReconstructor(use_score=False, **common),
+            "gam": lambda: GAMReconstructor(n_splines=self.n_splines, lam=self.lam),
+            "ridge": RidgeReconstructor,
+        }

@@ -1,0 +1,257 @@
+"""``tinybench``: tinyBenchmarks' anchor points and its gp-IRT estimator (Maia Polo et al., 2024).
+
+Selection: K-Means anchors on the training models' correctness vectors (as the ``kmeans`` method:
+one item per cluster, the one nearest the centroid); each anchor's weight is its cluster's share of
+the ``N`` pool items.
+
+Estimators, for a model with responses ``x`` on the anchors (fractions, per model):
+
+* anchor estimate  ``A = sum_j w_j x_j`` (cluster-share weighted anchor mean);
+* p-IRT            ``P = (n_seen / N) * mean(seen x) + (1 - n_seen / N) * mean_{unseen pool items} P_j(theta)``
+  where ``theta`` is the model's MAP ability from its anchor responses and ``P_j`` the 2PL curve of
+  every pool item (fitted with py-irt on the training models; ``essence.irt``);
+* gp-IRT           ``G = lambda * A + (1 - lambda) * P``,  ``lambda = b^2 / (v + b^2)``.
+
+``lambda`` (:func:`gp_lambda`) is the weight that minimises the mean squared error of the mix of two
+independent estimators with mean squared errors ``v`` (anchor) and ``b^2`` (p-IRT). Both are measured
+against each model's pool mean on the **validation** models, with the anchors and item parameters
+fixed (``b`` = root-mean-square error of p-IRT, ``v`` = mean squared error of the anchor estimate).
+The paper estimates ``b`` the same way on held-out validation models and takes ``v`` from a
+variance heuristic (mean item variance / (4 k)); measuring ``v`` directly is possible here because the
+anchors are fixed before ``lambda`` is set. With fewer than ``min_val_models`` validation models, the
+training models join them (the IRT fit saw those, so ``b`` is then optimistic).
+
+These estimate the **pool** accuracy. On the metabench pools the target is the whole benchmark's
+accuracy, so the ``gpirt_gam`` candidate adds a calibration: a GAM of the target on the gp-IRT
+estimate (pp), fitted on the training models. ``gpirt`` (uncalibrated, 100 * G) and ``gpirt_gam`` are
+chosen between on validation RMSE.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..irt import DEFAULT_FIT, ItemParams, binarize, estimate_ability
+from ..reconstruct import Table1D, _round, fit_gam_table, register_reconstructor
+from .base import Selector
+from .irt import fit_item_params, single_thread
+from .kmeans import kmeans_anchors
+
+__all__ = ["TinyBenchSelector", "GPIRTReconstructor", "gp_lambda", "gpirt_components"]
+
+
+def gp_lambda(b: float, v: float) -> float:
+    """gp-IRT mixing weight ``b^2 / (v + b^2)`` of the anchor estimate (the rest goes to p-IRT).
+
+    ``b``: error scale (bias / RMSE) of p-IRT; ``v``: variance (MSE) of the anchor estimator; both in
+    the same units (fractions or pp, squared for ``v``). A noisy anchor estimate (large ``v``) shifts the
+    weight to p-IRT, a biased p-IRT (large ``b``) to the anchors. 0.5 when both are 0.
+    """
+    b, v = float(b), float(v)
+    if not (np.isfinite(b) and np.isfinite(v)) or v < 0:
+        raise ValueError(f"gp_lambda: need finite b and v >= 0, got b={b}, v={v}")
+    den = v + b * b
+    return 0.5 if den == 0 else b * b / den
+
+
+def gpirt_components(X, params: ItemParams, anchors, weights, threshold: float = 0.5,
+                     prior_sd: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Anchor estimate and p-IRT estimate (fractions, each ``(n_models,)``) from anchor responses.
+
+    ``X``: ``(n_models, k)`` responses on the anchors (NaN = missing: such an anchor counts as unseen);
+    ``params``: 2PL parameters of all ``N`` pool items; ``anchors``: ``(k,)`` their positions in the
+    pool; ``weights``: ``(k,)`` anchor weights (normalised here). The seen part of p-IRT uses the raw
+    responses; the ability uses them binarised at ``threshold``.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    anchors = np.asarray(anchors, dtype=np.intp)
+    w = np.asarray(weights, dtype=np.float64)
+    if X.ndim != 2 or X.shape[1] != anchors.size or w.shape != anchors.shape:
+        raise ValueError(f"X: expected (n_models, {anchors.size}) responses on the anchors, got {X.shape}")
+    obs = ~np.isnan(X)
+    den = obs @ w
+    if (den <= 0).any():
+        raise ValueError(f"X: {int((den <= 0).sum())} model(s) have no result on any anchor item")
+    anchor_est = (np.where(obs, X, 0.0) @ w) / den
+    theta = estimate_ability(binarize(X, threshold), params.a[anchors], params.b[anchors], prior_sd=prior_sd)
+    P = params.prob(theta)  # (n_models, N)
+    n_pool = params.n_items
+    seen_sum = np.where(obs, X, 0.0).sum(axis=1)
+    unseen = np.ones_like(P, dtype=bool)
+    unseen[:, anchors] = ~obs
+    pirt = (seen_sum + np.where(unseen, P, 0.0).sum(axis=1)) / n_pool
+    return anchor_est, pirt
+
+
+@register_reconstructor
+class GPIRTReconstructor:
+    """tinyBenchmarks' gp-IRT estimate of the pool score, optionally calibrated to the target by a GAM.
+
+    Parameters
+    ----------
+    pool_a, pool_b, pool_p_fixed : sequences of length N
+        2PL parameters of every pool item (``pool_p_fixed``: None, or the fixed probability of an item
+        constant over the training models; see :class:`essence.irt.ItemParams`).
+    anchors : sequence of int, length k
+        Positions of the anchor items in the pool (the order of ``X``'s columns).
+    weights : sequence of float, length k
+        Anchor weights (cluster shares).
+    gp_lambda : float in [0, 1]
+        Weight of the anchor estimate (:func:`gp_lambda`).
+    threshold, prior_sd : default 0.5, 1.0
+        Binarisation threshold and prior sd for the ability estimate.
+    calibrate : bool, default False
+        False: the estimate is ``100 * G`` (pp); True: a GAM (``n_splines``, ``lam``) of the target on
+        ``100 * G``, fitted on the training models.
+
+    ``X`` is ``(n_models, k)``; predictions in pp clipped to [0, 100].
+    """
+
+    kind = "gpirt"
+
+    def __init__(self, pool_a, pool_b, pool_p_fixed, anchors, weights, gp_lambda: float, threshold: float = 0.5,
+                 prior_sd: float = 1.0, calibrate: bool = False, n_splines: int = 25, lam: float = 5.0):
+        self.pool_a = [float(v) for v in pool_a]
+        self.pool_b = [float(v) for v in pool_b]
+        self.pool_p_fixed = [None if (v is None or np.isnan(v)) else float(v) for v in pool_p_fixed]
+        self.anchors = [int(v) for v in anchors]
+        self.weights = [float(v) for v in weights]
+        if not (len(self.pool_a) == len(self.pool_b) == len(self.pool_p_fixed)):
+            raise ValueError("pool_a, pool_b, pool_p_fixed: must have one entry per pool item")
+        if len(self.anchors) != len(self.weights) or not self.anchors:
+            raise ValueError("anchors, weights: need one weight per anchor and at least one anchor")
+        if min(self.anchors) < 0 or max(self.anchors) >= len(self.pool_a):
+            raise ValueError(f"anchors: positions must lie in [0, {len(self.pool_a)})")
+        if not 0.0 <= float(gp_lambda) <= 1.0:
+            raise ValueError(f"gp_lambda: {gp_lambda} must be in [0, 1]")
+        self.gp_lambda = float(gp_lambda)
+        self.threshold = float(threshold)
+        self.prior_sd = float(prior_sd)
+        self.calibrate = bool(calibrate)
+        self.n_splines = int(n_splines)
+        self.lam = float(lam)
+        self._params = ItemParams(np.asarray(self.pool_a), np.asarray(self.pool_b),
+                                  np.array([np.nan if v is None else v for v in self.pool_p_fixed], dtype=float))
+
+    def get_params(self) -> dict:
+        return {"pool_a": self.pool_a, "pool_b": self.pool_b, "pool_p_fixed": self.pool_p_fixed,
+                "anchors": self.anchors, "weights": self.weights, "gp_lambda": self.gp_lambda,
+                "threshold": self.threshold, "prior_sd": self.prior_sd, "calibrate": self.calibrate,
+                "n_splines": self.n_splines, "lam": self.lam}
+
+    def clone(self):
+        return type(self)(**self.get_params())
+
+    def components(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """``(anchor, pirt)`` estimates in pp, each ``(n_models,)``."""
+        A, P = gpirt_components(X, self._params, self.anchors, self.weights, self.threshold, self.prior_sd)
+        return 100.0 * A, 100.0 * P
+
+    def gpirt(self, X) -> np.ndarray:
+        """Uncalibrated gp-IRT estimate of the pool score, pp, ``(n_models,)``."""
+        A, P = self.components(X)
+        return self.gp_lambda * A + (1.0 - self.gp_lambda) * P
+
+    def fit(self, X, y):
+        self.table_ = None
+        if self.calibrate:
+            t = fit_gam_table(self.gpirt(X), np.asarray(y, dtype=np.float64), self.n_splines, self.lam)
+            self.table_ = Table1D.from_dict(t.to_dict())  # as stored: reloads predict bit for bit
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        g = self.gpirt(X)
+        return np.clip(self.table_(g) if self.table_ is not None else g, 0.0, 100.0)
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "params": self.get_params(),
+                "table": None if self.table_ is None else self.table_.to_dict()}
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        obj = cls(**d["params"])
+        obj.table_ = None if d.get("table") is None else Table1D.from_dict(d["table"])
+        return obj
+
+
+class TinyBenchSelector(Selector):
+    """tinyBenchmarks: K-Means anchor points + gp-IRT (optionally GAM-calibrated) reconstruction.
+
+    Parameters
+    ----------
+    k : int
+        Number of anchor items (= K-Means clusters).
+    seed : int, default 0
+        Seeds K-Means and the py-irt fit; same seed, same items.
+    n_init, max_iter : default 10, 300
+        K-Means restarts and iterations (as :class:`~essence.methods.kmeans.KMeansSelector`).
+    binarize, epochs, lr, lr_decay, priors, max_models, prior_sd, cache :
+        IRT settings, as :class:`~essence.methods.irt.IRTSelector` (the two share the cached fit).
+    min_val_models : int, default 20
+        ``lambda`` is estimated on the validation models when there are at least this many, else on
+        training + validation models.
+    n_splines, lam : default 25, 5.0
+        The calibration GAM's spline basis size and smoothing penalty.
+    """
+
+    name = "tinybench"
+    signal = "responses"
+
+    def __init__(self, k, seed=0, progress=True, n_init: int = 10, max_iter: int = 300, binarize: float = 0.5,
+                 epochs: int = DEFAULT_FIT["epochs"], lr: float = DEFAULT_FIT["lr"],
+                 lr_decay: float = DEFAULT_FIT["lr_decay"], priors: str = DEFAULT_FIT["priors"],
+                 max_models: int | None = DEFAULT_FIT["max_models"], prior_sd: float = 1.0,
+                 min_val_models: int = 20, n_splines: int = 25, lam: float = 5.0, cache: bool = True):
+        super().__init__(k, seed, progress)
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.binarize = binarize
+        self.epochs = epochs
+        self.lr = lr
+        self.lr_decay = lr_decay
+        self.priors = priors
+        self.max_models = max_models
+        self.prior_sd = prior_sd
+        self.min_val_models = min_val_models
+        self.n_splines = n_splines
+        self.lam = lam
+        self.cache = cache
+
+    def fit(self, train, val):
+        """As :meth:`Selector.fit`, with BLAS/OpenMP held to one thread."""
+        with single_thread():
+            return super().fit(train, val)
+
+    def select(self, train, val) -> np.ndarray:
+        idx, sizes, inertia = kmeans_anchors(train.responses, self.k, seed=self.seed, n_init=self.n_init,
+                                             max_iter=self.max_iter)
+        self.weights_ = sizes / sizes.sum()
+        self.params_, _ = fit_item_params(self, train)
+
+        # lambda on validation models (or train + validation when validation is small)
+        if val.n_models >= self.min_val_models:
+            R, used = val.responses, "validation"
+        else:
+            R, used = np.vstack([train.responses, val.responses]), "train+validation"
+        A, P = gpirt_components(R[:, idx], self.params_, idx, self.weights_, self.binarize, self.prior_sd)
+        pool = np.nanmean(R, axis=1)
+        v = float(np.mean((A - pool) ** 2))
+        b = float(np.sqrt(np.mean((P - pool) ** 2)))
+        self.gp_lambda_ = gp_lambda(b, v)
+        self.info_.update({
+            "cluster_shares": _round(self.weights_, 8), "kmeans_inertia": inertia,
+            "gp_lambda": self.gp_lambda_, "pirt_rmse_pp": 100 * b, "anchor_rmse_pp": 100 * np.sqrt(v),
+            "lambda_models": used, "lambda_n_models": int(R.shape[0]),
+        })
+        return idx
+
+    def reconstructor_candidates(self, train, idx) -> dict:
+        p = self.params_
+        common = dict(pool_a=p.a.tolist(), pool_b=p.b.tolist(),
+                      pool_p_fixed=[None if np.isnan(v) else float(v) for v in p.p_fixed],
+                      anchors=[int(i) for i in idx], weights=self.weights_.tolist(), gp_lambda=self.gp_lambda_,
+                      threshold=self.binarize, prior_sd=self.prior_sd, n_splines=self.n_splines, lam=self.lam)
+        return {
+            "gpirt": lambda: GPIRTReconstructor(calibrate=False, **common),
+            "gpirt_gam": lambda: GPIRTReconstructor(calibrate=True, **common),
+        }
