@@ -116,19 +116,19 @@ class KMeansSelector(Selector):
         Lloyd iterations per restart.
     n_splines, lam : default 25, 5.0
         The GAM candidates' spline basis size and smoothing penalty.
-    candidates : tuple of str, default ("weighted_mean", "gam")
+    candidates : tuple of str, default ("weighted_mean", "gam", "gam_unweighted")
         Reconstructor candidates, chosen on validation RMSE: ``weighted_mean`` (the cluster-size-weighted
         anchor mean, pp; it estimates the mean over the item pool, so on the metabench pools it is
-        biased against the whole-benchmark target) and ``gam`` (a GAM of the target on that weighted
-        mean) are the method as described; ``gam_unweighted`` (GAM on the plain anchor mean) and
-        ``ridge`` may be added (on gsm8k they beat the weighted GAM, on arc the weights help).
+        biased against the whole-benchmark target), ``gam`` (a GAM of the target on that weighted
+        mean) and ``gam_unweighted`` (the GAM on the plain anchor mean, as every other method has it: on
+        gsm8k it beats the weighted GAM, on arc the weights help). ``ridge`` may be added.
     """
 
     name = "kmeans"
     signal = "responses"
 
     def __init__(self, k, seed=0, progress=True, n_init: int = 10, max_iter: int = 300, n_splines: int = 25,
-                 lam: float = 5.0, candidates=("weighted_mean", "gam")):
+                 lam: float = 5.0, candidates=("weighted_mean", "gam", "gam_unweighted")):
         super().__init__(k, seed, progress)
         self.n_init = n_init
         self.max_iter = max_iter
