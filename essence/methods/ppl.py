@@ -1,0 +1,160 @@
+"""``ppl``: perplexity-stratified sampling; GAM reconstruction.
+
+Each item text gets one number, its perplexity under SmolLM2-135M-Instruct
+(:func:`essence.features.perplexity`): a cheap proxy for how unusual or hard the item is. Items are
+cut into ``n_bins`` equal-count quantile bins of perplexity, and the ``k`` draws are shared among the
+bins in proportion to their sizes (largest-remainder rounding, so the total is exactly ``k``); each
+bin's share is drawn uniformly at random. The subset so keeps the pool's distribution of perplexity.
+
+The survey's caveat applies: perplexity measures difficulty for one small model, not whether an item
+separates the models being evaluated.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..data import Responses
+from .base import Selector, check_k
+from .herding import require_texts
+
+__all__ = ["PPLSelector", "quantile_bins", "largest_remainder", "stratified_sample"]
+
+#: Default number of perplexity bins (deciles).
+DEFAULT_BINS = 10
+
+
+def _values(values) -> np.ndarray:
+    try:
+        v = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("values: expected a 1-D array of numbers (one per item)") from None
+    if v.ndim != 1 or v.size == 0:
+        raise ValueError(f"values: expected a non-empty 1-D array (n_items,), got shape {v.shape}")
+    if not np.isfinite(v).all():
+        raise ValueError(f"values: {int((~np.isfinite(v)).sum())} non-finite value(s); give every item a finite value")
+    return v
+
+
+def _check_bins(n_bins, n: int) -> int:
+    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
+        raise ValueError(f"n_bins: must be a whole number >= 1, got {n_bins!r}")
+    if n_bins > n:
+        raise ValueError(f"n_bins: {n_bins} bins for {n} items; choose n_bins <= {n}")
+    return int(n_bins)
+
+
+def quantile_bins(values, n_bins: int = DEFAULT_BINS) -> np.ndarray:
+    """Equal-count quantile bin of each value: ``(n,)`` int in ``0..n_bins-1``, 0 = lowest values.
+
+    Bins are cut by rank (``bin = rank * n_bins // n``, ties in value ordered by position), so their
+    sizes differ by at most one even when values repeat.
+    """
+    v = _values(values)
+    n_bins = _check_bins(n_bins, v.size)
+    rank = np.empty(v.size, dtype=np.int64)
+    rank[np.argsort(v, kind="stable")] = np.arange(v.size)
+    return (rank * n_bins // v.size).astype(np.intp)
+
+
+def largest_remainder(sizes, k: int, seed: int = 0) -> np.ndarray:
+    """Share ``k`` draws among strata proportionally to ``sizes``, summing to exactly ``k``.
+
+    Stratum ``b`` gets ``floor(k * sizes[b] / N)`` (``N = sum(sizes)``), and the ``k - sum(floors)``
+    leftover draws go to the strata with the largest remainders ``k * sizes[b] / N - floor(...)``;
+    equal remainders are ordered by ``numpy.random.default_rng(seed)``. Every count is within one of its
+    exact quota and never exceeds its stratum. ``sizes``: ``(n_strata,)`` non-negative ints. Returns
+    ``(n_strata,)`` int.
+    """
+    sizes = np.asarray(sizes)
+    if sizes.ndim != 1 or sizes.size == 0 or sizes.dtype.kind not in "iu" or (sizes < 0).any():
+        raise ValueError("sizes: expected a non-empty 1-D array of non-negative whole numbers (items per stratum)")
+    sizes = sizes.astype(np.int64)
+    total = int(sizes.sum())
+    k = check_k(k, total)
+    numer = k * sizes  # exact integer arithmetic: quota_b = numer_b / total
+    counts = numer // total
+    rest = numer % total
+    left = k - int(counts.sum())
+    if left:
+        tiebreak = np.random.default_rng(seed).random(sizes.size)
+        order = np.lexsort((tiebreak, -rest))  # largest remainder first
+        counts[order[:left]] += 1
+    return counts.astype(np.intp)
+
+
+def stratified_sample(values, k: int, n_bins: int = DEFAULT_BINS, seed: int = 0) -> tuple[np.ndarray, dict]:
+    """Draw ``k`` of ``n`` items stratified by ``values`` ``(n,)`` into ``n_bins`` quantile bins.
+
+    Returns ``(idx, info)``: ``idx`` ``(k,)`` sorted distinct item positions; ``info`` with ``bin_edges``
+    (``n_bins + 1`` floats: min, the values where bins meet, max), ``bin_sizes`` and ``bin_draws``
+    (lists of ints). Same seed, same subset.
+    """
+    v = _values(values)
+    k = check_k(k, v.size)
+    bins = quantile_bins(v, n_bins)
+    sizes = np.bincount(bins, minlength=n_bins)
+    draws = largest_remainder(sizes, k, seed=seed)
+    rng = np.random.default_rng(seed)
+    chosen = []
+    for b in range(n_bins):
+        members = np.flatnonzero(bins == b)
+        if draws[b]:
+            chosen.append(rng.choice(members, size=int(draws[b]), replace=False))
+    idx = np.sort(np.concatenate(chosen)).astype(np.intp)
+    edges = [float(v.min())] + [float(v[bins == b].min()) for b in range(1, n_bins)] + [float(v.max())]
+    return idx, {"bin_edges": edges, "bin_sizes": sizes.tolist(), "bin_draws": draws.tolist()}
+
+
+class PPLSelector(Selector):
+    """Perplexity-stratified random sample of the items (SmolLM2-135M on the item texts); GAM reconstruction.
+
+    Chooses with **no model results**: only the item texts (one forward pass of the small LM per item,
+    cached). The training models fit the GAM afterwards, as for every method.
+
+    Parameters
+    ----------
+    k : int
+        Items to choose.
+    seed : int
+        Seeds the draws within bins and the order among equal remainders; same seed, same subset.
+    n_bins : int, default 10
+        Equal-count perplexity bins (deciles by default); ``1`` is plain random sampling.
+    max_length : int
+        Tokens per text fed to the LM (default 1024 keeps every shipped text whole).
+    batch_size : int
+        Texts per forward pass (only matters when features are not cached yet).
+
+    Fitted attributes: ``perplexity_`` ``(n_items,)`` and ``bin_edges_`` ``(n_bins + 1,)``, plus those of
+    :class:`~essence.methods.base.Selector`.
+    """
+
+    name = "ppl"
+    signal = "text (LM perplexity)"
+    needs_no_models = True
+
+    def __init__(
+        self,
+        k: int,
+        seed: int = 0,
+        progress: bool = True,
+        n_bins: int = DEFAULT_BINS,
+        max_length: int = 1024,
+        batch_size: int = 16,
+    ):
+        super().__init__(k=k, seed=seed, progress=progress)
+        self.n_bins = n_bins
+        self.max_length = max_length
+        self.batch_size = batch_size
+
+    def select(self, train: Responses, val: Responses) -> np.ndarray:
+        texts = require_texts(train, self.name)
+        _check_bins(self.n_bins, train.n_items)
+        from ..features.lm import MODEL_ID, perplexity
+
+        ppl = perplexity(texts, batch_size=self.batch_size, max_length=self.max_length, progress=self.progress)
+        idx, info = stratified_sample(ppl, self.k, n_bins=self.n_bins, seed=self.seed)
+        self.perplexity_ = ppl
+        self.bin_edges_ = np.asarray(info["bin_edges"])
+        self.info_.update({"feature_model": MODEL_ID, **info})
+        return idx
