@@ -123,7 +123,7 @@ def main(argv=None) -> int:
     t_all = time.perf_counter()
     for src in notebooks:
         out = nb_dir / src.name
-        params = {"quick": bool(args.quick), "figures_dir": str(figures)}
+        params = {"quick": bool(args.quick), "figures_dir": str(figures), "build_dir": str(build)}
         print(f"[reproduce] {src.name} ...", flush=True)
         t0 = time.perf_counter()
         ok = True

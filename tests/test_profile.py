@@ -1,0 +1,108 @@
+"""essence.profile: mean profiles of item sets and their distances, on real data slices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from essence.profile import mean_profile, profile_distance, random_profiles
+
+
+def test_pool_profile_is_the_row_mean_in_pp(small):
+    R = small.responses
+    p = mean_profile(R)
+    assert p.shape == (small.n_models,)
+    np.testing.assert_allclose(p, 100 * np.nanmean(R, axis=1))
+    assert p.min() >= 0 and p.max() <= 100
+
+
+def test_subset_profile_and_mask_agree(small):
+    idx = np.array([3, 7, 11, 40])
+    mask = np.zeros(small.n_items, dtype=bool)
+    mask[idx] = True
+    np.testing.assert_allclose(mean_profile(small.responses, idx), 100 * small.responses[:, idx].mean(axis=1))
+    np.testing.assert_allclose(mean_profile(small.responses, mask), mean_profile(small.responses, idx))
+
+
+def test_integer_weights_equal_repeated_items(small):
+    R = small.responses
+    idx, w = np.array([0, 5, 9]), np.array([3.0, 1.0, 2.0])
+    repeated = np.repeat(idx, w.astype(int))
+    np.testing.assert_allclose(mean_profile(R, idx, w), 100 * R[:, repeated].mean(axis=1))
+
+
+def test_missing_cells_are_left_out_with_their_weight(alpaca):
+    R = alpaca.responses
+    assert np.isnan(R).any()  # the real AlpacaEval 2 matrix has a few missing cells
+    np.testing.assert_allclose(mean_profile(R), 100 * np.nanmean(R, axis=1))
+    col = np.flatnonzero(np.isnan(R).any(axis=0))[0]
+    p = mean_profile(R, np.array([col]))  # one item: a model missing it has no profile value
+    np.testing.assert_array_equal(np.isnan(p), np.isnan(R[:, col]))
+
+
+def test_distance_kinds(small):
+    R = small.responses
+    full, sub = mean_profile(R), mean_profile(R, np.arange(10))
+    assert profile_distance(full, full) == 0.0
+    d = sub - full
+    assert profile_distance(sub, full) == pytest.approx(np.sqrt(np.mean(d**2)))
+    assert profile_distance(sub, full, "mae") == pytest.approx(np.mean(np.abs(d)))
+    assert profile_distance(sub, full, "bias") == pytest.approx(np.mean(d))
+    assert profile_distance(sub, full, "mae") <= profile_distance(sub, full) + 1e-12
+    with_nan = sub.copy()
+    with_nan[0] = np.nan  # models without a value are skipped
+    assert profile_distance(with_nan, full) == pytest.approx(np.sqrt(np.mean(d[1:] ** 2)))
+
+
+def test_random_profiles_are_random_selector_subsets(small):
+    from essence.methods.random import RandomSelector
+
+    P = random_profiles(small.responses, k=12, n_draws=4, seed=5)
+    assert P.shape == (4, small.n_models)
+    for d in range(4):
+        idx = RandomSelector(k=12, seed=5 + d).select(small, small)
+        np.testing.assert_allclose(P[d], mean_profile(small.responses, idx))
+    np.testing.assert_array_equal(P, random_profiles(small.responses, k=12, n_draws=4, seed=5))
+
+
+def test_more_items_track_the_pool_better_on_average(small):
+    R = small.responses
+    full = mean_profile(R)
+    d5 = np.mean([profile_distance(p, full) for p in random_profiles(R, 5, 20)])
+    d60 = np.mean([profile_distance(p, full) for p in random_profiles(R, 60, 20)])
+    assert d60 < d5
+
+
+@pytest.mark.parametrize("call", [
+    lambda R: mean_profile(R[0]),                                # 1-D
+    lambda R: mean_profile(R * 100),                             # percentages
+    lambda R: mean_profile(R, np.array([R.shape[1]])),           # out of range
+    lambda R: mean_profile(R, np.array([], dtype=int)),          # empty
+    lambda R: mean_profile(R, np.array([0, 1]), [1.0]),          # wrong number of weights
+    lambda R: mean_profile(R, np.array([0, 1]), [-1.0, 2.0]),    # negative weight
+    lambda R: profile_distance(R[:, 0], R[:-1, 0]),              # shapes differ
+    lambda R: profile_distance(R[:, 0], R[:, 1], "median"),      # unknown kind
+    lambda R: random_profiles(R, 0),                             # k too small
+    lambda R: random_profiles(R, R.shape[1] + 1),                # k too large
+])
+def test_bad_input_raises_value_error(small, call):
+    with pytest.raises(ValueError):
+        call(small.responses)
+
+
+def test_plot_mean_profile_draws_every_line(small, tmp_path):
+    """The figure function behind notebook 06: one panel per entry, the random band, stable file names."""
+    from essence import plots
+
+    plots.use_style()
+    R = small.responses
+    full = mean_profile(R)
+    panel = {"profiles": {"full": full, "kmeans": mean_profile(R, np.arange(10)), "herding": mean_profile(R, np.arange(10, 20))},
+             "random_draws": random_profiles(R, 10, n_draws=5), "distance": {"kmeans": 1.0, "random": "one draw: x"}}
+    for smooth in (1, 25):
+        fig = plots.plot_mean_profile({"a": panel, "b": panel}, title="t", smooth=smooth)
+        assert len(fig.axes) == 4
+        labels = fig.axes[0].get_legend_handles_labels()[1]
+        assert any("RMSE 1.00 pp" in lab for lab in labels) and any("one draw: x" in lab for lab in labels)
+    paths = plots.savefig(fig, "profile_test", tmp_path)
+    assert all(p.exists() for p in paths)
