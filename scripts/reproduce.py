@@ -23,6 +23,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def declared_parameters(nb_path: Path) -> set[str]:
+    """Names assigned in the notebook's cell tagged ``parameters``."""
+    import re
+
+    for c in json.loads(nb_path.read_text())["cells"]:
+        if "parameters" in c.get("metadata", {}).get("tags", []):
+            return set(re.findall(r"^([A-Za-z_]\w*)\s*=", "".join(c["source"]), flags=re.M))
+    return set()
+
+
 def run_notebook(src: Path, out: Path, params: dict, timeout: int) -> float:
     import papermill as pm
 
@@ -123,7 +133,8 @@ def main(argv=None) -> int:
     t_all = time.perf_counter()
     for src in notebooks:
         out = nb_dir / src.name
-        params = {"quick": bool(args.quick), "figures_dir": str(figures), "build_dir": str(build)}
+        offered = {"quick": bool(args.quick), "figures_dir": str(figures), "build_dir": str(build)}
+        params = {k: v for k, v in offered.items() if k in declared_parameters(src)}
         print(f"[reproduce] {src.name} ...", flush=True)
         t0 = time.perf_counter()
         ok = True
