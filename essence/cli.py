@@ -20,9 +20,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 __all__ = ["main", "UsageError", "write_atomic"]
@@ -42,18 +40,11 @@ class _Parser(argparse.ArgumentParser):
 
 def write_atomic(path: Path, text: str, force: bool = False) -> None:
     """Write ``text`` to ``path`` via a temp file + rename; refuse to replace an existing file unless ``force``."""
-    path = Path(path)
-    if path.exists() and not force:
+    from ._io import write_atomic as _write
+
+    if Path(path).exists() and not force:
         raise UsageError(f"{path}: already exists; choose another --out or pass --force")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    _write(path, text)
 
 
 def _positive_int(s: str) -> int:

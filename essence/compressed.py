@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from . import __version__
+from ._io import jsonable, write_atomic
 from .data import METABENCH, POOL_CAVEAT, Responses, Split, split_models
 from .intervals import IntervalModel, cross_fitted_predictions
 from .metrics import summary
@@ -144,23 +143,9 @@ class Compressed:
 
         Refuses to replace an existing file unless ``overwrite=True``.
         """
-        path = Path(path)
-        if path.exists() and not overwrite:
-            raise ValueError(f"{path}: already exists; choose another --out or pass --force / overwrite=True")
         # compact: artifacts carry thousands of numbers (tables, signatures); `python -m json.tool` pretty-prints
-        text = json.dumps(_clean(self.to_dict()), separators=(",", ":"), allow_nan=False)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return path
+        text = json.dumps(jsonable(self.to_dict()), separators=(",", ":"), allow_nan=False)
+        return write_atomic(path, text, overwrite=overwrite)
 
     @classmethod
     def from_dict(cls, d: dict, source: str = "artifact") -> "Compressed":
@@ -200,21 +185,6 @@ class Compressed:
         t = self.figures.get("test", {})
         return (f"Compressed(method={self.method!r}, k={self.k}, dataset={self.dataset.get('name')!r}, "
                 f"test_rmse={t.get('rmse', float('nan')):.3f} pp, test_kendall={t.get('kendall', float('nan')):.3f})")
-
-
-def _clean(o):
-    """JSON-safe copy: numpy scalars/arrays to Python, non-finite floats to None."""
-    if isinstance(o, dict):
-        return {str(k): _clean(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [_clean(v) for v in o]
-    if isinstance(o, np.ndarray):
-        return _clean(o.tolist())
-    if isinstance(o, np.generic):
-        o = o.item()
-    if isinstance(o, float) and not np.isfinite(o):
-        return None
-    return o
 
 
 def compress(

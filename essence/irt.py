@@ -37,14 +37,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from ._io import write_atomic
 
 __all__ = [
     "ItemParams",
@@ -399,20 +399,8 @@ def fit_2pl_cached(train, *, threshold: float = 0.5, cache: bool = True, progres
     params = fit_2pl(R, threads=threads, progress=progress, **full)
     params.info["cache"] = "miss"
     if cache:
-        _atomic_write(path, json.dumps(params.to_dict()))
+        write_atomic(path, json.dumps(params.to_dict()))
         _MEMO[key] = params
     return params
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

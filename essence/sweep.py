@@ -40,7 +40,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 import time
 import traceback
 from dataclasses import dataclass
@@ -50,6 +49,7 @@ import numpy as np
 
 from . import __version__
 from . import data as _data
+from ._io import atomic_path, jsonable, write_atomic
 
 __all__ = [
     "COLUMNS",
@@ -122,35 +122,6 @@ def _key_name(dataset: str, method: str, k: int, seed: int) -> str:
 def run_path(out, dataset: str, method: str, k: int, seed: int) -> Path:
     """Cache file of one run: ``out/runs/<dataset>__<method>__k<k>__s<seed>.json``."""
     return Path(out) / "runs" / f"{_key_name(dataset, method, k, seed)}.json"
-
-
-def _write_atomic_bytes(path: Path, payload: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _jsonable(o):
-    """JSON-safe copy: numpy to Python, tuples to lists, non-finite floats to None."""
-    if isinstance(o, dict):
-        return {str(k): _jsonable(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [_jsonable(v) for v in o]
-    if isinstance(o, np.ndarray):
-        return _jsonable(o.tolist())
-    if isinstance(o, np.generic):
-        o = o.item()
-    if isinstance(o, float) and not np.isfinite(o):
-        return None
-    return o
 
 
 def _split_id(split) -> str:
@@ -324,7 +295,7 @@ def _one_line(exc: BaseException) -> str:
 
 def _execute(task: _Task) -> dict:
     """Run one combination; never raises an ``Exception`` (it becomes ``record["error"]``)."""
-    from .compressed import _clean, compress
+    from .compressed import compress
 
     if task.quiet_worker:
         for name, value in _QUIET_ENV.items():
@@ -338,9 +309,9 @@ def _execute(task: _Task) -> dict:
             art = compress(data, task.k, task.method, task.seed, split=split, progress=False, **task.params)
         rec["items"] = list(art.items)
         rec["reconstructor"] = art.selection.get("reconstructor_choice", "")
-        rec["figures"] = _clean(art.figures)
+        rec["figures"] = jsonable(art.figures)
         if task.keep_artifact:
-            rec["artifact"] = _clean(art.to_dict())
+            rec["artifact"] = jsonable(art.to_dict())
     except Exception as exc:  # noqa: BLE001 - every failure must become a row
         rec["error"] = _one_line(exc)
         rec["traceback"] = traceback.format_exc()
@@ -585,7 +556,7 @@ def run_sweep(
                     if m in unavailable:
                         rows_by_key[key] = _error_row(key, meta, f"method unavailable: {unavailable[m]}")
                         continue
-                    params = _jsonable(make_method(m, k=k, seed=s, progress=False,
+                    params = jsonable(make_method(m, k=k, seed=s, progress=False,
                                                    **method_params.get(m, {})).get_params())
                     signature = {"fingerprint": fp, "split_id": sid, "params": params, "settings": settings,
                                  "method_source": method_code.get(m)}
@@ -629,11 +600,10 @@ def run_sweep(
         task = meta_of[key]
         err_path = out / "errors" / f"{_key_name(*key)}.txt"
         if rec["error"]:
-            _write_atomic_bytes(err_path, rec.get("traceback", rec["error"]).encode())
+            write_atomic(err_path, rec.get("traceback", rec["error"]))
             bar.write(f"failed: {_key_name(*key)}: {rec['error'][:300]}", file=sys.stderr)
         else:
-            _write_atomic_bytes(run_path(out, *key),
-                                json.dumps(_jsonable(rec), allow_nan=False).encode())
+            write_atomic(run_path(out, *key), json.dumps(jsonable(rec), allow_nan=False))
             err_path.unlink(missing_ok=True)
         meta = {"split_id": task.signature["split_id"], "n_test": len(task.split[2])}
         rows_by_key[key] = _row(rec, meta)
@@ -699,20 +669,9 @@ def _row(rec: dict, meta: dict) -> dict:
 
 def _write_table(df, parquet: Path, csv: Path) -> None:
     """Write both files via temp files + rename, so neither is ever half-written."""
-    parquet.parent.mkdir(parents=True, exist_ok=True)
-    tmps = []
-    try:
-        for path in (parquet, csv):
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-            os.close(fd)
-            tmps.append(tmp)
-        df.to_parquet(tmps[0], index=False)
-        df.to_csv(tmps[1], index=False)
-        os.replace(tmps[0], parquet)
-        os.replace(tmps[1], csv)
-    finally:
-        for tmp in tmps:
-            Path(tmp).unlink(missing_ok=True)
+    with atomic_path(parquet) as tmp_parquet, atomic_path(csv) as tmp_csv:
+        df.to_parquet(tmp_parquet, index=False)
+        df.to_csv(tmp_csv, index=False)
 
 
 # ----------------------------------------------------------------------------------------------

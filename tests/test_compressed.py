@@ -62,12 +62,12 @@ def test_save_refuses_overwrite_and_is_atomic(tmp_path, art, monkeypatch):
     assert json.loads(p.read_text())["k"] == 10
 
     # a crash while writing leaves neither a partial artifact nor a temp file
-    import essence.compressed as C
+    import essence._io as io
 
     def boom(*a, **k):
         raise OSError("disk full")
 
-    monkeypatch.setattr(C.os, "replace", boom)
+    monkeypatch.setattr(io.os, "replace", boom)
     with pytest.raises(OSError):
         art.save(tmp_path / "b.json")
     assert not (tmp_path / "b.json").exists()

@@ -13,10 +13,11 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from .._io import atomic_path
 
 __all__ = ["FeatureCache", "cache_root", "text_key"]
 
@@ -85,14 +86,8 @@ class FeatureCache:
             return
         self.dir.mkdir(parents=True, exist_ok=True)
         name = hashlib.sha256("".join(keys.tolist()).encode()).hexdigest()[:20] + ".npz"
-        fd, tmp = tempfile.mkstemp(prefix=".shard.", suffix=".npz", dir=self.dir)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                np.savez(f, keys=keys, values=values)
-            os.replace(tmp, self.dir / name)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_path(self.dir / name) as tmp, open(tmp, "wb") as f:
+            np.savez(f, keys=keys, values=values)
         index = self._load()
         for k, v in zip(keys.tolist(), values):
             index[k] = v

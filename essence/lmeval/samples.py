@@ -31,9 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import re
-import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from ..data import METABENCH, Responses, from_arrays
+from .._io import atomic_path
 
 __all__ = [
     "MATCH_ORDER",
@@ -689,29 +688,20 @@ def write_responses(resp: Responses, path, force: bool = False) -> Path:
         raise ValueError(f"{path}: unsupported output type {suffix!r}; use .npz, .csv or .parquet")
     if path.exists() and not force:
         raise ValueError(f"{path}: already exists; choose another --out or pass --force")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            if suffix == ".npz":
-                arrays = {"responses": resp.responses, "models": resp.models.astype(str), "items": resp.items.astype(str)}
-                if resp.texts is not None:
-                    arrays["texts"] = resp.texts.astype(str)
-                if "item_version" in resp.item_extras:
-                    arrays["item_version"] = resp.item_extras["item_version"].astype(str)
-                np.savez_compressed(f, **arrays)
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        if suffix == ".npz":
+            arrays = {"responses": resp.responses, "models": resp.models.astype(str), "items": resp.items.astype(str)}
+            if resp.texts is not None:
+                arrays["texts"] = resp.texts.astype(str)
+            if "item_version" in resp.item_extras:
+                arrays["item_version"] = resp.item_extras["item_version"].astype(str)
+            np.savez_compressed(f, **arrays)
+        else:
+            df = _wide(resp)
+            if suffix == ".csv":
+                f.write(df.to_csv(index=False).encode("utf-8"))
             else:
-                df = _wide(resp)
-                if suffix == ".csv":
-                    f.write(df.to_csv(index=False).encode("utf-8"))
-                else:
-                    df.to_parquet(f, index=False)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+                df.to_parquet(f, index=False)
     return path
 
 

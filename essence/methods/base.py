@@ -26,6 +26,7 @@ import inspect
 
 import numpy as np
 
+from .._io import jsonable
 from ..data import Responses
 from ..reconstruct import GAMReconstructor, choose_on_validation
 
@@ -71,7 +72,7 @@ class Selector:
 
     def get_params(self) -> dict:
         """Constructor parameters and their values (``progress`` excluded: it changes nothing chosen)."""
-        return {n: _jsonable(getattr(self, n)) for n in self._param_names() if n != "progress"}
+        return {n: jsonable(getattr(self, n)) for n in self._param_names() if n != "progress"}
 
     # -- the contract --------------------------------------------------------------------------------
     def fit(self, train: Responses, val: Responses) -> "Selector":
@@ -105,11 +106,3 @@ class Selector:
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
-
-
-def _jsonable(v):
-    if isinstance(v, np.generic):
-        return v.item()
-    if isinstance(v, (tuple, np.ndarray)):
-        return [_jsonable(x) for x in v]
-    return v
