@@ -18,6 +18,7 @@ import numpy as np
 
 from . import __version__
 from ._io import jsonable, write_atomic
+from ._runtime import single_thread
 from .data import METABENCH, POOL_CAVEAT, Responses, Split, split_models
 from .intervals import IntervalModel, cross_fitted_predictions
 from .metrics import summary
@@ -223,12 +224,13 @@ def compress(
             f"{few.size} item(s) were answered by fewer than {min_answered} training models, e.g. "
             f"{', '.join(map(repr, data.items[few[:3]].tolist()))}; drop them or lower min_answered"
         )
-    selector.fit(train, valid)
-    idx = selector.items_
-    rec = selector.reconstructor_
-    pred_cf = cross_fitted_predictions(rec, train.responses[:, idx], train.target, seed=seed)
-    pred_val = rec.predict(valid.responses[:, idx])
-    interval = IntervalModel(level=level).fit(pred_cf, train.target, pred_val, valid.target)
+    with single_thread():  # see essence._runtime
+        selector.fit(train, valid)
+        idx = selector.items_
+        rec = selector.reconstructor_
+        pred_cf = cross_fitted_predictions(rec, train.responses[:, idx], train.target, seed=seed)
+        pred_val = rec.predict(valid.responses[:, idx])
+        interval = IntervalModel(level=level).fit(pred_cf, train.target, pred_val, valid.target)
     figures = {}
     for label, part in (("validation", valid), ("test", testd)):
         if part.n_models:

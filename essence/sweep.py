@@ -50,6 +50,7 @@ import numpy as np
 from . import __version__
 from . import data as _data
 from ._io import atomic_path, jsonable, write_atomic
+from ._runtime import single_thread
 
 __all__ = [
     "COLUMNS",
@@ -265,9 +266,7 @@ def _thread_limit(on: bool):
     if not on:
         yield
         return
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1):
+    with single_thread():
         yield
 
 

@@ -27,6 +27,7 @@ import inspect
 import numpy as np
 
 from .._io import jsonable
+from .._runtime import single_thread
 from ..data import Responses
 from ..reconstruct import GAMReconstructor, choose_on_validation
 
@@ -83,6 +84,10 @@ class Selector:
             raise ValueError("fit: train and val must hold the same items in the same order")
         check_k(self.k, train.n_items)
         self.info_ = {}
+        with single_thread():  # see essence._runtime: faster on shared cores, same items on any machine
+            return self._fit(train, val)
+
+    def _fit(self, train: Responses, val: Responses) -> "Selector":
         idx = np.asarray(self.select(train, val), dtype=np.intp)
         if idx.shape != (self.k,) or np.unique(idx).size != self.k or idx.min() < 0 or idx.max() >= train.n_items:
             raise RuntimeError(f"{self.name}: select() returned an invalid subset {idx!r}")  # a bug, not user input

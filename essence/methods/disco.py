@@ -187,13 +187,6 @@ class DiscoSelector(Selector):
         self.n_splines = n_splines
         self.lam = lam
 
-    def fit(self, train, val):
-        """As :meth:`Selector.fit`, with BLAS/OpenMP held to one thread (faster on a shared machine)."""
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(1):
-            return super().fit(train, val)
-
     def select(self, train, val) -> np.ndarray:
         for nm in ("n_components", "neighbors"):
             vals = getattr(self, nm)

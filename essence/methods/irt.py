@@ -26,8 +26,7 @@ from ..reconstruct import (GAMReconstructor, RidgeReconstructor, Table1D, _round
                            register_reconstructor, subset_score)
 from .base import Selector
 
-__all__ = ["IRTSelector", "IRTGAMReconstructor", "select_by_information", "fit_gam2_tables", "fit_item_params",
-           "single_thread"]
+__all__ = ["IRTSelector", "IRTGAMReconstructor", "select_by_information", "fit_gam2_tables", "fit_item_params"]
 
 #: abilities are clipped to [-THETA_MAX, THETA_MAX] before the GAM (the tables' grid)
 THETA_MAX = 6.0
@@ -190,18 +189,6 @@ class IRTGAMReconstructor:
         return obj
 
 
-def single_thread():
-    """Context: BLAS and OpenMP limited to one thread.
-
-    On a shared 2-core machine, multi-threaded BLAS (pygam's QR, ridge) and OpenMP (K-Means) under
-    contention run many times slower (gsm8k ``irt`` k=50: 9.0 s vs 5.7 s wall); one thread also makes
-    float rounding, and so the chosen items, independent of the machine's core count.
-    """
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(1)
-
-
 def fit_item_params(selector, train):
     """2PL parameters of all items for a selector with the IRT settings of :class:`IRTSelector`.
 
@@ -261,11 +248,6 @@ class IRTSelector(Selector):
         self.n_splines = n_splines
         self.lam = lam
         self.cache = cache
-
-    def fit(self, train, val):
-        """As :meth:`Selector.fit`, with BLAS/OpenMP held to one thread (see :func:`single_thread`)."""
-        with single_thread():
-            return super().fit(train, val)
 
     def select(self, train, val) -> np.ndarray:
         params, Rb = fit_item_params(self, train)

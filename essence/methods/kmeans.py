@@ -65,13 +65,14 @@ def kmeans_anchors(responses, k: int, seed: int = 0, n_init: int = 10, max_iter:
     to its nearest anchor. Same seed, same anchors.
     """
     from sklearn.cluster import KMeans
-    from threadpoolctl import threadpool_limits
+
+    from .._runtime import single_thread
 
     n_items = np.shape(responses)[1] if np.ndim(responses) == 2 else 0
     if not 1 <= k <= n_items:
         raise ValueError(f"k: {k} must be between 1 and the {n_items} items")
     # one thread: on a shared 2-core machine OpenMP/BLAS oversubscription makes K-Means 10-20x slower
-    with warnings.catch_warnings(), threadpool_limits(1):
+    with warnings.catch_warnings(), single_thread():
         warnings.simplefilter("ignore")  # ConvergenceWarning when there are fewer distinct points than k
         F = _exact_low_dim(item_features(responses))
         km = KMeans(n_clusters=k, n_init=n_init, max_iter=max_iter, random_state=seed).fit(F)
@@ -135,13 +136,6 @@ class KMeansSelector(Selector):
         self.n_splines = n_splines
         self.lam = lam
         self.candidates = tuple(str(c) for c in ([candidates] if isinstance(candidates, str) else candidates))
-
-    def fit(self, train, val):
-        """As :meth:`Selector.fit`, with BLAS/OpenMP held to one thread (faster on a shared machine)."""
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(1):
-            return super().fit(train, val)
 
     def select(self, train, val) -> np.ndarray:
         if not (isinstance(self.n_init, (int, np.integer)) and self.n_init >= 1):

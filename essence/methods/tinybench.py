@@ -34,7 +34,7 @@ import numpy as np
 from ..irt import DEFAULT_FIT, ItemParams, binarize, estimate_ability
 from ..reconstruct import Table1D, _round, fit_gam_table, register_reconstructor
 from .base import Selector
-from .irt import fit_item_params, single_thread
+from .irt import fit_item_params
 from .kmeans import kmeans_anchors
 
 __all__ = ["TinyBenchSelector", "GPIRTReconstructor", "gp_lambda", "gpirt_components"]
@@ -216,11 +216,6 @@ class TinyBenchSelector(Selector):
         self.n_splines = n_splines
         self.lam = lam
         self.cache = cache
-
-    def fit(self, train, val):
-        """As :meth:`Selector.fit`, with BLAS/OpenMP held to one thread."""
-        with single_thread():
-            return super().fit(train, val)
 
     def select(self, train, val) -> np.ndarray:
         idx, sizes, inertia = kmeans_anchors(train.responses, self.k, seed=self.seed, n_init=self.n_init,

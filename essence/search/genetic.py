@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._runtime import single_thread
+
 from ..reconstruct import Table1D, fit_gam_table
 
 __all__ = ["SubsetFitness", "RidgeFitness", "GAResult", "genetic_search", "repair", "random_masks", "as_generator"]
@@ -410,7 +412,7 @@ def genetic_search(R_train, y_train, R_val, y_val, k: int, *, population: int = 
 
     bar = tqdm(total=G, desc=desc, unit="gen", disable=not progress, leave=False)
     try:
-        with _one_blas_thread():
+        with single_thread():
             history, mean_hist, pop, fv, evaluations, stopped = _evolve(
                 fit, pop, fv, history, mean_hist, rng, k, M, P, G, T, E, rate, patience, evaluations, bar)
     finally:
@@ -423,17 +425,6 @@ def genetic_search(R_train, y_train, R_val, y_val, k: int, *, population: int = 
     )
 
 
-def _one_blas_thread():
-    """The GA's products are small ((P, M) x (M, n_val)): one BLAS thread is as fast on a quiet machine and
-    many times faster on a busy one (spinning threads), and leaves cores to parallel sweeps."""
-    try:
-        from threadpoolctl import threadpool_limits
-
-        return threadpool_limits(limits=1, user_api="blas")
-    except Exception:  # threadpoolctl missing or unable to inspect the BLAS: run as is
-        import contextlib
-
-        return contextlib.nullcontext()
 
 
 def _evolve(fit, pop, fv, history, mean_hist, rng, k, M, P, G, T, E, rate, patience, evaluations, bar):
