@@ -56,8 +56,12 @@ def use_style() -> None:
     })
 
 
-def savefig(fig, name: str, figures_dir="figures") -> list[Path]:
-    """Write ``fig`` as ``<figures_dir>/<name>.png`` and ``.svg``; returns the paths."""
+def savefig(fig, name: str, figures_dir="figures", dpi: float | None = None) -> list[Path]:
+    """Write ``fig`` as ``<figures_dir>/<name>.png`` and ``.svg``; returns the paths.
+
+    ``dpi`` overrides the style's 150 dpi for both files (the resolution of the PNG and of the images
+    embedded in the SVG): large pixel-level heatmaps use a lower one to stay small on disk.
+    """
     d = Path(figures_dir)
     d.mkdir(parents=True, exist_ok=True)
     paths = [d / f"{name}.png", d / f"{name}.svg"]
@@ -66,8 +70,9 @@ def savefig(fig, name: str, figures_dir="figures") -> list[Path]:
         for coll in ax.collections:
             if len(coll.get_offsets()) > 500:
                 coll.set_rasterized(True)
-    fig.savefig(paths[0], metadata={"Software": None})
-    fig.savefig(paths[1], metadata={"Date": None, "Creator": None})
+    kw = {} if dpi is None else {"dpi": dpi}
+    fig.savefig(paths[0], metadata={"Software": None}, **kw)
+    fig.savefig(paths[1], metadata={"Date": None, "Creator": None}, **kw)
     return paths
 
 
@@ -506,3 +511,568 @@ __all__ += [
     "plot_new_model_estimates",
     "plot_reconstructor_range",
 ]
+
+
+# ----------------------------------------------------------------------------------------------
+# 01-04 · the EssenceBench lessons (redundancy, coarse filter, genetic search, EBM refinement)
+# ----------------------------------------------------------------------------------------------
+def _star(name: str) -> str:
+    return f"{name} *" if name in METABENCH else name
+
+
+def plot_redundancy_heatmaps(matrices: dict, orders: dict, title: str, vmin: float = -0.2, vmax: float = 1.0):
+    """A grid of redundancy heatmaps: one column per matrix, one row per item order.
+
+    ``matrices``: column label -> ``(n_items, n_items)`` redundancy (the diagonal is blanked);
+    ``orders``: row label -> ``(n_items,)`` item order used for every matrix of that row. One shared
+    colour scale ``[vmin, vmax]`` (unitless: cosine or Pearson).
+    """
+    import matplotlib.pyplot as plt
+
+    nr, nc = len(orders), len(matrices)
+    fig, axes = plt.subplots(nr, nc, figsize=(4.3 * nc + 0.8, 4.1 * nr), squeeze=False)
+    im = None
+    for i, (olab, order) in enumerate(orders.items()):
+        o = np.asarray(order, dtype=np.intp)
+        for j, (mlab, M) in enumerate(matrices.items()):
+            A = np.array(M, dtype=np.float64)[np.ix_(o, o)]
+            np.fill_diagonal(A, np.nan)
+            ax = axes[i, j]
+            im = ax.imshow(A, cmap="magma", vmin=vmin, vmax=vmax, interpolation="nearest")
+            ax.grid(False)
+            ax.set_title(f"{mlab}\nitems ordered by {olab}", fontsize=10.5)
+            ax.set_xlabel(f"item (ordered by {olab})")
+            ax.set_ylabel(f"item (ordered by {olab})")
+    fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0, 0.92, 1))
+    cax = fig.add_axes((0.93, 0.25, 0.015, 0.5))
+    cb = fig.colorbar(im, cax=cax)
+    cb.set_label("redundancy (cosine / Pearson)")
+    return fig
+
+
+def plot_redundancy_distributions(values: dict, thresholds: dict | None = None, null: dict | None = None,
+                                  bins: int = 80):
+    """Histograms of the off-diagonal redundancies, one panel per kind, one line per dataset.
+
+    ``values``: kind (e.g. ``"R_text"``) -> {dataset -> ``(n_pairs,)`` values}; ``thresholds``: kind ->
+    the filter's threshold (a vertical line); ``null``: kind -> {dataset -> ``(n_pairs,)`` values under
+    no redundancy at all} drawn dashed in the dataset's colour. Share of pairs per bin on a log scale, so
+    that the few pairs in the tail stay visible. The legend gives each dataset's pairs above the threshold.
+    """
+    import matplotlib.pyplot as plt
+
+    kinds = list(values)
+    fig, axes = plt.subplots(1, len(kinds), figsize=(5.8 * len(kinds), 4.2), squeeze=False)
+    palette = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3"]
+    edges = np.linspace(-1, 1, bins + 1)
+    for ax, kind in zip(axes.ravel(), kinds):
+        tau = (thresholds or {}).get(kind)
+        for c, (ds, v) in zip(palette, values[kind].items()):
+            v = np.asarray(v, dtype=np.float64)
+            w = np.full(v.size, 1.0 / max(v.size, 1))
+            above = f"; {int((v > tau).sum())} > {tau:g}" if tau is not None and tau < 1 else ""
+            ax.hist(v, bins=edges, weights=w, histtype="step", lw=1.6, color=c,
+                    label=f"{_star(ds)}: {v.size:,} pairs, median {np.median(v):.2f}{above}")
+            nv = (null or {}).get(kind, {}).get(ds)
+            if nv is not None:
+                nv = np.asarray(nv, dtype=np.float64)
+                ax.hist(nv, bins=edges, weights=np.full(nv.size, 1.0 / nv.size), histtype="step", lw=1.0, ls="--",
+                        color=c, label=f"{_star(ds)}: shuffled models (no redundancy)")
+        if tau is not None and tau < 1:
+            ax.axvline(tau, color="#222222", lw=1, ls=":")
+            ax.text(tau, 0.66, f"τ = {tau:g} ", transform=ax.get_xaxis_transform(), va="bottom", ha="right", fontsize=9)
+        ax.set_yscale("log")
+        ax.set_xlim(-0.6, 1.02)
+        ax.set_xlabel(f"{kind} of an item pair")
+        ax.set_ylabel("share of pairs per bin (log scale)")
+        ax.set_title(kind)
+        lo = ax.get_ylim()[0]
+        ax.set_ylim(lo, 10 ** (0.45 * -np.log10(lo)))  # room above the data (shares <= 1) for the legend
+        ax.set_yticks([10.0 ** e for e in range(int(np.ceil(np.log10(lo))), 1)])
+        ax.legend(fontsize=7.5, loc="upper left")
+    fig.suptitle("How redundant are item pairs? Distribution of the off-diagonal redundancies")
+    fig.tight_layout()
+    if any(ds in METABENCH for v in values.values() for ds in v):
+        caveat_note(fig, f"* {_pool_caveat()}")
+    return fig
+
+
+def plot_text_vs_rank(panels: dict, tau_text: float | None = None, tau_rank: float | None = None,
+                      max_points: int = 40000, seed: int = 0):
+    """Every item pair as a point: text redundancy (x) against rank redundancy (y), one panel per dataset.
+
+    ``panels``: dataset -> ``(r_text, r_rank)`` aligned ``(n_pairs,)`` arrays. Dashed lines at the
+    thresholds; the title gives the Pearson correlation between the two redundancies over pairs.
+    """
+    import matplotlib.pyplot as plt
+
+    n = len(panels)
+    cols = 2 if n == 4 else min(n, 3)
+    rows = int(np.ceil(n / cols))
+    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 4.0 * rows), squeeze=False)
+    for ax in axes.ravel()[n:]:
+        ax.axis("off")
+    rng = np.random.default_rng(seed)
+    for ax, (ds, (t, r)) in zip(axes.ravel(), panels.items()):
+        t, r = np.asarray(t, dtype=np.float64), np.asarray(r, dtype=np.float64)
+        ok = np.isfinite(t) & np.isfinite(r)
+        t, r = t[ok], r[ok]
+        sel = rng.permutation(t.size)[:max_points]
+        ax.scatter(t[sel], r[sel], s=3 if sel.size < 10000 else 2, alpha=0.35 if sel.size < 10000 else 0.15,
+                   color="#4c72b0", lw=0)
+        out = ((t > tau_text) if tau_text is not None else False) | ((r > tau_rank) if tau_rank is not None else False)
+        out = np.flatnonzero(out)
+        if 0 < out.size <= 200:  # the few pairs the filter would act on, drawn so that they can be seen
+            ax.scatter(t[out], r[out], s=18, facecolor="none", edgecolor="#c44e52", lw=1.0,
+                       label=f"beyond a threshold ({out.size})")
+        if tau_text is not None and tau_text < 1:
+            ax.axvline(tau_text, color="#c44e52", lw=1, ls="--", label=f"τ_text = {tau_text:g}")
+        if tau_rank is not None and tau_rank < 1:
+            ax.axhline(tau_rank, color="#dd8452", lw=1, ls="--", label=f"τ_rank = {tau_rank:g}")
+        rho = np.corrcoef(t, r)[0, 1] if t.size > 2 else np.nan
+        shown = f"{sel.size:,} of {t.size:,} pairs" if sel.size < t.size else f"{t.size:,} pairs"
+        ax.set_title(f"{_star(ds)}: r = {rho:.2f} ({shown})", fontsize=10.5)
+        ax.set_xlabel("R_text (MiniLM cosine)")
+        ax.set_ylabel("R_rank (Pearson over training models)")
+        ax.set_xlim(-0.3, 1.02)
+        ax.set_ylim(-0.6, 1.02)
+        ax.legend(fontsize=8, loc="lower right")
+    fig.suptitle("Do the two redundancies agree? Each point is one pair of items")
+    fig.tight_layout()
+    if any(ds in METABENCH for ds in panels):
+        caveat_note(fig, f"* {_pool_caveat()}")
+    return fig
+
+
+def plot_split_half(panels: dict, max_points: int = 30000, seed: int = 0):
+    """Rank redundancy of each item pair on one half of the models (x) against the other half (y).
+
+    ``panels``: dataset -> ``(a, b, n_models)`` with ``a``, ``b`` aligned ``(n_pairs,)`` arrays (see
+    :func:`essence.lessons.rank_redundancy_halves`) and the number of models split in two. The title
+    gives their correlation: 1 = each pair's correlation is a property of the pair; 0 = pure noise.
+    """
+    import matplotlib.pyplot as plt
+
+    n = len(panels)
+    fig, axes = plt.subplots(1, n, figsize=(4.1 * n, 4.0), squeeze=False)
+    rng = np.random.default_rng(seed)
+    for ax, (ds, (a, b, m)) in zip(axes.ravel(), panels.items()):
+        a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+        sel = rng.permutation(a.size)[:max_points]
+        ax.scatter(a[sel], b[sel], s=2, alpha=0.15, color="#55a868", lw=0)
+        ax.plot([-1, 1], [-1, 1], color="#999999", lw=1, ls="--", label="y = x")
+        ax.set_title(f"{_star(ds)}: two halves of {m} models\nagreement r = {np.corrcoef(a, b)[0, 1]:.2f}",
+                     fontsize=10.5)
+        ax.set_xlabel("R_rank on half A")
+        ax.set_ylabel("R_rank on half B")
+        ax.set_xlim(-1, 1.02)
+        ax.set_ylim(-1, 1.02)
+        ax.legend(fontsize=8, loc="lower right")
+    fig.suptitle("Is a pair's rank redundancy a property of the items? Measure it twice")
+    fig.tight_layout()
+    if any(ds in METABENCH for ds in panels):
+        caveat_note(fig, f"* {_pool_caveat()}")
+    return fig
+
+
+__all__ += ["plot_redundancy_heatmaps", "plot_redundancy_distributions", "plot_text_vs_rank", "plot_split_half"]
+
+
+def plot_kept_counts(grids: dict):
+    """Pool size left by the coarse filter over a grid of thresholds, one heatmap per dataset.
+
+    ``grids``: dataset -> dict with ``kept`` ``(n_text, n_rank)`` int (see
+    :func:`essence.lessons.kept_counts`), ``tau_text`` ``(n_text,)``, ``tau_rank`` ``(n_rank,)`` and
+    ``n_items``. Cells show the count; colour is the share of the items kept. A threshold of 1 is "off".
+    """
+    import matplotlib.pyplot as plt
+
+    n = len(grids)
+    fig, axes = plt.subplots(1, n, figsize=(0.55 * max(len(g["tau_rank"]) for g in grids.values()) * n + 1.5 * n, 3.9),
+                             squeeze=False)
+    im = None
+    for ax, (ds, g) in zip(axes.ravel(), grids.items()):
+        K = np.asarray(g["kept"], dtype=float)
+        share = K / g["n_items"]
+        im = ax.imshow(share, cmap="viridis", vmin=0, vmax=1, aspect="auto", origin="lower")
+        for i in range(K.shape[0]):
+            for j in range(K.shape[1]):
+                ax.text(j, i, f"{int(K[i, j])}", ha="center", va="center", fontsize=7.5,
+                        color="white" if share[i, j] < 0.55 else "black")
+        lab = lambda v: "off" if v >= 1 else f"{v:g}"  # noqa: E731
+        ax.set_xticks(range(len(g["tau_rank"])))
+        ax.set_xticklabels([lab(v) for v in g["tau_rank"]], fontsize=8.5)
+        ax.set_yticks(range(len(g["tau_text"])))
+        ax.set_yticklabels([lab(v) for v in g["tau_text"]], fontsize=8.5)
+        ax.set_xlabel("τ_rank (Pearson threshold)")
+        ax.set_ylabel("τ_text (cosine threshold)")
+        ax.set_title(f"{_star(ds)}: {g['n_items']} items", fontsize=10.5)
+        ax.grid(False)
+    cb = fig.colorbar(im, ax=axes.ravel().tolist(), fraction=0.025, pad=0.02)
+    cb.set_label("share of items kept")
+    fig.suptitle("Items kept by the coarse filter as the two thresholds vary (cells: items kept)")
+    if any(ds in METABENCH for ds in grids):
+        caveat_note(fig, f"* {_pool_caveat()}")
+    return fig
+
+
+def plot_filter_error(panels: dict, k: int):
+    """Held-out RMSE of random k-subsets drawn from filtered pools, against the pool size.
+
+    ``panels``: dataset -> dict with ``full`` ``(n_draws,)`` RMSE (pp) from the unfiltered pool, ``n_items``,
+    and ``curves``: label -> list of ``(tau, pool_size, rmses (n_draws,))``. Points: mean; bars: the
+    10th to 90th percentile over draws; the grey band is the unfiltered pool's 10-90% range.
+    """
+    import matplotlib.pyplot as plt
+
+    n = len(panels)
+    fig, axes = plt.subplots(1, n, figsize=(4.4 * n, 4.0), squeeze=False)
+    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
+
+    colors = ["#dd8452", "#4c72b0", "#55a868", "#c44e52"]
+    for ax, (ds, p) in zip(axes.ravel(), panels.items()):
+        full = np.asarray(p["full"], dtype=float)
+        lo, hi = np.percentile(full, [10, 90])
+        ax.axhspan(lo, hi, color="#999999", alpha=0.2, lw=0)
+        ax.axhline(full.mean(), color="#555555", lw=1.2, ls="--", label=f"no filter ({p['n_items']} items)")
+        for c, (label, pts) in zip(colors, p["curves"].items()):
+            pts = sorted(pts, key=lambda t: t[1])
+            x = np.array([q[1] for q in pts], dtype=float)
+            m = np.array([np.mean(q[2]) for q in pts])
+            p10 = np.array([np.percentile(q[2], 10) for q in pts])
+            p90 = np.array([np.percentile(q[2], 90) for q in pts])
+            ax.errorbar(x, m, yerr=[m - p10, p90 - m], marker="o", ms=4, lw=1.4, capsize=2, color=c, label=label)
+            for (tau, xx, _), mm in zip(pts, m):
+                ax.annotate(f"{tau:g}", (xx, mm), textcoords="offset points", xytext=(4, 4), fontsize=7, color=c)
+        ax.set_xscale("log")
+        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("items left in the pool (log scale)")
+        ax.set_ylabel(f"held-out RMSE, random k = {k} (pp)")
+        ax.set_title(_star(ds))
+        ax.legend(fontsize=8)
+    fig.suptitle(f"Does filtering help a random subset? {k} random items from the filtered pool, GAM on their mean\n"
+                 "(mean and 10-90% range over draws; labels: the threshold)")
+    fig.tight_layout()
+    if any(ds in METABENCH for ds in panels):
+        caveat_note(fig, f"* {_pool_caveat()}")
+    return fig
+
+
+def plot_kept_vs_dropped(panels: dict, tau_rank: float):
+    """Item discrimination (correlation with the full score over training models) of the items the rank
+    filter keeps and drops. ``panels``: dataset -> ``(discrimination (n_items,), kept (n_kept,) positions)``."""
+    import matplotlib.pyplot as plt
+
+    n = len(panels)
+    fig, axes = plt.subplots(1, n, figsize=(4.2 * n, 3.5), squeeze=False)
+    edges = np.linspace(-0.2, 1.0, 37)
+    for ax, (ds, (disc, kept)) in zip(axes.ravel(), panels.items()):
+        disc = np.asarray(disc, dtype=float)
+        mask = np.zeros(disc.size, dtype=bool)
+        mask[np.asarray(kept, dtype=np.intp)] = True
+        ax.hist(disc[mask], bins=edges, color="#4c72b0", alpha=0.7,
+                label=f"kept ({mask.sum()}): mean {disc[mask].mean():.2f}")
+        if (~mask).any():
+            ax.hist(disc[~mask], bins=edges, color="#c44e52", alpha=0.7,
+                    label=f"dropped ({(~mask).sum()}): mean {disc[~mask].mean():.2f}")
+        ax.set_xlabel("item discrimination (corr. with full score)")
+        ax.set_ylabel("items")
+        ax.set_title(_star(ds))
+        ax.legend(fontsize=8, loc="upper left")
+    fig.suptitle(f"Which items does the rank filter drop? τ_rank = {tau_rank:g}, text check off")
+    fig.tight_layout()
+    if any(ds in METABENCH for ds in panels):
+        caveat_note(fig, f"* {_pool_caveat()}")
+    return fig
+
+
+__all__ += ["plot_kept_counts", "plot_filter_error", "plot_kept_vs_dropped"]
+
+
+def plot_ruler(train_x, train_y, ruler, candidates: dict, dataset: str = "", max_points: int = 2000, seed: int = 0):
+    """The GA's fixed ruler ``g`` and how it judges candidates.
+
+    Left: training models' mean over the whole pool (pp, x) against their full score (pp, y), and ``g``
+    fitted on them. One more panel per candidate: ``label -> (x_val, y_val, rmse)``, the validation
+    models' mean over the candidate's items (pp) against their full score, with the *same* ``g``; the
+    title gives the candidate's fitness (validation RMSE of ``g``, pp). ``ruler``: a callable on pp
+    (:class:`~essence.reconstruct.Table1D`).
+    """
+    import matplotlib.pyplot as plt
+
+    n = 1 + len(candidates)
+    fig, axes = plt.subplots(1, n, figsize=(4.3 * n, 4.1), squeeze=False, sharey=True)
+    grid = np.linspace(0, 100, 401)
+    rng = np.random.default_rng(seed)
+    tx, ty = np.asarray(train_x, dtype=float), np.asarray(train_y, dtype=float)
+    sel = rng.permutation(tx.size)[:max_points]
+    ax = axes[0, 0]
+    ax.scatter(tx[sel], ty[sel], s=4, alpha=0.3, color="#4c72b0", lw=0, label="training models")
+    ax.plot(grid, ruler(grid), color="#222222", lw=1.6, label="ruler g (GAM)")
+    ax.set_title("g: fitted once, training models", fontsize=10.5)
+    ax.set_xlabel("mean over the whole pool (pp)")
+    ax.set_ylabel("full-benchmark score (pp)")
+    ax.legend(fontsize=8, loc="upper left")
+    for ax, (label, (x, y, err)) in zip(axes.ravel()[1:], candidates.items()):
+        ax.scatter(x, y, s=6, alpha=0.45, color="#dd8452", lw=0, label="validation models")
+        ax.plot(grid, ruler(grid), color="#222222", lw=1.6, label="the same g")
+        ax.set_title(f"{label}\nfitness: validation RMSE {err:.2f} pp", fontsize=10.5)
+        ax.set_xlabel("mean over the subset's items (pp)")
+        ax.legend(fontsize=8, loc="upper left")
+    for ax in axes.ravel():
+        ax.set_xlim(-2, 102)
+        ax.set_ylim(-2, 102)
+    fig.suptitle(f"The paper's fixed ruler on {_star(dataset)}: every candidate subset is judged by the same g")
+    fig.tight_layout()
+    if dataset in METABENCH:
+        caveat_note(fig, f"* {_pool_caveat()}")
+    return fig
+
+
+def plot_ga_history(history, mean_history, refs: dict | None = None, title: str = "", dataset: str = ""):
+    """Fitness over generations: the best individual's and the population mean's fitness RMSE (pp).
+
+    ``history``, ``mean_history``: ``(generations + 1,)`` fitness values (-RMSE, pp), as in
+    :class:`~essence.search.genetic.GAResult`. ``refs``: label -> a horizontal reference (pp).
+    """
+    import matplotlib.pyplot as plt
+
+    h, m = -np.asarray(history, dtype=float), -np.asarray(mean_history, dtype=float)
+    fig, ax = plt.subplots(figsize=(6.4, 3.9))
+    gen = np.arange(h.size)
+    ax.plot(gen, m, color="#8c8c8c", lw=1.4, label="population mean")
+    ax.plot(gen, h, color=METHOD_COLORS["essence"], lw=1.8, label="best individual")
+    styles = [":", "--", "-."]
+    for st, (label, v) in zip(styles * 3, (refs or {}).items()):
+        ax.axhline(v, color="#222222", lw=1, ls=st, label=f"{label}: {v:.2f} pp")
+    from matplotlib.ticker import ScalarFormatter
+
+    ax.set_xscale("symlog", linthresh=10)
+    ax.set_xlim(0, max(gen[-1], 1))
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.set_xlabel("generation (linear to 10, then log scale)")
+    ax.set_ylabel("fitness: validation RMSE of g (pp)")
+    ax.legend(fontsize=8)
+    ax.set_title(title or "Fitness over generations")
+    fig.tight_layout()
+    if dataset in METABENCH:
+        caveat_note(fig, f"* {_pool_caveat()}")
+    return fig
+
+
+def plot_subset_vs_random(random: dict, marks: dict, k: int, dataset: str = ""):
+    """Test RMSE (pp) and Kendall tau of chosen subsets against random k-subsets.
+
+    ``random``: ``{"rmse": (n_draws,), "kendall": (n_draws,)}`` (see
+    :func:`essence.lessons.random_subset_scores`); ``marks``: label -> ``{"rmse", "kendall"}`` of a
+    chosen subset (vertical lines). Each line's label gives the share of random draws it beats.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    colors = [METHOD_COLORS["essence"], "#4c72b0", "#55a868", "#8172b3"]
+    for ax, key, xl, better in ((axes[0], "rmse", "test RMSE (pp)", np.less),
+                                (axes[1], "kendall", "test Kendall tau", np.greater)):
+        v = np.asarray(random[key], dtype=float)
+        ax.hist(v, bins=20, color=METHOD_COLORS["random"], alpha=0.6,
+                label=f"random {k}-subsets ({v.size}), mean {v.mean():.3f}")
+        for c, (label, mk) in zip(colors, marks.items()):
+            beat = float(np.mean(better(mk[key], v)))
+            ax.axvline(mk[key], color=c, lw=2, label=f"{label}: {mk[key]:.3f} (beats {100 * beat:.0f}% of random)")
+        ax.set_xlabel(xl)
+        ax.set_ylabel("random draws")
+        ax.set_ylim(0, ax.get_ylim()[1] * 1.3)  # room for the legend
+        ax.legend(fontsize=7.5, loc="upper right" if key == "rmse" else "upper left")
+    fig.suptitle(f"{_star(dataset)}: the GA's subset against random subsets of the same size, k = {k}, on test models")
+    fig.tight_layout()
+    if dataset in METABENCH:
+        caveat_note(fig, f"* {_pool_caveat()}")
+    return fig
+
+
+def plot_fitness_vs_heldout(panels: dict, refs: dict | None = None):
+    """What the GA optimises against what a user gets, over generations, for two fitness functions.
+
+    ``panels``: dataset -> {fitness label -> list over seeds of DataFrames with columns ``generation``,
+    ``fitness_rmse`` and ``test_rmse`` (pp)}. Solid lines: held-out (test) RMSE of the best subset,
+    reconstructor chosen on validation; dashed: the fitness RMSE the GA minimises. Mean over seeds with
+    a band from the lowest to the highest seed. ``refs``: dataset -> {label -> horizontal line (pp)}.
+    """
+    import matplotlib.pyplot as plt
+
+    n = len(panels)
+    fig, axes = plt.subplots(1, n, figsize=(5.2 * n, 4.3), squeeze=False)
+    colors = [METHOD_COLORS["essence"], "#4c72b0", "#55a868"]
+    for ax, (ds, fits) in zip(axes.ravel(), panels.items()):
+        for c, (label, tables) in zip(colors, fits.items()):
+            gen = np.asarray(tables[0]["generation"], dtype=float)
+            for col, ls, what in (("fitness_rmse", "--", "fitness (what the GA minimises)"),
+                                  ("test_rmse", "-", "held-out test RMSE")):
+                Y = np.vstack([np.asarray(t[col], dtype=float) for t in tables])
+                ax.plot(gen, Y.mean(axis=0), color=c, ls=ls, lw=1.8, marker="o", ms=3.5, label=f"{label}: {what}")
+                if Y.shape[0] > 1:
+                    ax.fill_between(gen, Y.min(axis=0), Y.max(axis=0), color=c, alpha=0.12, lw=0)
+        for st, (label, v) in zip([":", "-."], ((refs or {}).get(ds) or {}).items()):
+            ax.axhline(v, color="#555555", lw=1.1, ls=st, label=label)
+            ax.text(0.99, v, f"{v:.2f} pp", transform=ax.get_yaxis_transform(), ha="right", va="bottom",
+                    fontsize=8, color="#555555")
+        ax.set_xscale("symlog", linthresh=30)
+        from matplotlib.ticker import ScalarFormatter
+
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.set_xlim(0, float(max(np.max(np.asarray(t["generation"], dtype=float)) for ts in fits.values() for t in ts)))
+        ax.set_xlabel("generation (linear to 30, then log scale)")
+        ax.set_ylabel("RMSE (pp)")
+        ax.set_title(_star(ds))
+    from matplotlib.lines import Line2D
+
+    first = next(iter(panels.values()))
+    handles = [Line2D([], [], color=c, lw=2.2) for c, _ in zip(colors, first)]
+    labels = list(first)
+    handles += [Line2D([], [], color="#222222", ls="--", lw=1.8),
+                Line2D([], [], color="#222222", ls="-", lw=1.8)]
+    labels += ["dashed: the fitness the GA minimises", "solid: held-out test RMSE of its best subset"]
+    for st, label in zip([":", "-."], ((refs or {}).get(next(iter(panels))) or {})):
+        handles.append(Line2D([], [], color="#555555", ls=st, lw=1.1))
+        labels.append(label)
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=2, fontsize=8.5)
+    fig.suptitle("Fitness against held-out error during the search (mean over seeds; band: min to max)")
+    fig.tight_layout()
+    if any(ds in METABENCH for ds in panels):
+        fig.text(0.01, -0.2, f"Note: * {_pool_caveat()}.", fontsize=8, style="italic", ha="left", va="top",
+                 color="#444444")
+    return fig
+
+
+__all__ += ["plot_ruler", "plot_ga_history", "plot_subset_vs_random", "plot_fitness_vs_heldout"]
+
+
+def plot_attribution(attribution, counts, discrimination, groups: dict, best, k: int, dataset: str = ""):
+    """EBM attributions of the pool items and the High / Low / Random groups built from them.
+
+    ``attribution`` ``(M,)`` A_l (pp), ``counts`` ``(M,)`` elites holding each item, ``discrimination``
+    ``(M,)`` each item's correlation with the full score, ``groups``: name -> positions (see
+    :func:`essence.search.attribution.attribution_groups`), ``best`` ``(k,)`` positions of the best subset.
+    Left: attribution against discrimination for the items some elite holds. Right: the items ranked by
+    attribution (ties, e.g. the items no elite holds, in position order) and which group each rank falls in.
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import BoundaryNorm
+
+    A = np.asarray(attribution, dtype=float)
+    c = np.asarray(counts, dtype=int)
+    disc = np.asarray(discrimination, dtype=float)
+    M = A.size
+    fig, axes = plt.subplots(1, 2, figsize=(11.5, 4.3), gridspec_kw={"width_ratios": [1, 1.25]})
+    ax = axes[0]
+    held = c > 0
+    cmax = max(int(c.max()), 1)
+    norm = BoundaryNorm(np.arange(0.5, cmax + 1.5), plt.get_cmap("viridis").N)
+    sc = ax.scatter(disc[held], A[held], c=c[held], cmap="viridis", norm=norm, s=22, edgecolor="none")
+    inb = np.zeros(M, dtype=bool)
+    inb[np.asarray(best, dtype=np.intp)] = True
+    ax.scatter(disc[inb], A[inb], s=46, facecolor="none", edgecolor="#c44e52", lw=1.0, label=f"in the best subset ({inb.sum()})")
+    cb = fig.colorbar(sc, ax=ax, ticks=range(1, cmax + 1), fraction=0.05, pad=0.02)
+    cb.set_label("elites holding the item")
+    ax.set_xlabel("item discrimination (corr. with full score)")
+    ax.set_ylabel("attribution A_l (pp)")
+    ax.set_title(f"{held.sum()} of {M} items are in some elite", fontsize=10.5)
+    ax.legend(fontsize=8, loc="upper left")
+    ax = axes[1]
+    order = np.argsort(-A, kind="stable")
+    ax.plot(np.arange(1, M + 1), A[order], color="#222222", lw=1.5, label="attribution, items ranked")
+    top = A.max() if A.max() > 0 else 1.0
+    colors = {"high": "#c44e52", "low": "#4c72b0", "random": "#8c8c8c"}
+    rank_of = np.empty(M, dtype=np.intp)
+    rank_of[order] = np.arange(1, M + 1)
+    for i, (name, g) in enumerate(groups.items()):
+        y0 = -0.12 * top * (i + 1)
+        r = np.sort(rank_of[np.asarray(g, dtype=np.intp)])
+        ax.scatter(r, np.full(r.size, y0), marker="|", s=60, color=colors.get(name, "#55a868"), lw=0.8)
+        ax.text(M * 1.01, y0, f"{name} ({r.size})", va="center", fontsize=8.5, color=colors.get(name, "#55a868"))
+    ax.axvline(held.sum() + 0.5, color="#999999", ls=":", lw=1)
+    ax.text(held.sum() + 3, 0.75 * top, "no elite holds\nthe items right\nof this line (A = 0)", fontsize=8, color="#555555")
+    ax.set_xlim(0, M * 1.16)
+    ax.set_ylim(-0.12 * top * (len(groups) + 0.8), top * 1.08)
+    ax.set_yticks([t for t in ax.get_yticks() if 0 <= t <= top * 1.08])
+    ax.set_xlabel("item rank by attribution")
+    ax.set_ylabel("attribution A_l (pp)")
+    ax.set_title("the three groups: which ranks each holds", fontsize=10.5)
+    fig.suptitle(f"{_star(dataset)}, k = {k}: EBM attributions from the GA's elite subsets")
+    fig.tight_layout()
+    if dataset in METABENCH:
+        caveat_note(fig, f"* {_pool_caveat()}")
+    return fig
+
+
+def plot_refinement_trace(traces, dataset: str = ""):
+    """Per-stage RMSE of EssenceBench runs: the GA stage, then each refinement round.
+
+    ``traces``: :func:`essence.lessons.ablation_traces` output (columns ``k``, ``seed``, ``stage``,
+    ``step``, ``fitness_rmse``, ``val_rmse``, pp). One panel per k; one thin line per seed for the
+    validation RMSE of the best subset so far (solid) and its fitness RMSE (dashed); thick: their means.
+    """
+    import matplotlib.pyplot as plt
+
+    ks = sorted(traces["k"].unique())
+    fig, axes = plt.subplots(1, len(ks), figsize=(4.6 * len(ks), 3.9), squeeze=False)
+    for ax, k in zip(axes.ravel(), ks):
+        t = traces[traces["k"] == k]
+        stages = t.sort_values("step").drop_duplicates("step")["stage"].tolist()
+        for col, color, ls, lab in (("val_rmse", METHOD_COLORS["essence"], "-", "validation RMSE"),
+                                    ("fitness_rmse", "#4c72b0", "--", "fitness RMSE")):
+            P = t.pivot(index="seed", columns="step", values=col)
+            for _, row in P.iterrows():
+                ax.plot(P.columns, row.values, color=color, ls=ls, lw=0.8, alpha=0.45)
+            ax.plot(P.columns, P.mean(axis=0).values, color=color, ls=ls, lw=2.4, marker="o", label=f"{lab} (mean)")
+        ax.set_xticks(range(len(stages)))
+        ax.set_xticklabels(stages)
+        ax.set_xlabel("stage (the best subset so far)")
+        ax.set_ylabel("RMSE (pp)")
+        ax.set_title(f"k = {k} ({t['seed'].nunique()} seeds: thin lines)")
+        ax.legend(fontsize=8)
+    fig.suptitle(f"{_star(dataset)}: error of the best subset after the GA and after each refinement round")
+    fig.tight_layout()
+    if dataset in METABENCH:
+        caveat_note(fig, f"* {_pool_caveat()}")
+    return fig
+
+
+def plot_ablation(table, variants, metric: str = "rmse", dataset: str = ""):
+    """Test RMSE (pp) of each ablation variant, one panel per k; each seed is a grey line across the
+    variants (the same split for every variant), the coloured marker is the mean ± sd over seeds.
+
+    ``table``: :func:`essence.lessons.ablation` output (columns ``variant``, ``k``, ``seed``, ``rmse``, ...);
+    ``variants``: the variant labels in display order.
+    """
+    import matplotlib.pyplot as plt
+
+    ks = sorted(table["k"].unique())
+    fig, axes = plt.subplots(1, len(ks), figsize=(5.4 * len(ks), 4.6), squeeze=False)
+    palette = ["#c44e52", "#dd8452", "#4c72b0", "#8c8c8c", "#55a868"]
+    for ax, k in zip(axes.ravel(), ks):
+        t = table[table["k"] == k]
+        P = t.pivot(index="seed", columns="variant", values=metric).reindex(columns=list(variants))
+        x = np.arange(len(variants))
+        for _, row in P.iterrows():
+            ax.plot(x, row.values, color="#bbbbbb", lw=0.9, marker=".", ms=5, zorder=1)
+        m, sd = P.mean(axis=0).values, P.std(axis=0, ddof=1).values if len(P) > 1 else np.zeros(len(variants))
+        for i, (v, c) in enumerate(zip(variants, palette)):
+            ax.errorbar([i], [m[i]], yerr=[np.nan_to_num(sd[i])], fmt="o", ms=8, color=c, capsize=4, lw=2, zorder=3)
+            ax.annotate(f"{m[i]:.2f}", (i, m[i]), textcoords="offset points", xytext=(8, -3), fontsize=8.5, color=c)
+        ax.set_xticks(x)
+        ax.set_xticklabels([v.replace(", ", ",\n").replace(" + ", "\n+ ") for v in variants], fontsize=8.5)
+        ax.set_xlim(-0.5, len(variants) - 0.3)
+        ax.set_ylabel("test RMSE (pp)" if metric == "rmse" else f"test {metric}")
+        ax.set_title(f"k = {k} ({len(P)} seeds)")
+    fig.suptitle(f"{_star(dataset)}: ablation of the filter and the refinement (grey: one seed's split across variants)")
+    fig.tight_layout()
+    if dataset in METABENCH:
+        caveat_note(fig, f"* {_pool_caveat()}")
+    return fig
+
+
+__all__ += ["plot_attribution", "plot_refinement_trace", "plot_ablation"]

@@ -1,0 +1,176 @@
+"""Helpers of the EssenceBench lesson notebooks (essence.lessons), on real data slices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from essence import lessons as L
+from essence.data import split_models
+from essence.search.genetic import RidgeFitness, SubsetFitness
+from essence.search.redundancy import coarse_filter, rank_redundancy, text_redundancy
+
+
+@pytest.fixture(scope="module")
+def text_rank(small):
+    """Both redundancy matrices of the real slice (600 gsm8k models x 80 items): MiniLM embeddings of the
+    item texts (cached on disk after the first run) and Pearson over the slice's models."""
+    from essence.features.text import embed_texts
+
+    return text_redundancy(embed_texts(small.texts, progress=False)), rank_redundancy(small.responses)
+
+
+# ----------------------------------------------------------------------------------------------
+def test_off_diagonal_order_and_nan():
+    M = np.array([[1.0, 0.2, np.nan], [0.2, 1.0, 0.5], [np.nan, 0.5, 1.0]])
+    np.testing.assert_array_equal(L.off_diagonal(M), [0.2, 0.5])
+    got = L.off_diagonal(M, drop_nan=False)
+    assert got.shape == (3,) and np.isnan(got[1])
+    with pytest.raises(ValueError, match="square"):
+        L.off_diagonal(np.zeros((2, 3)))
+
+
+def test_cluster_order_is_a_permutation_that_groups_blocks(small):
+    rank = rank_redundancy(small.responses)
+    order = L.cluster_order(rank)
+    assert sorted(order.tolist()) == list(range(small.n_items))
+    # two blocks of items, interleaved: clustering must put each block together
+    S = np.full((8, 8), 0.05)
+    for block in (np.arange(0, 8, 2), np.arange(1, 8, 2)):
+        S[np.ix_(block, block)] = 0.9
+    np.fill_diagonal(S, 1.0)
+    o = L.cluster_order(S)
+    parity = o % 2
+    assert (parity[:4] == parity[0]).all() and (parity[4:] == parity[4]).all()
+
+
+def test_pair_table_orders_filters_and_limits(text_rank, small):
+    T, R = text_rank
+    top = L.pair_table(T, R, by="text", n=5, texts=small.texts)
+    iu = np.triu_indices(T.shape[0], 1)
+    q = int(np.argmax(T[iu]))
+    assert (top.loc[0, "a"], top.loc[0, "b"]) == (iu[0][q], iu[1][q])
+    assert top["R_text"].is_monotonic_decreasing and {"text_a", "text_b"} <= set(top.columns)
+    diff = L.pair_table(T, R, by="text_not_rank", n=5)
+    assert (diff["R_text"] - diff["R_rank"]).is_monotonic_decreasing
+    once = L.pair_table(T, R, by="rank", n=10, max_per_item=1)
+    assert np.unique(np.r_[once["a"], once["b"]]).size == 2 * len(once)
+    bounded = L.pair_table(T, R, by="text", n=10, rank_range=(None, 0.35), text_range=(0.0, None))
+    assert len(bounded) == 10 and (bounded["R_rank"] <= 0.35).all() and (bounded["R_text"] >= 0.0).all()
+    empty = L.pair_table(T, R, by="text", rank_range=(None, -1.0), texts=small.texts)
+    assert empty.empty and "text_a" in empty.columns
+    with pytest.raises(ValueError, match="by"):
+        L.pair_table(T, R, by="nonsense")
+    with pytest.raises(ValueError, match="same items"):
+        L.pair_table(T, R[:10, :10])
+
+
+def test_item_discrimination_is_the_item_total_correlation(small):
+    R, y = small.responses, small.target
+    d = L.item_discrimination(R, y)
+    assert d.shape == (small.n_items,)
+    var = R.std(axis=0) > 0
+    j = int(np.flatnonzero(var)[0])
+    assert d[j] == pytest.approx(np.corrcoef(R[:, j], y)[0, 1], abs=1e-10)
+    assert (d[~var] == 0).all()
+    with pytest.raises(ValueError):
+        L.item_discrimination(R, y[:-1])
+
+
+def test_rank_redundancy_halves_agree_on_many_models_not_on_few(small, alpaca):
+    a, b = L.rank_redundancy_halves(small.responses, seed=0)
+    assert a.shape == b.shape and a.size > 0
+    many = np.corrcoef(a, b)[0, 1]
+    a2, b2 = L.rank_redundancy_halves(alpaca.responses[:, :120], seed=0)
+    few = np.corrcoef(a2, b2)[0, 1]
+    assert many > 0.8 and few < many
+    with pytest.raises(ValueError):
+        L.rank_redundancy_halves(small.responses[:5])
+
+
+def test_kept_counts_match_the_filter(small, text_rank):
+    R = small.responses
+    E = np.random.default_rng(1).normal(size=(small.n_items, 8))
+    K = L.kept_counts(R, E, [0.3, 1.0], [0.5, 1.0])
+    assert K.shape == (2, 2) and K.dtype.kind == "i"
+    for i, tt in enumerate([0.3, 1.0]):
+        for j, tr in enumerate([0.5, 1.0]):
+            assert K[i, j] == coarse_filter(R, E, tau_text=tt, tau_rank=tr).n_kept
+    n_const = int((R.std(axis=0) == 0).sum())
+    assert K[1, 1] == small.n_items - n_const
+    assert L.kept_counts(R, None, [1.0], [1.0], drop_constant=False)[0, 0] == small.n_items
+
+
+def test_random_subset_scores_deterministic_and_pool_bound(small):
+    R, y = small.responses, small.target
+    tr, va, te = split_models(small, seed=0)
+    a = L.random_subset_rmse(R[tr], y[tr], R[te], y[te], k=10, n_draws=4, seed=3)
+    b = L.random_subset_rmse(R[tr], y[tr], R[te], y[te], k=10, n_draws=4, seed=3)
+    np.testing.assert_array_equal(a, b)
+    assert a.shape == (4,) and (a > 0).all()
+    both = L.random_subset_scores(R[tr], y[tr], R[te], y[te], k=10, n_draws=4, seed=3)
+    np.testing.assert_array_equal(both["rmse"], a)
+    assert ((both["kendall"] > 0) & (both["kendall"] <= 1)).all()
+    pool = np.arange(10, 20)
+    fixed = L.random_subset_rmse(R[tr], y[tr], R[te], y[te], k=10, pool=pool, n_draws=3, seed=0)
+    assert np.ptp(fixed) == 0  # a pool of exactly k items: every draw is the same subset
+    with pytest.raises(ValueError, match="k"):
+        L.random_subset_rmse(R[tr], y[tr], R[te], y[te], k=11, pool=pool)
+
+
+def test_subset_figures_chooses_on_validation(small):
+    from essence.metrics import rmse
+    from essence.reconstruct import GAMReconstructor
+
+    R, y = small.responses, small.target
+    split = split_models(small, seed=0)
+    items = np.arange(0, 40, 2)
+    out = L.subset_figures(R, y, split, items)
+    assert out["choice"] in ("gam", "ridge") and out["test_rmse"] > 0
+    gam = L.subset_figures(R, y, split, items, reconstructors=("gam",))
+    tr, _, te = split
+    ref = GAMReconstructor().fit(R[np.ix_(tr, items)], y[tr]).predict(R[np.ix_(te, items)])
+    assert gam["choice"] == "gam" and gam["test_rmse"] == pytest.approx(rmse(y[te], ref))
+    with pytest.raises(ValueError, match="reconstructors"):
+        L.subset_figures(R, y, split, items, reconstructors=("knn",))
+
+
+def test_ga_trajectory_monotone_deterministic_and_evaluated(small):
+    R, y = small.responses, small.target
+    tr, va, te = split_models(small, seed=0)
+    fit = SubsetFitness(R[tr], y[tr], R[va], y[va])
+    calls = []
+
+    def evaluate(best):
+        calls.append(best)
+        return {"size": len(best)}
+
+    t = L.ga_trajectory(fit, 8, [0, 3, 10], evaluate=evaluate, population=20, elites=2, seed=1)
+    assert t.table["generation"].tolist() == [0, 3, 10] and (t.table["size"] == 8).all()
+    assert t.table["fitness_rmse"].is_monotonic_decreasing or np.all(np.diff(t.table["fitness_rmse"]) <= 1e-12)
+    assert t.history.shape == (11,) and t.mean_history.shape == (11,)
+    assert t.table["fitness_rmse"].iloc[-1] == pytest.approx(-t.history[-1])
+    assert len(calls) == 3 and all(np.array_equal(c, b) for c, b in zip(calls, t.bests))
+    again = L.ga_trajectory(fit, 8, [0, 3, 10], population=20, elites=2, seed=1)
+    np.testing.assert_array_equal(again.bests[-1], t.bests[-1])
+    ridge = L.ga_trajectory(RidgeFitness(R[tr], y[tr]), 8, [0, 5], population=20, elites=2, seed=1)
+    assert ridge.table["fitness_rmse"].iloc[1] <= ridge.table["fitness_rmse"].iloc[0] + 1e-12
+    with pytest.raises(ValueError, match="checkpoints"):
+        L.ga_trajectory(fit, 8, [5, 5])
+
+
+@pytest.mark.slow
+def test_ablation_runs_variants_through_the_cached_sweep(tmp_path):
+    tiny = dict(population=10, elites=2, generations=2, ebm_elites=2, group_population=6, group_generations=2,
+                ebm_max_rounds=20, ebm_smoothing_rounds=5)
+    variants = {"refine": dict(tiny, rounds=1), "plain": dict(tiny, rounds=0)}
+    table = L.ablation("mmlu", variants, [5], [0], tmp_path, jobs=1)
+    assert list(table["variant"]) == ["refine", "plain"]
+    assert (table["error"] == "").all() and np.isfinite(table["rmse"]).all()
+    again = L.ablation("mmlu", variants, [5], [0], tmp_path, jobs=1)
+    np.testing.assert_array_equal(again["rmse"], table["rmse"])  # reused from the cache
+    tr = L.ablation_traces("mmlu", tmp_path / "refine")
+    assert tr["stage"].tolist() == ["ga", "round 1"] and tr["pool"].iloc[0] > 0
+    assert L.ablation_traces("mmlu", tmp_path / "plain")["stage"].tolist() == ["ga"]
+    with pytest.raises(ValueError, match="variants"):
+        L.ablation("mmlu", {}, [5], [0], tmp_path)
