@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from essence.data import DATASETS, POOL_CAVEAT  # noqa: E402
 from essence.methods import METHODS  # noqa: E402
-from essence.sweep import format_summary, run_sweep, summarise  # noqa: E402
+from essence.sweep import format_summary, format_wide, run_sweep, summarise  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -36,6 +36,8 @@ def main(argv=None) -> int:
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     p.add_argument("--force", action="store_true", help="recompute every run (default: reuse the cache)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--wide", nargs="*", type=int, default=[50], metavar="K",
+                   help="also print dataset x method tables of RMSE and Kendall tau at these k (default 50)")
     args = p.parse_args(argv)
 
     t0 = time.perf_counter()
@@ -54,6 +56,11 @@ def main(argv=None) -> int:
     print("Test models only; RMSE in percentage points; mean ± sample sd over seeds; identical splits for every "
           "method of a dataset x seed.\n")
     print(format_summary(s))
+    for k in args.wide:
+        if k in set(s["k"]):
+            for metric, label in (("rmse", "test RMSE, pp"), ("kendall", "test Kendall tau")):
+                print(f"\n## k = {k}: {label} (mean ± sd over seeds)\n")
+                print(format_wide(s, k, metric, methods=[m for m in args.methods if m in set(s["method"])]))
     failed = df[df["error"] != ""]
     if len(failed):
         print(f"\n## Failed runs: {len(failed)} of {len(df)}")

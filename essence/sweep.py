@@ -58,6 +58,7 @@ __all__ = [
     "run_sweep",
     "summarise",
     "format_summary",
+    "format_wide",
     "load_runs",
     "run_path",
     "add_subcommand",
@@ -790,21 +791,48 @@ def format_summary(summary, max_error: int = 70) -> str:
     return "\n".join(lines)
 
 
+def format_wide(summary, k: int, metric: str = "rmse", methods=None) -> str:
+    """A markdown table at one ``k``: one row per dataset, one column per method, ``mean ± sd`` over seeds.
+
+    ``summary``: :func:`summarise` output; ``metric``: ``"rmse"`` (pp, 2 decimals) or ``"kendall"``
+    (3 decimals); ``methods``: column order (default: order of first appearance). A cell whose runs all
+    failed reads ``failed``; a missing combination ``-``. Metabench pools are marked ``*`` and the table
+    ends with :data:`essence.data.POOL_CAVEAT` when one of them is present.
+    """
+    if metric not in ("rmse", "kendall"):
+        raise ValueError(f"metric: expected 'rmse' or 'kendall', got {metric!r}")
+    s = summary[summary["k"] == int(k)]
+    if s.empty:
+        raise ValueError(f"k: no runs with k = {k} in the summary (it has k = {sorted(set(summary['k']))})")
+    methods = list(dict.fromkeys(s["method"])) if methods is None else list(methods)
+    digits = 2 if metric == "rmse" else 3
+    cells = {(r.dataset, r.method): r for r in s.itertuples(index=False)}
+    header = ["dataset"] + methods
+    body = []
+    for ds in dict.fromkeys(s["dataset"]):
+        pre = bool(s.loc[s["dataset"] == ds, "pool_preselected"].any())
+        row = [f"{ds}{'*' if pre else ''}"]
+        for m in methods:
+            r = cells.get((ds, m))
+            mean = np.nan if r is None else getattr(r, f"{metric}_mean")
+            sd = np.nan if r is None else getattr(r, f"{metric}_sd")
+            if r is None:
+                row.append("-")
+            elif not np.isfinite(mean):
+                row.append("failed")
+            else:
+                row.append(f"{mean:.{digits}f} ± {sd:.{digits}f}" if np.isfinite(sd) else f"{mean:.{digits}f}")
+        body.append(row)
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(b) + " |" for b in body]
+    if s["pool_preselected"].any():
+        lines += ["", f"* {_data.POOL_CAVEAT}"]
+    return "\n".join(lines)
+
+
 # ----------------------------------------------------------------------------------------------
 # CLI
 # ----------------------------------------------------------------------------------------------
-def _positive(s: str) -> int:
-    import argparse
-
-    try:
-        v = int(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{s!r} is not a whole number") from None
-    if v <= 0:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
-    return v
-
-
 def _seed(s: str) -> int:
     import argparse
 
@@ -819,6 +847,7 @@ def _seed(s: str) -> int:
 
 def add_subcommand(subparsers) -> None:
     """Register ``essence sweep`` on the CLI's subparsers."""
+    from .cli import _positive_int
     p = subparsers.add_parser(
         "sweep",
         help="run every method x dataset x k x seed on identical splits (parallel, cached, resumable)",
@@ -829,7 +858,7 @@ def add_subcommand(subparsers) -> None:
     p.add_argument("--data", nargs="+", required=True, metavar="DATA",
                    help="dataset names (arc, gsm8k, ...) or paths")
     p.add_argument("--methods", nargs="+", required=True, metavar="METHOD", help="method names (random, essence, ...)")
-    p.add_argument("--k", nargs="+", type=_positive, required=True, metavar="K", help="budgets (items kept)")
+    p.add_argument("--k", nargs="+", type=_positive_int, required=True, metavar="K", help="budgets (items kept)")
     p.add_argument("--seeds", nargs="+", type=_seed, default=[0, 1, 2], metavar="S", help="seeds (default 0 1 2)")
     p.add_argument("--out", required=True, help="output folder (runs/ cache + results.parquet/.csv)")
     p.add_argument("--jobs", type=int, default=2, help="worker processes (default 2; -1 = all cores; 1 = serial)")

@@ -18,7 +18,7 @@ from essence import data as edata
 from essence.cli import UsageError, main
 from essence.methods import METHODS
 from essence.methods.random import RandomSelector
-from essence.sweep import COLUMNS, SUMMARY_COLUMNS, format_summary, load_runs, run_path, run_sweep, summarise
+from essence.sweep import COLUMNS, SUMMARY_COLUMNS, format_summary, format_wide, load_runs, run_path, run_sweep, summarise
 
 
 # ----------------------------------------------------------------------------------------------
@@ -328,3 +328,26 @@ def test_summarise_and_format():
     text = format_summary(summarise(df))
     assert "2.00 ± 1.00" in text and "1/2" in text and edata.POOL_CAVEAT in text and "arc*" in text
     assert edata.POOL_CAVEAT not in format_summary(summarise(df[df["dataset"] == "lcb_codegen"]))
+
+
+def test_format_wide():
+    df = pd.DataFrame({
+        "dataset": ["arc"] * 4 + ["lcb_codegen"] * 2,
+        "method": ["random", "random", "irt", "irt", "random", "irt"],
+        "k": [5] * 6,
+        "seed": [0, 1, 0, 1, 0, 0],
+        "rmse": [1.0, 3.0, 0.5, 0.7, 4.0, np.nan],
+        "kendall": [0.5, 0.7, 0.9, 0.8, 0.6, np.nan],
+        "error": ["", "", "", "", "", "ValueError: binary only"],
+    })
+    text = format_wide(summarise(df), 5, methods=["irt", "random", "kmeans"])
+    lines = text.splitlines()
+    assert lines[0] == "| dataset | irt | random | kmeans |"
+    assert lines[2] == "| arc* | 0.60 ± 0.14 | 2.00 ± 1.41 | - |"
+    assert lines[3] == "| lcb_codegen | failed | 4.00 | - |"
+    assert edata.POOL_CAVEAT in text
+    assert "0.850 ± 0.071" in format_wide(summarise(df), 5, metric="kendall")
+    with pytest.raises(ValueError, match="k = 7"):
+        format_wide(summarise(df), 7)
+    with pytest.raises(ValueError, match="metric"):
+        format_wide(summarise(df), 5, metric="mae")
