@@ -7,7 +7,7 @@ user runs, :func:`essence.compressed.compress`, and reads the test-model figures
 * ``essence``  : EssenceBench with its defaults (plus any ``--param``);
 * ``paper``    : (with ``--paper``) EssenceBench with the paper's fitness, the fixed GAM ruler on
   validation models, and the port's 1000 generations (``fitness="gam", generations=1000``);
-* ``pool``     : the floor: GAM and ridge on *all* pool items, chosen on validation models.
+* ``pool``     : the floor: GAM, ridge and ridge + GAM on *all* pool items, chosen on validation models.
 
 It prints test RMSE (pp) and Kendall tau as mean +- sd over seeds, the ratio essence / random, and the
 check of the target (essence RMSE <= 0.7 x random at k = 50). Test models are used for these figures only.
@@ -32,17 +32,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from essence.compressed import compress  # noqa: E402
 from essence.data import METABENCH, POOL_CAVEAT, load, split_models  # noqa: E402
 from essence.metrics import kendall, rmse  # noqa: E402
-from essence.reconstruct import GAMReconstructor, RidgeReconstructor, choose_on_validation  # noqa: E402
+from essence.reconstruct import (  # noqa: E402
+    GAMReconstructor,
+    RidgeGAMReconstructor,
+    RidgeReconstructor,
+    choose_on_validation,
+)
 
 QUICK = {"generations": 150, "group_generations": 100, "rounds": 1, "ebm_elites": 3}
 
 
 def pool_floor(data, seed: int) -> dict:
-    """Test RMSE / Kendall of the better (on validation) of GAM and ridge on all pool items."""
+    """Test RMSE / Kendall of the best (on validation) of GAM, ridge and ridge + GAM on all pool items."""
     tr, va, te = split_models(data, seed=seed)
     R, y = data.responses, data.target
-    label, rec, _ = choose_on_validation({"gam": GAMReconstructor, "ridge": RidgeReconstructor},
-                                         R[tr], y[tr], R[va], y[va])
+    candidates = {"gam": GAMReconstructor, "ridge": RidgeReconstructor, "ridge_gam": RidgeGAMReconstructor}
+    label, rec, _ = choose_on_validation(candidates, R[tr], y[tr], R[va], y[va])
     pred = rec.predict(R[te])
     return {"rmse": rmse(y[te], pred), "kendall": kendall(y[te], pred), "choice": label}
 

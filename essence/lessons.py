@@ -254,23 +254,24 @@ def random_subset_scores(R_train, y_train, R_eval, y_eval, k: int, pool=None, n_
 # ----------------------------------------------------------------------------------------------
 # 03 · the genetic search
 # ----------------------------------------------------------------------------------------------
-def subset_figures(R, y, split, items, reconstructors=("gam", "ridge")) -> dict:
+def subset_figures(R, y, split, items, reconstructors=("gam", "ridge", "ridge_gam")) -> dict:
     """What a user gets from a chosen subset: the reconstructor chosen on validation, and its test figures.
 
     ``R`` ``(n_models, n_items)``, ``y`` ``(n_models,)`` pp, ``split`` an :class:`~essence.data.Split`
     (train, val, test index arrays), ``items`` ``(k,)`` positions. Each reconstructor in
-    ``reconstructors`` (``"gam"``: GAM on the subset mean, the paper's; ``"ridge"``: ridge on the items)
-    is fitted on the training models; the one with the lower validation RMSE is kept, as
+    ``reconstructors`` (``"gam"``: GAM on the subset mean, the paper's; ``"ridge"``: ridge on the items;
+    ``"ridge_gam"``: ridge, then a GAM on its index) is fitted on the training models; the one with the
+    lowest validation RMSE is kept, as
     :class:`~essence.methods.base.Selector` does. Returns ``{"choice", "val_rmse", "test_rmse" (pp),
     "test_kendall"}``; the test models only measure.
     """
     from .metrics import kendall, rmse
-    from .reconstruct import GAMReconstructor, RidgeReconstructor, choose_on_validation
+    from .reconstruct import GAMReconstructor, RidgeGAMReconstructor, RidgeReconstructor, choose_on_validation
 
-    makers = {"gam": GAMReconstructor, "ridge": RidgeReconstructor}
+    makers = {"gam": GAMReconstructor, "ridge": RidgeReconstructor, "ridge_gam": RidgeGAMReconstructor}
     unknown = [r for r in reconstructors if r not in makers]
     if unknown or not reconstructors:
-        raise ValueError(f"reconstructors: {list(reconstructors)!r}; choose among 'gam' and 'ridge'")
+        raise ValueError(f"reconstructors: {list(reconstructors)!r}; choose among 'gam', 'ridge' and 'ridge_gam'")
     R = np.asarray(R, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     S = np.asarray(items, dtype=np.intp)

@@ -11,6 +11,7 @@ import pytest
 from essence.intervals import IntervalModel, cross_fitted_predictions
 from essence.reconstruct import (
     GAMReconstructor,
+    RidgeGAMReconstructor,
     RidgeReconstructor,
     Table1D,
     WeightedMeanReconstructor,
@@ -49,7 +50,7 @@ def test_gam_table_degenerate_inputs():
     np.testing.assert_allclose(t([50.0]), [50.0])
 
 
-@pytest.mark.parametrize("make", [GAMReconstructor, RidgeReconstructor,
+@pytest.mark.parametrize("make", [GAMReconstructor, RidgeReconstructor, RidgeGAMReconstructor,
                                   lambda: WeightedMeanReconstructor(weights=np.arange(1, 11))])
 def test_round_trip_through_json(small, make):
     X = small.responses[:, :10].copy()
@@ -120,3 +121,30 @@ def test_interval_small_validation_uses_train_residuals():
     assert im.calibration_ == "validation+cross-fitted-train" and np.isfinite(im.q_)
     with pytest.raises(ValueError, match="level"):
         IntervalModel(level=90)
+
+
+def test_ridge_gam_bends_the_ridge_index(gsm8k):
+    """Real mmlu-like curvature: gsm8k's full score floors at 0, so a linear index over- and under-shoots at
+    the ends; the GAM on the cross-fitted index must beat plain ridge on held-out models."""
+    from essence.data import load, split_models
+    from essence.metrics import rmse
+
+    mmlu = load("mmlu")
+    tr, va, te = split_models(mmlu, seed=0)
+    X, y = mmlu.responses[:, :50], mmlu.target
+    ridge = RidgeReconstructor().fit(X[tr], y[tr])
+    bent = RidgeGAMReconstructor().fit(X[tr], y[tr])
+    np.testing.assert_allclose(bent.coef_, ridge.coef_)          # the same linear index
+    assert rmse(y[te], bent.predict(X[te])) < 0.95 * rmse(y[te], ridge.predict(X[te]))
+    again = RidgeGAMReconstructor().fit(X[tr], y[tr])               # seeded folds: deterministic
+    np.testing.assert_array_equal(again.predict(X[te]), bent.predict(X[te]))
+    assert bent.clone().get_params() == bent.get_params()
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # RidgeCV on constant columns
+def test_ridge_gam_refuses_degenerate_input():
+    with pytest.raises(ValueError, match="at least 2 training models"):
+        RidgeGAMReconstructor().fit(np.array([[1.0, 0.0]]), np.array([50.0]))
+    X = np.ones((20, 3))
+    with pytest.raises(ValueError, match="index is constant"):
+        RidgeGAMReconstructor().fit(X, np.full(20, 40.0))
