@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .data import METABENCH
+from .data import METABENCH, POOL_CAVEAT
 
 __all__ = [
     "use_style",
@@ -76,12 +76,19 @@ def savefig(fig, name: str, figures_dir="figures", dpi: float | None = None) -> 
     return paths
 
 
-def caveat_note(fig, text: str | None = None) -> None:
-    """Print the metabench pre-selected-pool caveat at the bottom of a figure."""
-    from .data import POOL_CAVEAT
+def caveat_note(fig, text: str | None = None, y: float = -0.02, wrap: bool = True) -> None:
+    """Print the metabench pre-selected-pool caveat (or ``text``) at the bottom of a figure.
 
-    fig.text(0.01, -0.02, f"Note: {text or POOL_CAVEAT}.", fontsize=8, style="italic", ha="left", va="top",
-             color="#444444", wrap=True)
+    ``y``: height in figure coordinates (lower it for figures with a legend below the axes).
+    """
+    fig.text(0.01, y, f"Note: {text or POOL_CAVEAT}.", fontsize=8, style="italic", ha="left", va="top",
+             color="#444444", wrap=wrap)
+
+
+def _starred_caveat(fig, names, y: float = -0.02, wrap: bool = True) -> None:
+    """The caveat, starred like the titles, when one of the dataset ``names`` is a metabench pool."""
+    if any(name in METABENCH for name in names):
+        caveat_note(fig, f"* {POOL_CAVEAT}", y=y, wrap=wrap)
 
 
 def plot_score_distributions(datasets: dict):
@@ -238,15 +245,8 @@ def plot_metric_vs_k(summary, metric: str = "rmse", methods=None, datasets=None,
     what = "test RMSE of the reconstructed full score" if metric == "rmse" else "rank agreement (Kendall tau) with the full score"
     fig.suptitle(title or f"{what[0].upper() + what[1:]} against k: mean ± sd over seeds")
     fig.tight_layout()
-    if any(d in METABENCH for d in datasets):
-        caveat_note(fig, f"* {_pool_caveat()}")
+    _starred_caveat(fig, datasets)
     return fig
-
-
-def _pool_caveat() -> str:
-    from .data import POOL_CAVEAT
-
-    return POOL_CAVEAT
 
 
 def plot_relative_to_random(summary, k: int = 50, methods=None, datasets=None):
@@ -291,8 +291,7 @@ def plot_relative_to_random(summary, k: int = 50, methods=None, datasets=None):
     ax.set_title(f"Test RMSE relative to random at k = {k}\n(mean over seeds; < 1 = better than random; "
                  "cells: ratio and RMSE in pp)")
     fig.tight_layout()
-    if any(d in METABENCH for d in datasets):
-        caveat_note(fig, f"* {_pool_caveat()}")
+    _starred_caveat(fig, datasets)
     return fig
 
 
@@ -443,9 +442,7 @@ def plot_new_model_estimates(estimates, train_targets: dict, chance: dict | None
     fig.legend(h, lab, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=8.5)
     fig.suptitle(f"{model}: estimated full scores with 90% intervals, against the models the reconstructors learnt from")
     fig.tight_layout()
-    if any(r.dataset in METABENCH for r in rows):
-        fig.text(0.01, -0.13, f"Note: * {_pool_caveat()}.", fontsize=8, style="italic", ha="left", va="top",
-                 color="#444444")
+    _starred_caveat(fig, (r.dataset for r in rows), y=-0.13, wrap=False)
     return fig
 
 
@@ -499,8 +496,7 @@ def plot_reconstructor_range(panels: dict, model: str = "new model"):
     fig.suptitle(f"Where {model} falls on each reconstructor's input\n(title: share of training models with a "
                  "lower / equal mean over the chosen items)")
     fig.tight_layout()
-    if any(ds in METABENCH for ds in panels):
-        caveat_note(fig, f"* {_pool_caveat()}")
+    _starred_caveat(fig, panels)
     return fig
 
 
@@ -593,8 +589,7 @@ def plot_redundancy_distributions(values: dict, thresholds: dict | None = None, 
         ax.legend(fontsize=7.5, loc="upper left")
     fig.suptitle("How redundant are item pairs? Distribution of the off-diagonal redundancies")
     fig.tight_layout()
-    if any(ds in METABENCH for v in values.values() for ds in v):
-        caveat_note(fig, f"* {_pool_caveat()}")
+    _starred_caveat(fig, (ds for v in values.values() for ds in v))
     return fig
 
 
@@ -640,8 +635,7 @@ def plot_text_vs_rank(panels: dict, tau_text: float | None = None, tau_rank: flo
         ax.legend(fontsize=8, loc="lower right")
     fig.suptitle("Do the two redundancies agree? Each point is one pair of items")
     fig.tight_layout()
-    if any(ds in METABENCH for ds in panels):
-        caveat_note(fig, f"* {_pool_caveat()}")
+    _starred_caveat(fig, panels)
     return fig
 
 
@@ -671,8 +665,7 @@ def plot_split_half(panels: dict, max_points: int = 30000, seed: int = 0):
         ax.legend(fontsize=8, loc="lower right")
     fig.suptitle("Is a pair's rank redundancy a property of the items? Measure it twice")
     fig.tight_layout()
-    if any(ds in METABENCH for ds in panels):
-        caveat_note(fig, f"* {_pool_caveat()}")
+    _starred_caveat(fig, panels)
     return fig
 
 
@@ -712,8 +705,7 @@ def plot_kept_counts(grids: dict):
     cb = fig.colorbar(im, ax=axes.ravel().tolist(), fraction=0.025, pad=0.02)
     cb.set_label("share of items kept")
     fig.suptitle("Items kept by the coarse filter as the two thresholds vary (cells: items kept)")
-    if any(ds in METABENCH for ds in grids):
-        caveat_note(fig, f"* {_pool_caveat()}")
+    _starred_caveat(fig, grids)
     return fig
 
 
@@ -756,8 +748,7 @@ def plot_filter_error(panels: dict, k: int):
     fig.suptitle(f"Does filtering help a random subset? {k} random items from the filtered pool, GAM on their mean\n"
                  "(mean and 10-90% range over draws; labels: the threshold)")
     fig.tight_layout()
-    if any(ds in METABENCH for ds in panels):
-        caveat_note(fig, f"* {_pool_caveat()}")
+    _starred_caveat(fig, panels)
     return fig
 
 
@@ -784,8 +775,7 @@ def plot_kept_vs_dropped(panels: dict, tau_rank: float):
         ax.legend(fontsize=8, loc="upper left")
     fig.suptitle(f"Which items does the rank filter drop? τ_rank = {tau_rank:g}, text check off")
     fig.tight_layout()
-    if any(ds in METABENCH for ds in panels):
-        caveat_note(fig, f"* {_pool_caveat()}")
+    _starred_caveat(fig, panels)
     return fig
 
 
@@ -827,8 +817,7 @@ def plot_ruler(train_x, train_y, ruler, candidates: dict, dataset: str = "", max
         ax.set_ylim(-2, 102)
     fig.suptitle(f"The paper's fixed ruler on {_star(dataset)}: every candidate subset is judged by the same g")
     fig.tight_layout()
-    if dataset in METABENCH:
-        caveat_note(fig, f"* {_pool_caveat()}")
+    _starred_caveat(fig, [dataset])
     return fig
 
 
@@ -858,8 +847,7 @@ def plot_ga_history(history, mean_history, refs: dict | None = None, title: str 
     ax.legend(fontsize=8)
     ax.set_title(title or "Fitness over generations")
     fig.tight_layout()
-    if dataset in METABENCH:
-        caveat_note(fig, f"* {_pool_caveat()}")
+    _starred_caveat(fig, [dataset])
     return fig
 
 
@@ -888,8 +876,7 @@ def plot_subset_vs_random(random: dict, marks: dict, k: int, dataset: str = ""):
         ax.legend(fontsize=7.5, loc="upper right" if key == "rmse" else "upper left")
     fig.suptitle(f"{_star(dataset)}: the GA's subset against random subsets of the same size, k = {k}, on test models")
     fig.tight_layout()
-    if dataset in METABENCH:
-        caveat_note(fig, f"* {_pool_caveat()}")
+    _starred_caveat(fig, [dataset])
     return fig
 
 
@@ -941,9 +928,7 @@ def plot_fitness_vs_heldout(panels: dict, refs: dict | None = None):
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=2, fontsize=8.5)
     fig.suptitle("Fitness against held-out error during the search (mean over seeds; band: min to max)")
     fig.tight_layout()
-    if any(ds in METABENCH for ds in panels):
-        fig.text(0.01, -0.2, f"Note: * {_pool_caveat()}.", fontsize=8, style="italic", ha="left", va="top",
-                 color="#444444")
+    _starred_caveat(fig, panels, y=-0.2, wrap=False)
     return fig
 
 
@@ -1003,8 +988,7 @@ def plot_attribution(attribution, counts, discrimination, groups: dict, best, k:
     ax.set_title("the three groups: which ranks each holds", fontsize=10.5)
     fig.suptitle(f"{_star(dataset)}, k = {k}: EBM attributions from the GA's elite subsets")
     fig.tight_layout()
-    if dataset in METABENCH:
-        caveat_note(fig, f"* {_pool_caveat()}")
+    _starred_caveat(fig, [dataset])
     return fig
 
 
@@ -1036,8 +1020,7 @@ def plot_refinement_trace(traces, dataset: str = ""):
         ax.legend(fontsize=8)
     fig.suptitle(f"{_star(dataset)}: error of the best subset after the GA and after each refinement round")
     fig.tight_layout()
-    if dataset in METABENCH:
-        caveat_note(fig, f"* {_pool_caveat()}")
+    _starred_caveat(fig, [dataset])
     return fig
 
 
@@ -1070,8 +1053,7 @@ def plot_ablation(table, variants, metric: str = "rmse", dataset: str = ""):
         ax.set_title(f"k = {k} ({len(P)} seeds)")
     fig.suptitle(f"{_star(dataset)}: ablation of the filter and the refinement (grey: one seed's split across variants)")
     fig.tight_layout()
-    if dataset in METABENCH:
-        caveat_note(fig, f"* {_pool_caveat()}")
+    _starred_caveat(fig, [dataset])
     return fig
 
 
