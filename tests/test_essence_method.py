@@ -38,13 +38,25 @@ def test_end_to_end_through_compress(small, tmp_path):
     assert set(sel["seconds"]) >= {"filter", "ga", "ebm", "group_ga"}
     assert sel["reconstructor_choice"] in ("gam", "ridge", "ridge_gam")
     assert set(sel["reconstructor_val_rmse"]) == {"gam", "ridge", "ridge_gam"}
-    # the fitness trace never gets worse: the global best is kept
+    # the fitness trace never gets worse: the global best is kept by fitness (keep_best default)
     trace = [t["fitness_rmse"] for t in sel["val_rmse_trace"]]
     assert all(b <= a + 1e-12 for a, b in zip(trace, trace[1:]))
     path = art.save(tmp_path / "a.json")
     back = Compressed.load(path)
     assert back.items == art.items
     np.testing.assert_allclose(back.estimate(small)["estimate"], art.estimate(small)["estimate"], atol=1e-6)
+
+
+def test_keep_best_on_validation_never_worsens_the_validation_trace(small):
+    art = compress(small, 10, method="essence", seed=2, progress=False, keep_best="validation",
+                   **{**FAST, "rounds": 2})
+    sel = art.selection
+    trace = [t["val_rmse"] for t in sel["val_rmse_trace"]]
+    assert len(trace) == 3 and all(b <= a + 1e-12 for a, b in zip(trace, trace[1:]))
+    for r, before in zip(sel["rounds"], trace):
+        assert r["improved_global_best"] == (r["candidate_val_rmse"] < before)
+        if r["improved_global_best"]:
+            assert r["global_best_val_rmse"] == r["candidate_val_rmse"]
 
 
 def test_beats_random_on_validation_models(small):
@@ -116,7 +128,7 @@ def test_k_too_large_after_filter_is_a_value_error_and_cli_exit_2(small, tmp_pat
 
 def test_bad_parameters_are_value_errors(small):
     for bad in ({"population": 1}, {"elites": 30}, {"fitness": "mse"}, {"group_fraction": 0.0},
-                {"fitness_models": "test"}, {"ridge_alpha": 0}):
+                {"fitness_models": "test"}, {"ridge_alpha": 0}, {"keep_best": "test"}):
         with pytest.raises(ValueError):
             compress(small, 5, method="essence", seed=0, progress=False, **{**FAST, **bad})
 

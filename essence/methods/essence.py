@@ -11,7 +11,8 @@ Stages (see :mod:`essence.search` for each one's definition):
 3. **refinement** (``rounds`` times): EBM attributions from the ``ebm_elites`` best distinct subsets of
    the last GA (:func:`~essence.search.attribution.ebm_attribution`) split the pool into High / Low /
    Random groups; a GA runs in each group; the group whose best subset does best becomes the candidate and
-   supplies the elites for the next round; the best subset over all stages is kept.
+   supplies the elites for the next round; the best subset over all stages is kept (by fitness, or by
+   validation RMSE with ``keep_best="validation"``).
 
 **Fitness.** ``fitness="gam"`` is the paper's: -RMSE on validation models of a GAM ruler on the subset
 accuracy, fitted once per GA run on training models (:class:`~essence.search.genetic.SubsetFitness`).
@@ -99,6 +100,15 @@ class EssenceSelector(Selector):
     seed_groups_with_best : bool, default True
         Put the best subset so far (restricted to the group, repaired to k items) into each group GA's
         initial population, so that refinement starts from it.
+    keep_best : {"fitness", "validation"}, default "fitness"
+        How the global best is kept across refinement rounds: a round's candidate replaces it when its
+        fitness is lower, or, with "validation", when the validation RMSE of its reconstructor (the best of
+        those below, refitted on the training models) is lower. Under the paper's fitness, scored on
+        validation models, "fitness" *is* keeping the global best on validation. Under the default ridge
+        fitness on training models the two differ; "validation" was measured and is not the default: on
+        gsm8k (k = 50, 3 seeds) it gave 3.17 pp test RMSE against 3.14, and on alpaca_eval2, whose splits
+        leave 5 validation models, it blocked every refinement round and raised the test RMSE at k = 25
+        from 3.51 to 5.78 pp and at k = 50 from 2.15 to 3.95 pp.
     ebm_elites : int, default 6
         Distinct elite subsets of the last GA that get an EBM each (one EBM costs 1-3 s here).
     ebm_max_models : int or None, default 1000
@@ -128,8 +138,9 @@ class EssenceSelector(Selector):
                  ebm_max_models: int | None = 1000, ebm_learning_rate: float = 0.04, ebm_max_rounds: int = 2000,
                  ebm_early_stopping_rounds: int = 50, ebm_smoothing_rounds: int = 200, gam_splines: int = 25,
                  gam_lam: float = 5.0, fitness: str = "ridge", fitness_models: str = "auto",
-                 ridge_alpha: float = 1.0):
+                 ridge_alpha: float = 1.0, keep_best: str = "fitness"):
         super().__init__(k, seed, progress)
+        self.keep_best = keep_best
         self.fitness = fitness
         self.fitness_models = fitness_models
         self.ridge_alpha = ridge_alpha
@@ -180,6 +191,8 @@ class EssenceSelector(Selector):
             raise ValueError(f"fitness: {self.fitness!r}; choose 'gam' (the paper's fixed ruler) or 'ridge'")
         if self.fitness_models not in ("auto", "val", "train", "train+val"):
             raise ValueError(f"fitness_models: {self.fitness_models!r}; choose 'auto', 'val', 'train' or 'train+val'")
+        if self.keep_best not in ("validation", "fitness"):
+            raise ValueError(f"keep_best: {self.keep_best!r}; choose 'validation' or 'fitness'")
         if not float(self.ridge_alpha) > 0:
             raise ValueError(f"ridge_alpha: must be > 0, got {self.ridge_alpha}")
         if not 0 < float(self.group_fraction) <= 1:
@@ -335,10 +348,10 @@ class EssenceSelector(Selector):
             t_group += time.perf_counter() - t0
             gbest = min(results, key=lambda n: (results[n][1], n))
             cand_local, score, res, g = results[gbest]
-            improved = score < best_score
+            cand_rmse = common_rmse(cand_local)
+            improved = cand_rmse < best_rmse if self.keep_best == "validation" else score < best_score
             if improved:
-                best, best_score = np.sort(cand_local), score
-                best_rmse = common_rmse(best)
+                best, best_score, best_rmse = np.sort(cand_local), score, cand_rmse
             # next round's elites come from the winning group's GA, mapped back to the whole pool
             em = res.elite_masks(self.ebm_elites)
             elite_masks = np.zeros((em.shape[0], M), dtype=bool)
@@ -346,6 +359,7 @@ class EssenceSelector(Selector):
             top = np.argsort(-att.attribution, kind="stable")[:10]
             rounds_info.append({
                 "round": r + 1, "best_group": gbest, "candidate_fitness_rmse": round(score, 5),
+                "candidate_val_rmse": round(cand_rmse, 5),
                 "improved_global_best": bool(improved), "global_best_fitness_rmse": round(best_score, 5),
                 "global_best_val_rmse": round(best_rmse, 5),
                 "groups": per_group, "ebm_models": att.n_models, "ebm_elites": int(att.per_elite.shape[0]),
