@@ -15,8 +15,16 @@ one set and measured on another is an honest figure; one measured on the set it 
 If the oracle's test error is far below its validation error, the gap between an honest selection and the
 oracle is selection noise (which models happen to be in the set), not a search that stopped too early.
 
+``--train-fractions`` adds a learning curve: the same GA with in-sample ridge fitness on nested random
+fractions of the training models (validation and test models unchanged), its subset's test RMSE next to
+random subsets' (ridge fitted on the same fraction), and both extrapolated to unlimited training models by
+a least-squares fit ``rmse = a + b / sqrt(n_train)`` (``a`` is printed). The ``1/sqrt(n)`` form is the
+rate at which the optimism of picking the best of many subsets on ``n`` models shrinks; a curve that
+flattens above a target says more training models would not reach it either.
+
     .venv/bin/python benchmarks/ceiling.py                          # gsm8k, k = 50, seeds 0,1,2
     .venv/bin/python benchmarks/ceiling.py --datasets gsm8k,mmlu --k 50,100
+    .venv/bin/python benchmarks/ceiling.py --datasets gsm8k --train-fractions 0.125,0.25,0.5,1
 """
 
 from __future__ import annotations
@@ -62,6 +70,69 @@ def ceiling_rows(data, k: int, seed: int, alpha: float, population: int = 200, g
     return rows
 
 
+def learning_curve_rows(data, k: int, seed: int, alpha: float, fractions, population: int = 200,
+                        generations: int = 300) -> list[dict]:
+    """One row per fraction ``f`` of the training models (nested: each fraction's models contain the smaller
+    ones'): ``n_train``, the RMSE (pp) of the GA's subset (in-sample ridge fitness on those models) on them
+    (``train``), on the validation models (``val``) and on the test models (``test``), and the mean test RMSE
+    of 200 random k-subsets with ridge fitted on the same models (``random``)."""
+    if k >= data.n_items:
+        raise ValueError(f"k: {k} must be smaller than the {data.n_items} items")
+    fractions = [float(f) for f in fractions]
+    if not fractions or any(not 0 < f <= 1 for f in fractions):
+        raise ValueError(f"fractions: {fractions} must each be in (0, 1]")
+    tr, va, te = split_models(data, seed=seed)
+    order = np.random.default_rng([seed, 1]).permutation(tr)
+    R, y = data.responses, data.target
+    M = R.shape[1]
+    masks = random_masks(200, M, k, np.random.default_rng(seed))
+    rows = []
+    for f in fractions:
+        sub = np.sort(order[: max(k + 2, int(round(f * tr.size)))])
+        fit = RidgeFitness(R[sub], y[sub], alpha=alpha)
+        on_val = RidgeFitness(R[sub], y[sub], R[va], y[va], alpha=alpha)
+        on_test = RidgeFitness(R[sub], y[sub], R[te], y[te], alpha=alpha)
+        ga = genetic_search(None, None, None, None, k, population=int(population), generations=int(generations),
+                            elites=20, seed=seed, progress=False, fitness=fit)
+        mask = np.zeros((1, M), dtype=bool)
+        mask[0, ga.best] = True
+        rows.append({"fraction": f, "n_train": int(sub.size), "train": float(-fit(mask)[0]),
+                     "val": float(-on_val(mask)[0]), "test": float(-on_test(mask)[0]),
+                     "random": float(np.mean(-on_test(masks)))})
+    return rows
+
+
+def extrapolate(n_train, rmse) -> float:
+    """``a`` of the least-squares fit ``rmse = a + b / sqrt(n_train)``: the RMSE (pp) the curve heads to with
+    unlimited training models. Needs at least two distinct ``n_train``."""
+    n = np.asarray(n_train, dtype=float)
+    if np.unique(n).size < 2:
+        raise ValueError("extrapolate: needs at least two distinct training-set sizes")
+    A = np.column_stack([np.ones_like(n), 1.0 / np.sqrt(n)])
+    return float(np.linalg.lstsq(A, np.asarray(rmse, dtype=float), rcond=None)[0][0])
+
+
+def print_learning_curve(name: str, k: int, seeds, alpha: float, fractions, population: int, generations: int,
+                         data) -> None:
+    per_seed = [learning_curve_rows(data, k, s, alpha, fractions, population, generations) for s in seeds]
+    print(f"\nLearning curve, {name}, k = {k}: GA (in-sample ridge fitness) on a fraction of the training models; "
+          f"mean over seeds {list(seeds)}")
+    print(f"{'fraction':>8s} {'n_train':>7s} | {'train':>6s} {'val':>6s} {'test':>6s} | {'random':>6s} {'ratio':>5s}")
+    mean = {}
+    for i, row in enumerate(per_seed[0]):
+        vals = {c: float(np.mean([rows[i][c] for rows in per_seed])) for c in ("n_train", "train", "val", "test",
+                                                                              "random")}
+        mean[row["fraction"]] = vals
+        print(f"{row['fraction']:8.3f} {vals['n_train']:7.0f} | {vals['train']:6.3f} {vals['val']:6.3f} "
+              f"{vals['test']:6.3f} | {vals['random']:6.3f} {vals['test'] / vals['random']:5.2f}")
+    if len(mean) >= 2:
+        n = [v["n_train"] for v in mean.values()]
+        a_sel = extrapolate(n, [v["test"] for v in mean.values()])
+        a_rnd = extrapolate(n, [v["random"] for v in mean.values()])
+        print(f"{'inf':>8s} {'(fit)':>7s} | {'':6s} {'':6s} {a_sel:6.3f} | {a_rnd:6.3f} {a_sel / a_rnd:5.2f}   "
+              f"(rmse = a + b / sqrt(n_train), least squares over the fractions)")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default="gsm8k", help="comma-separated dataset names")
@@ -70,7 +141,18 @@ def main(argv=None) -> int:
     ap.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, help="ridge penalty (default: EssenceSelector's)")
     ap.add_argument("--population", type=int, default=200, help="GA population")
     ap.add_argument("--generations", type=int, default=300, help="GA generations")
+    ap.add_argument("--train-fractions", default=None,
+                    help="comma-separated fractions of the training models, e.g. 0.125,0.25,0.5,1: add a learning "
+                         "curve per dataset and k")
     args = ap.parse_args(argv)
+    fractions = None
+    if args.train_fractions:
+        try:
+            fractions = [float(f) for f in args.train_fractions.split(",")]
+        except ValueError:
+            ap.error(f"--train-fractions: {args.train_fractions!r} is not a comma-separated list of numbers")
+        if any(not 0 < f <= 1 for f in fractions):
+            ap.error(f"--train-fractions: each fraction must be in (0, 1], got {args.train_fractions}")
     t_all = time.perf_counter()
     seeds = [int(s) for s in args.seeds.split(",")]
     print(f"Ridge RMSE (pp) of the GA's subset, fitted on training models, by the models it is measured on; "
@@ -88,6 +170,8 @@ def main(argv=None) -> int:
                           "oracle": "train, val honest"}[row["fitness"]]
                 print(f"{name:12s} {k:4d} {row['fitness']:>10s} | {vals['train']:6.3f} {vals['val']:6.3f} "
                       f"{vals['test']:6.3f}   {honest}")
+            if fractions:
+                print_learning_curve(name, k, seeds, args.alpha, fractions, args.population, args.generations, data)
     print(f"\nCaveat: {POOL_CAVEAT}")
     print(f"(total {time.perf_counter() - t_all:.0f} s)")
     return 0
