@@ -32,12 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from essence.compressed import compress  # noqa: E402
 from essence.data import METABENCH, POOL_CAVEAT, load, split_models  # noqa: E402
 from essence.metrics import kendall, rmse  # noqa: E402
-from essence.reconstruct import (  # noqa: E402
-    GAMReconstructor,
-    RidgeGAMReconstructor,
-    RidgeReconstructor,
-    choose_on_validation,
-)
+from essence.reconstruct import choose_on_validation, reconstructor_makers  # noqa: E402
 
 QUICK = {"generations": 150, "group_generations": 100, "rounds": 1, "ebm_elites": 3}
 
@@ -46,8 +41,7 @@ def pool_floor(data, seed: int) -> dict:
     """Test RMSE / Kendall of the best (on validation) of GAM, ridge and ridge + GAM on all pool items."""
     tr, va, te = split_models(data, seed=seed)
     R, y = data.responses, data.target
-    candidates = {"gam": GAMReconstructor, "ridge": RidgeReconstructor, "ridge_gam": RidgeGAMReconstructor}
-    label, rec, _ = choose_on_validation(candidates, R[tr], y[tr], R[va], y[va])
+    label, rec, _ = choose_on_validation(reconstructor_makers(), R[tr], y[tr], R[va], y[va])
     pred = rec.predict(R[te])
     return {"rmse": rmse(y[te], pred), "kendall": kendall(y[te], pred), "choice": label}
 

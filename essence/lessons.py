@@ -266,17 +266,14 @@ def subset_figures(R, y, split, items, reconstructors=("gam", "ridge", "ridge_ga
     "test_kendall"}``; the test models only measure.
     """
     from .metrics import kendall, rmse
-    from .reconstruct import GAMReconstructor, RidgeGAMReconstructor, RidgeReconstructor, choose_on_validation
+    from .reconstruct import choose_on_validation, reconstructor_makers
 
-    makers = {"gam": GAMReconstructor, "ridge": RidgeReconstructor, "ridge_gam": RidgeGAMReconstructor}
-    unknown = [r for r in reconstructors if r not in makers]
-    if unknown or not reconstructors:
-        raise ValueError(f"reconstructors: {list(reconstructors)!r}; choose among 'gam', 'ridge' and 'ridge_gam'")
+    makers = reconstructor_makers(reconstructors)
     R = np.asarray(R, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     S = np.asarray(items, dtype=np.intp)
     tr, va, te = (np.asarray(a, dtype=np.intp) for a in split)
-    label, rec, scores = choose_on_validation({r: makers[r] for r in reconstructors}, R[np.ix_(tr, S)], y[tr],
+    label, rec, scores = choose_on_validation(makers, R[np.ix_(tr, S)], y[tr],
                                               R[np.ix_(va, S)], y[va])
     pred = rec.predict(R[np.ix_(te, S)])
     return {"choice": label, "val_rmse": float(scores[label]), "test_rmse": rmse(y[te], pred),

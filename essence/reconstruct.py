@@ -360,6 +360,23 @@ class WeightedMeanReconstructor(_Base):
         return obj
 
 
+RECONSTRUCTOR_CHOICES = ("gam", "ridge", "ridge_gam")
+
+
+def reconstructor_makers(names=RECONSTRUCTOR_CHOICES, n_splines: int = 25, lam: float = 5.0) -> dict[str, Callable[[], object]]:
+    """Zero-argument factories, by label, for :func:`choose_on_validation`: ``"gam"`` (a
+    :class:`GAMReconstructor` with ``n_splines`` and ``lam`` on the subset mean, the paper's), ``"ridge"``
+    (:class:`RidgeReconstructor` on the items) and ``"ridge_gam"`` (:class:`RidgeGAMReconstructor`: ridge,
+    then a GAM on its index). EssenceBench chooses among all three; ValueError names an unknown label."""
+    names = tuple(names)
+    unknown = [n for n in names if n not in RECONSTRUCTOR_CHOICES]
+    if unknown or not names:
+        raise ValueError(f"reconstructors: {list(names)!r}; choose among 'gam', 'ridge' and 'ridge_gam'")
+    makers = {"gam": lambda: GAMReconstructor(n_splines=n_splines, lam=lam), "ridge": RidgeReconstructor,
+              "ridge_gam": RidgeGAMReconstructor}
+    return {n: makers[n] for n in names}
+
+
 def choose_on_validation(candidates: dict[str, Callable[[], object]], X_train, y_train, X_val, y_val):
     """Fit each candidate reconstructor on training models and keep the one with the lowest validation RMSE.
 

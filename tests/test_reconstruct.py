@@ -18,6 +18,7 @@ from essence.reconstruct import (
     choose_on_validation,
     fit_gam_table,
     reconstructor_from_dict,
+    reconstructor_makers,
     subset_score,
 )
 
@@ -148,3 +149,17 @@ def test_ridge_gam_refuses_degenerate_input():
     X = np.ones((20, 3))
     with pytest.raises(ValueError, match="index is constant"):
         RidgeGAMReconstructor().fit(X, np.full(20, 40.0))
+
+
+def test_reconstructor_makers_build_the_three_choices_and_name_unknown_ones():
+    makers = reconstructor_makers(n_splines=12, lam=2.0)
+    assert list(makers) == ["gam", "ridge", "ridge_gam"]
+    gam = makers["gam"]()
+    assert type(gam) is GAMReconstructor and (gam.n_splines, gam.lam) == (12, 2.0)
+    assert type(makers["ridge"]()) is RidgeReconstructor
+    assert type(makers["ridge_gam"]()) is RidgeGAMReconstructor
+    assert list(reconstructor_makers(("ridge",))) == ["ridge"]
+    with pytest.raises(ValueError, match="choose among 'gam', 'ridge' and 'ridge_gam'"):
+        reconstructor_makers(("knn",))
+    with pytest.raises(ValueError, match="choose among"):
+        reconstructor_makers(())

@@ -41,7 +41,7 @@ import time
 
 import numpy as np
 
-from ..reconstruct import GAMReconstructor, RidgeGAMReconstructor, RidgeReconstructor, choose_on_validation
+from ..reconstruct import choose_on_validation, reconstructor_makers
 from .base import Selector
 
 __all__ = ["EssenceSelector"]
@@ -382,6 +382,4 @@ class EssenceSelector(Selector):
         """The GAM on the subset score, ridge on the chosen items' responses, and ridge followed by a GAM on
         its index (our extension, :class:`~essence.reconstruct.RidgeGAMReconstructor`); the base class keeps
         the one with the lowest validation RMSE."""
-        splines, lam = self.gam_splines, self.gam_lam
-        return {"gam": lambda: GAMReconstructor(n_splines=splines, lam=lam), "ridge": RidgeReconstructor,
-                "ridge_gam": RidgeGAMReconstructor}
+        return reconstructor_makers(n_splines=self.gam_splines, lam=self.gam_lam)
