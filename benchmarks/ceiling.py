@@ -47,11 +47,24 @@ SETS = ("train", "val", "test")
 DEFAULT_ALPHA = inspect.signature(EssenceSelector).parameters["ridge_alpha"].default
 
 
+def _check_k(data, k: int) -> None:
+    if k >= data.n_items:
+        raise ValueError(f"k: {k} must be smaller than the {data.n_items} items")
+
+
+def _ga_mask(fitness, k: int, n_items: int, seed: int, population: int, generations: int) -> np.ndarray:
+    """``(1, n_items)`` bool: the best k-subset of the GA (20 elites, no progress bar) under ``fitness``."""
+    ga = genetic_search(None, None, None, None, k, population=int(population), generations=int(generations),
+                        elites=20, seed=seed, progress=False, fitness=fitness)
+    mask = np.zeros((1, n_items), dtype=bool)
+    mask[0, ga.best] = True
+    return mask
+
+
 def ceiling_rows(data, k: int, seed: int, alpha: float, population: int = 200, generations: int = 300) -> list[dict]:
     """One row per fitness set (``random``, ``train``, ``val``, ``oracle``): RMSE (pp) of the chosen subset's
     ridge on the training, validation and test models."""
-    if k >= data.n_items:
-        raise ValueError(f"k: {k} must be smaller than the {data.n_items} items")
+    _check_k(data, k)
     split = dict(zip(SETS, split_models(data, seed=seed)))
     R, y = data.responses, data.target
     tr = split["train"]
@@ -62,10 +75,7 @@ def ceiling_rows(data, k: int, seed: int, alpha: float, population: int = 200, g
     masks = random_masks(200, M, k, np.random.default_rng(seed))
     rows = [{"fitness": "random", **{s: float(np.mean(-judges[s](masks))) for s in SETS}}]
     for label, judge in (("train", "train"), ("val", "val"), ("oracle", "test")):
-        ga = genetic_search(None, None, None, None, k, population=int(population), generations=int(generations),
-                            elites=20, seed=seed, progress=False, fitness=judges[judge])
-        mask = np.zeros((1, M), dtype=bool)
-        mask[0, ga.best] = True
+        mask = _ga_mask(judges[judge], k, M, seed, population, generations)
         rows.append({"fitness": label, **{s: float(-judges[s](mask)[0]) for s in SETS}})
     return rows
 
@@ -76,8 +86,7 @@ def learning_curve_rows(data, k: int, seed: int, alpha: float, fractions, popula
     ones'): ``n_train``, the RMSE (pp) of the GA's subset (in-sample ridge fitness on those models) on them
     (``train``), on the validation models (``val``) and on the test models (``test``), and the mean test RMSE
     of 200 random k-subsets with ridge fitted on the same models (``random``)."""
-    if k >= data.n_items:
-        raise ValueError(f"k: {k} must be smaller than the {data.n_items} items")
+    _check_k(data, k)
     fractions = [float(f) for f in fractions]
     if not fractions or any(not 0 < f <= 1 for f in fractions):
         raise ValueError(f"fractions: {fractions} must each be in (0, 1]")
@@ -92,10 +101,7 @@ def learning_curve_rows(data, k: int, seed: int, alpha: float, fractions, popula
         fit = RidgeFitness(R[sub], y[sub], alpha=alpha)
         on_val = RidgeFitness(R[sub], y[sub], R[va], y[va], alpha=alpha)
         on_test = RidgeFitness(R[sub], y[sub], R[te], y[te], alpha=alpha)
-        ga = genetic_search(None, None, None, None, k, population=int(population), generations=int(generations),
-                            elites=20, seed=seed, progress=False, fitness=fit)
-        mask = np.zeros((1, M), dtype=bool)
-        mask[0, ga.best] = True
+        mask = _ga_mask(fit, k, M, seed, population, generations)
         rows.append({"fraction": f, "n_train": int(sub.size), "train": float(-fit(mask)[0]),
                      "val": float(-on_val(mask)[0]), "test": float(-on_test(mask)[0]),
                      "random": float(np.mean(-on_test(masks)))})
@@ -118,17 +124,17 @@ def print_learning_curve(name: str, k: int, seeds, alpha: float, fractions, popu
     print(f"\nLearning curve, {name}, k = {k}: GA (in-sample ridge fitness) on a fraction of the training models; "
           f"mean over seeds {list(seeds)}")
     print(f"{'fraction':>8s} {'n_train':>7s} | {'train':>6s} {'val':>6s} {'test':>6s} | {'random':>6s} {'ratio':>5s}")
-    mean = {}
+    mean = []
     for i, row in enumerate(per_seed[0]):
         vals = {c: float(np.mean([rows[i][c] for rows in per_seed])) for c in ("n_train", "train", "val", "test",
                                                                               "random")}
-        mean[row["fraction"]] = vals
+        mean.append(vals)
         print(f"{row['fraction']:8.3f} {vals['n_train']:7.0f} | {vals['train']:6.3f} {vals['val']:6.3f} "
               f"{vals['test']:6.3f} | {vals['random']:6.3f} {vals['test'] / vals['random']:5.2f}")
     if len(mean) >= 2:
-        n = [v["n_train"] for v in mean.values()]
-        a_sel = extrapolate(n, [v["test"] for v in mean.values()])
-        a_rnd = extrapolate(n, [v["random"] for v in mean.values()])
+        n = [v["n_train"] for v in mean]
+        a_sel = extrapolate(n, [v["test"] for v in mean])
+        a_rnd = extrapolate(n, [v["random"] for v in mean])
         print(f"{'inf':>8s} {'(fit)':>7s} | {'':6s} {'':6s} {a_sel:6.3f} | {a_rnd:6.3f} {a_sel / a_rnd:5.2f}   "
               f"(rmse = a + b / sqrt(n_train), least squares over the fractions)")
 

@@ -273,8 +273,7 @@ def subset_figures(R, y, split, items, reconstructors=("gam", "ridge", "ridge_ga
     y = np.asarray(y, dtype=np.float64)
     S = np.asarray(items, dtype=np.intp)
     tr, va, te = (np.asarray(a, dtype=np.intp) for a in split)
-    label, rec, scores = choose_on_validation(makers, R[np.ix_(tr, S)], y[tr],
-                                              R[np.ix_(va, S)], y[va])
+    label, rec, scores = choose_on_validation(makers, R[np.ix_(tr, S)], y[tr], R[np.ix_(va, S)], y[va])
     pred = rec.predict(R[np.ix_(te, S)])
     return {"choice": label, "val_rmse": float(scores[label]), "test_rmse": rmse(y[te], pred),
             "test_kendall": kendall(y[te], pred)}
