@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Iterator
 
 import numpy as np
+from .errors import InputError
 
 __all__ = ["atomic_path", "write_atomic", "jsonable"]
 
@@ -26,7 +27,7 @@ def atomic_path(path, overwrite: bool = True) -> Iterator[Path]:
     """
     path = Path(path)
     if not overwrite and path.exists():
-        raise ValueError(f"{path}: already exists; choose another output path or pass --force")
+        raise InputError(f"{path}: already exists; choose another output path or pass --force")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)

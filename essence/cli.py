@@ -23,14 +23,13 @@ import json
 import sys
 from pathlib import Path
 
-__all__ = ["main", "UsageError", "write_atomic"]
+from .checks import cli_whole_number
+from .errors import InputError, UsageError
+
+__all__ = ["main", "write_atomic"]
 
 #: modules that add their own subcommands (each defines ``add_subcommand(subparsers)``)
 PLUGIN_MODULES = ("essence.sweep", "essence.lmeval")
-
-
-class UsageError(Exception):
-    """A user error: printed as one line, exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -45,16 +44,6 @@ def write_atomic(path: Path, text: str, force: bool = False) -> None:
     if Path(path).exists() and not force:
         raise UsageError(f"{path}: already exists; choose another --out or pass --force")
     _write(path, text)
-
-
-def _positive_int(s: str) -> int:
-    try:
-        v = int(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{s!r} is not a whole number") from None
-    if v <= 0:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {v}")
-    return v
 
 
 def _fmt_figures(fig: dict) -> str:
@@ -173,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("compress", help="choose K items of DATA and write the artifact")
     c.add_argument("data", help="dataset name (arc, gsm8k, ...) or path (.npz, .csv, .parquet)")
-    c.add_argument("--k", type=_positive_int, required=True, help="number of items to keep")
+    c.add_argument("--k", type=cli_whole_number(1), required=True, help="number of items to keep")
     c.add_argument("--method", default="essence", help="selection method (default: essence)")
     c.add_argument("--seed", type=int, default=0, help="seed for the model split and the method (default 0)")
     c.add_argument("--out", help="artifact path (default: DATA-METHOD-kK-sS.json)")
@@ -213,7 +202,7 @@ def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return int(args.func(args) or 0)
-    except (UsageError, ValueError) as exc:
+    except InputError as exc:  # the user's mistake (UsageError included); anything else is a bug
         msg = " ".join(str(exc).split())
         print(f"essence: error: {msg}", file=sys.stderr)
         return 2

@@ -23,6 +23,7 @@ from .data import METABENCH, POOL_CAVEAT, Responses, Split, split_models
 from .intervals import IntervalModel, cross_fitted_predictions
 from .metrics import summary
 from .reconstruct import reconstructor_from_dict
+from .errors import InputError
 
 __all__ = ["Compressed", "compress", "SCHEMA", "SCHEMA_VERSION"]
 
@@ -73,22 +74,22 @@ class Compressed:
             models = df.index.to_numpy(dtype=str)
             R = df.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
         else:
-            raise ValueError("estimate: give a Responses, a wide DataFrame (a 'model' column + item columns) or a path")
+            raise InputError("estimate: give a Responses, a wide DataFrame (a 'model' column + item columns) or a path")
         pos = {s: i for i, s in enumerate(ids)}
         missing = [s for s in self.items if s not in pos]
         if missing:
             shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
-            raise ValueError(
+            raise InputError(
                 f"{len(missing)} of the artifact's {self.k} items are missing from the responses: {shown}; "
                 "run the new model on every chosen item (see `essence export-lmeval`)"
             )
         X = R[:, [pos[s] for s in self.items]]
         finite = X[~np.isnan(X)]
         if finite.size and (finite.min() < 0 or finite.max() > 1):
-            raise ValueError("responses: values outside [0, 1] on the chosen items; scores must be fractions")
+            raise InputError("responses: values outside [0, 1] on the chosen items; scores must be fractions")
         empty = np.isnan(X).all(axis=1)
         if empty.any():
-            raise ValueError(
+            raise InputError(
                 f"{int(empty.sum())} model(s) have no result on any chosen item, e.g. {models[empty][0]!r}; "
                 "drop them or run them on the chosen items"
             )
@@ -115,7 +116,7 @@ class Compressed:
 
             data = load(data)
         if not isinstance(data, Responses):
-            raise ValueError("evaluate: data must be a Responses or a dataset name/path with true scores")
+            raise InputError("evaluate: data must be a Responses or a dataset name/path with true scores")
         est = self.estimate(data)
         return summary(data.target, est["estimate"].to_numpy(), est["lower"].to_numpy(), est["upper"].to_numpy())
 
@@ -151,17 +152,17 @@ class Compressed:
     @classmethod
     def from_dict(cls, d: dict, source: str = "artifact") -> "Compressed":
         if not isinstance(d, dict) or d.get("schema") != SCHEMA:
-            raise ValueError(f"{source}: not an essence artifact (schema {d.get('schema') if isinstance(d, dict) else None!r}, "
+            raise InputError(f"{source}: not an essence artifact (schema {d.get('schema') if isinstance(d, dict) else None!r}, "
                              f"expected {SCHEMA!r})")
         if d.get("schema_version") != SCHEMA_VERSION:
-            raise ValueError(
+            raise InputError(
                 f"{source}: schema version {d.get('schema_version')!r}, this essence ({__version__}) reads version "
                 f"{SCHEMA_VERSION}; recreate it with `essence compress` or use the essence version that wrote it "
                 f"({d.get('essence_version', 'unknown')})"
             )
         missing = [f for f in _REQUIRED if f not in d]
         if missing:
-            raise ValueError(f"{source}: missing field(s) {', '.join(missing)}; the file is incomplete or hand-edited")
+            raise InputError(f"{source}: missing field(s) {', '.join(missing)}; the file is incomplete or hand-edited")
         return cls(
             method=d["method"], k=int(d["k"]), seed=int(d["seed"]), params=d["params"], items=list(d["items"]),
             reconstructor=reconstructor_from_dict(d["reconstructor"]),
@@ -177,9 +178,9 @@ class Compressed:
         try:
             d = json.loads(path.read_text())
         except FileNotFoundError:
-            raise ValueError(f"{path}: no such artifact file") from None
+            raise InputError(f"{path}: no such artifact file") from None
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"{path}: not a readable JSON artifact ({exc})") from None
+            raise InputError(f"{path}: not a readable JSON artifact ({exc})") from None
         return cls.from_dict(d, source=str(path))
 
     def __repr__(self) -> str:
@@ -213,14 +214,14 @@ def compress(
     from .methods import make_method
 
     if not isinstance(data, Responses):
-        raise ValueError("data: expected a Responses (see essence.data.load)")
+        raise InputError("data: expected a Responses (see essence.data.load)")
     selector = make_method(method, k=k, seed=seed, progress=progress, **params)
     split = split if split is not None else split_models(data, test=test, val=val, seed=seed)
     train, valid, testd = (data.subset(models=ix) for ix in split)
     answered = (~np.isnan(train.responses)).sum(axis=0)
     few = np.flatnonzero(answered < min_answered)
     if few.size:
-        raise ValueError(
+        raise InputError(
             f"{few.size} item(s) were answered by fewer than {min_answered} training models, e.g. "
             f"{', '.join(map(repr, data.items[few[:3]].tolist()))}; drop them or lower min_answered"
         )

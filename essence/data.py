@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Iterable, NamedTuple
 
 import numpy as np
+from .errors import InputError
 
 __all__ = [
     "DATASETS",
@@ -170,23 +171,23 @@ def _as_index(sel, ids: np.ndarray, what: str) -> np.ndarray:
     sel = np.asarray(sel)
     if sel.dtype == bool:
         if sel.shape != (n,):
-            raise ValueError(f"{what}: boolean mask has shape {sel.shape}, expected ({n},)")
+            raise InputError(f"{what}: boolean mask has shape {sel.shape}, expected ({n},)")
         return np.flatnonzero(sel)
     if sel.dtype.kind in "US":
         pos = {m: i for i, m in enumerate(ids)}
         missing = [s for s in sel.tolist() if s not in pos]
         if missing:
             shown = ", ".join(map(repr, missing[:5]))
-            raise ValueError(
+            raise InputError(
                 f"{what}: {len(missing)} id(s) not found, e.g. {shown}; check the ids against `.{what}`"
             )
         return np.array([pos[s] for s in sel.tolist()], dtype=np.intp)
     if sel.dtype.kind in "iu":
         sel = sel.astype(np.intp).ravel()
         if sel.size and (sel.min() < -n or sel.max() >= n):
-            raise ValueError(f"{what}: index out of range for {n} {what}")
+            raise InputError(f"{what}: index out of range for {n} {what}")
         return sel
-    raise ValueError(f"{what}: cannot select with an array of dtype {sel.dtype}; pass indices, a mask or ids")
+    raise InputError(f"{what}: cannot select with an array of dtype {sel.dtype}; pass indices, a mask or ids")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -211,25 +212,25 @@ def from_arrays(
     try:
         r = np.array(responses, dtype=np.float64)
     except (ValueError, TypeError) as exc:
-        raise ValueError(
+        raise InputError(
             f"responses: cannot be read as a numeric 2-D array ({exc}); rows must all have the same "
             "length and hold numbers in [0, 1] or NaN"
         ) from None
     if r.ndim != 2:
-        raise ValueError(f"responses: expected a 2-D array (n_models, n_items), got {r.ndim}-D shape {r.shape}")
+        raise InputError(f"responses: expected a 2-D array (n_models, n_items), got {r.ndim}-D shape {r.shape}")
     n_models, n_items = r.shape
     if n_models == 0:
-        raise ValueError("responses: no models (0 rows); give at least one model's results")
+        raise InputError("responses: no models (0 rows); give at least one model's results")
     if n_items == 0:
-        raise ValueError("responses: no items (0 columns); give at least one item")
+        raise InputError("responses: no items (0 columns); give at least one item")
     if np.isinf(r).any():
         i, j = np.argwhere(np.isinf(r))[0]
-        raise ValueError(f"responses: {int(np.isinf(r).sum())} infinite value(s), first at row {i}, column {j}; "
+        raise InputError(f"responses: {int(np.isinf(r).sum())} infinite value(s), first at row {i}, column {j}; "
                          "use NaN for a missing result")
     finite = r[~np.isnan(r)]
     if finite.size and (finite.min() < 0 or finite.max() > 1):
         bad = int(((r < 0) | (r > 1)).sum())
-        raise ValueError(
+        raise InputError(
             f"responses: {bad} value(s) outside [0, 1] (min {finite.min():g}, max {finite.max():g}); "
             "scores must be fractions in [0, 1], e.g. divide percentages by 100"
         )
@@ -239,13 +240,13 @@ def from_arrays(
 
     all_nan_items = np.flatnonzero(np.isnan(r).all(axis=0))
     if all_nan_items.size:
-        raise ValueError(
+        raise InputError(
             f"responses: {all_nan_items.size} item(s) have no result from any model (all NaN), e.g. "
             f"{', '.join(map(repr, items[all_nan_items[:3]].tolist()))}; drop those items"
         )
     all_nan_models = np.flatnonzero(np.isnan(r).all(axis=1))
     if all_nan_models.size:
-        raise ValueError(
+        raise InputError(
             f"responses: {all_nan_models.size} model(s) have no result on any item (all NaN), e.g. "
             f"{', '.join(map(repr, models[all_nan_models[:3]].tolist()))}; drop those models"
         )
@@ -258,12 +259,12 @@ def from_arrays(
         try:
             target = np.array(target, dtype=np.float64)
         except (ValueError, TypeError):
-            raise ValueError("target: cannot be read as numbers; give one full-benchmark score (pp) per model") from None
+            raise InputError("target: cannot be read as numbers; give one full-benchmark score (pp) per model") from None
         if target.shape != (n_models,):
-            raise ValueError(f"target: shape {target.shape} does not match the {n_models} models of responses")
+            raise InputError(f"target: shape {target.shape} does not match the {n_models} models of responses")
         if not np.isfinite(target).all():
             bad = np.flatnonzero(~np.isfinite(target))
-            raise ValueError(
+            raise InputError(
                 f"target: {bad.size} missing or non-finite full score(s), e.g. for "
                 f"{', '.join(map(repr, models[bad[:3]].tolist()))}; give every model a finite score or drop it"
             )
@@ -271,15 +272,15 @@ def from_arrays(
     if texts is not None:
         texts = np.asarray(texts, dtype=str)
         if texts.shape != (n_items,):
-            raise ValueError(f"texts: shape {texts.shape} does not match the {n_items} items of responses")
+            raise InputError(f"texts: shape {texts.shape} does not match the {n_items} items of responses")
     item_extras = dict(item_extras or {})
     model_extras = dict(model_extras or {})
     for k, v in item_extras.items():
         if np.shape(v) != (n_items,):
-            raise ValueError(f"item_extras[{k!r}]: shape {np.shape(v)} does not match the {n_items} items")
+            raise InputError(f"item_extras[{k!r}]: shape {np.shape(v)} does not match the {n_items} items")
     for k, v in model_extras.items():
         if np.shape(v) != (n_models,):
-            raise ValueError(f"model_extras[{k!r}]: shape {np.shape(v)} does not match the {n_models} models")
+            raise InputError(f"model_extras[{k!r}]: shape {np.shape(v)} does not match the {n_models} models")
 
     return Responses(
         responses=r,
@@ -299,15 +300,15 @@ def _ids(ids, n: int, what: str, prefix: str) -> np.ndarray:
         return np.array([f"{prefix}{i}" for i in range(n)])
     ids = np.asarray(ids)
     if ids.ndim != 1:
-        raise ValueError(f"{what}: expected a 1-D array of ids, got shape {ids.shape}")
+        raise InputError(f"{what}: expected a 1-D array of ids, got shape {ids.shape}")
     if len(ids) != n:
         axis = "rows" if what == "models" else "columns"
-        raise ValueError(f"{what}: {len(ids)} ids for {n} {axis} of responses; give one id per {axis[:-1]}")
+        raise InputError(f"{what}: {len(ids)} ids for {n} {axis} of responses; give one id per {axis[:-1]}")
     ids = ids.astype(str)
     uniq, counts = np.unique(ids, return_counts=True)
     if (counts > 1).any():
         dups = uniq[counts > 1]
-        raise ValueError(
+        raise InputError(
             f"{what}: {dups.size} duplicate id(s), e.g. {', '.join(map(repr, dups[:3].tolist()))}; "
             f"ids must be unique (merge or rename the duplicates)"
         )
@@ -334,7 +335,7 @@ def data_roots() -> list[Path]:
 def resolve_dataset(name: str) -> Path:
     """Path of a shipped dataset name; ValueError listing the known names, or where it was looked for."""
     if name not in DATASETS:
-        raise ValueError(
+        raise InputError(
             f"unknown dataset {name!r}; known datasets: {', '.join(DATASETS)} "
             "(or give a path to a .npz, .csv or .parquet file)"
         )
@@ -345,7 +346,7 @@ def resolve_dataset(name: str) -> Path:
         tried.append(str(p))
         if p.is_file():
             return p
-    raise ValueError(
+    raise InputError(
         f"dataset {name!r} not found; looked in: {'; '.join(tried)}. Run `make data` or set ESSENCE_DATA "
         "to the folder that holds metabench/, alpaca_eval/ and livecodebench/"
     )
@@ -378,7 +379,7 @@ def verify_checksum(path: Path, rel: str) -> None:
         return
     got = sha256_file(path)
     if got != expected:
-        raise ValueError(
+        raise InputError(
             f"{path}: checksum mismatch for {rel} (expected {expected[:12]}..., got {got[:12]}...); the file "
             "is corrupt or a different version. Delete it and run `make data` to link a fresh copy from "
             "../shared/data"
@@ -412,15 +413,15 @@ def load(name_or_path, *, verify: bool = True, keep_flagged: bool = False) -> Re
     if not path.exists():
         if isinstance(name_or_path, str) and not any(c in name_or_path for c in "/.\\"):
             resolve_dataset(name_or_path)  # raises the unknown-name message
-        raise ValueError(f"{path}: no such file; give a dataset name ({', '.join(DATASETS)}) or an existing path")
+        raise InputError(f"{path}: no such file; give a dataset name ({', '.join(DATASETS)}) or an existing path")
     if not path.is_file():
-        raise ValueError(f"{path}: not a file")
+        raise InputError(f"{path}: not a file")
     suffix = path.suffix.lower()
     if suffix == ".npz":
         return _load_npz(path, name=path.stem, keep_flagged=keep_flagged)
     if suffix in (".csv", ".parquet", ".pq"):
         return _load_table(path)
-    raise ValueError(f"{path}: unsupported file type {suffix!r}; use .npz, .csv or .parquet")
+    raise InputError(f"{path}: unsupported file type {suffix!r}; use .npz, .csv or .parquet")
 
 
 def _load_npz(path: Path, name: str, keep_flagged: bool = False) -> Responses:
@@ -428,12 +429,12 @@ def _load_npz(path: Path, name: str, keep_flagged: bool = False) -> Responses:
         with np.load(path, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
     except Exception as exc:  # zipfile errors, pickle refusals, truncated files
-        raise ValueError(f"{path}: unreadable .npz file ({type(exc).__name__}: {exc})") from None
+        raise InputError(f"{path}: unreadable .npz file ({type(exc).__name__}: {exc})") from None
     if "responses" not in arrays:
-        raise ValueError(f"{path}: no 'responses' array; the canonical format needs responses, models, items")
+        raise InputError(f"{path}: no 'responses' array; the canonical format needs responses, models, items")
     r = arrays.pop("responses")
     if r.ndim != 2:
-        raise ValueError(f"responses: expected a 2-D array (n_models, n_items) in {path}, got shape {r.shape}")
+        raise InputError(f"responses: expected a 2-D array (n_models, n_items) in {path}, got shape {r.shape}")
     n_models, n_items = r.shape
     models = arrays.pop("models", None)
     items = arrays.pop("items", None)
@@ -463,23 +464,23 @@ def _load_table(path: Path) -> Responses:
     try:
         df = pd.read_csv(path) if path.suffix.lower() == ".csv" else pd.read_parquet(path)
     except Exception as exc:
-        raise ValueError(f"{path}: unreadable table ({type(exc).__name__}: {exc})") from None
+        raise InputError(f"{path}: unreadable table ({type(exc).__name__}: {exc})") from None
     cols = [str(c) for c in df.columns]
     df.columns = cols
     if "model" not in cols:
-        raise ValueError(
+        raise InputError(
             f"{path}: no 'model' column; a wide table needs a 'model' column plus one column per item, "
             "a long table needs columns model, item, score"
         )
     if {"item", "score"} <= set(cols):  # long format
         extra = set(cols) - {"model", "item", "score", "full_score"}
         if extra:
-            raise ValueError(f"{path}: long table has unexpected column(s) {sorted(extra)}; expected model, item, "
+            raise InputError(f"{path}: long table has unexpected column(s) {sorted(extra)}; expected model, item, "
                              "score and optionally full_score")
         dup = df.duplicated(["model", "item"])
         if dup.any():
             row = df[dup].iloc[0]
-            raise ValueError(f"{path}: {int(dup.sum())} duplicate (model, item) row(s), e.g. "
+            raise InputError(f"{path}: {int(dup.sum())} duplicate (model, item) row(s), e.g. "
                              f"({row['model']!r}, {row['item']!r}); keep one score per model and item")
         df["model"] = df["model"].astype(str)
         df["item"] = df["item"].astype(str)
@@ -490,21 +491,21 @@ def _load_table(path: Path) -> Responses:
         if "full_score" in cols:
             fs = df.groupby("model")["full_score"]
             if (fs.nunique(dropna=False) > 1).any():
-                raise ValueError(f"{path}: full_score differs between rows of the same model; give one value per model")
+                raise InputError(f"{path}: full_score differs between rows of the same model; give one value per model")
             target = fs.first().reindex(models).to_numpy()
         values = _numeric(wide, path)
         return from_arrays(values, models, items, target, name=path.stem)
     # wide format
     if df["model"].duplicated().any():
         d = df.loc[df["model"].duplicated(), "model"].iloc[0]
-        raise ValueError(f"models: duplicate id {d!r} in {path}; one row per model")
+        raise InputError(f"models: duplicate id {d!r} in {path}; one row per model")
     target = df.pop("full_score").to_numpy() if "full_score" in cols else None
     models = df.pop("model").astype(str).to_numpy()
     if target is not None:
         try:
             target = target.astype(np.float64)
         except (ValueError, TypeError):
-            raise ValueError(f"target: non-numeric full_score values in {path}") from None
+            raise InputError(f"target: non-numeric full_score values in {path}") from None
     return from_arrays(_numeric(df, path), models, df.columns.to_numpy(dtype=str), target, name=path.stem)
 
 
@@ -515,7 +516,7 @@ def _numeric(df, path: Path) -> np.ndarray:
     bad = num.isna() & df.notna()
     if bad.to_numpy().any():
         r, c = np.argwhere(bad.to_numpy())[0]
-        raise ValueError(
+        raise InputError(
             f"responses: non-numeric value {df.iat[r, c]!r} in {path} (row {r}, column {df.columns[c]!r}); "
             "scores must be numbers in [0, 1] or empty"
         )
@@ -538,7 +539,7 @@ def link_shared_data(dest: Path | None = None, source: Path | None = None, verif
         src = source / rel
         if not target.exists():
             if not src.is_file():
-                raise ValueError(
+                raise InputError(
                     f"{rel}: not in data/ and not found in {source}; put the shared data folder at "
                     "../shared/data or set ESSENCE_DATA"
                 )
@@ -615,12 +616,12 @@ def split_models(responses: Responses | np.ndarray, test: float = 0.1, val: floa
     n = len(y)
     for nm, f in (("test", test), ("val", val)):
         if not 0 <= f < 1:
-            raise ValueError(f"{nm}: fraction {f} must be in [0, 1)")
+            raise InputError(f"{nm}: fraction {f} must be in [0, 1)")
     if test + val >= 1:
-        raise ValueError(f"test + val = {test + val} leaves no training models; use smaller fractions")
+        raise InputError(f"test + val = {test + val} leaves no training models; use smaller fractions")
     n_test, n_val = int(round(test * n)), int(round(val * n))
     if (test > 0 and n_test == 0) or (val > 0 and n_val == 0) or n - n_test - n_val < 2:
-        raise ValueError(
+        raise InputError(
             f"{n} models are too few to split test={test}, val={val} (need at least one test, one validation "
             "and two training models); add models or change the fractions"
         )

@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from .reconstruct import Table1D
+from .errors import InputError
 
 __all__ = ["IntervalModel", "cross_fitted_predictions"]
 
@@ -31,7 +32,7 @@ class IntervalModel:
 
     def __init__(self, level: float = 0.9, bandwidth: float = 5.0):
         if not 0 < level < 1:
-            raise ValueError(f"level: {level} must be in (0, 1), e.g. 0.9 for a 90% interval")
+            raise InputError(f"level: {level} must be in (0, 1), e.g. 0.9 for a 90% interval")
         self.level = float(level)
         self.bandwidth = float(bandwidth)
 

@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from ._io import write_atomic
+from .errors import InputError
 
 __all__ = [
     "ItemParams",
@@ -135,7 +136,7 @@ def binarize(responses, threshold: float = 0.5) -> np.ndarray:
     0/1 data are unchanged by any threshold in (0, 1]. ValueError for a threshold outside (0, 1].
     """
     if not (isinstance(threshold, (int, float, np.floating)) and 0 < float(threshold) <= 1):
-        raise ValueError(f"binarize: threshold {threshold!r} must be a number in (0, 1], e.g. 0.5")
+        raise InputError(f"binarize: threshold {threshold!r} must be a number in (0, 1], e.g. 0.5")
     R = np.asarray(responses, dtype=np.float64)
     return np.where(np.isnan(R), np.nan, (R >= float(threshold)).astype(np.float64))
 
@@ -172,13 +173,13 @@ def estimate_ability(X, a, b, prior_mean: float = 0.0, prior_sd: float = 1.0, ma
     """
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
-        raise ValueError(f"X: expected (n_models, k), got shape {X.shape}")
+        raise InputError(f"X: expected (n_models, k), got shape {X.shape}")
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     if a.shape != (X.shape[1],) or b.shape != (X.shape[1],):
-        raise ValueError(f"a, b: expected shape ({X.shape[1]},) to match X's columns, got {a.shape} and {b.shape}")
+        raise InputError(f"a, b: expected shape ({X.shape[1]},) to match X's columns, got {a.shape} and {b.shape}")
     if not prior_sd > 0:
-        raise ValueError(f"prior_sd: {prior_sd} must be positive")
+        raise InputError(f"prior_sd: {prior_sd} must be positive")
     obs = ~np.isnan(X)
     Xo = np.where(obs, X, 0.0)
     W = obs.astype(np.float64)
@@ -240,17 +241,17 @@ def fit_2pl(
     """
     R = np.asarray(responses, dtype=np.float64)
     if R.ndim != 2:
-        raise ValueError(f"responses: expected (n_models, n_items), got shape {R.shape}")
+        raise InputError(f"responses: expected (n_models, n_items), got shape {R.shape}")
     vals = R[~np.isnan(R)]
     if vals.size and not np.all((vals == 0) | (vals == 1)):
-        raise ValueError("responses: the 2PL model needs 0/1 responses; threshold continuous scores first "
+        raise InputError("responses: the 2PL model needs 0/1 responses; threshold continuous scores first "
                          "with essence.irt.binarize(responses, threshold)")
     if priors not in ("hierarchical", "vague"):
-        raise ValueError(f"priors: {priors!r} is not one of 'hierarchical', 'vague'")
+        raise InputError(f"priors: {priors!r} is not one of 'hierarchical', 'vague'")
     if not (isinstance(epochs, (int, np.integer)) and epochs >= 1):
-        raise ValueError(f"epochs: {epochs!r} must be a positive whole number")
+        raise InputError(f"epochs: {epochs!r} must be a positive whole number")
     if max_models is not None and (not isinstance(max_models, (int, np.integer)) or max_models < 2):
-        raise ValueError(f"max_models: {max_models!r} must be None or a whole number >= 2")
+        raise InputError(f"max_models: {max_models!r} must be None or a whole number >= 2")
     n_models, n_items = R.shape
     settings = {"epochs": int(epochs), "lr": float(lr), "lr_decay": float(lr_decay), "priors": priors,
                 "max_models": None if max_models is None else int(max_models), "seed": int(seed)}
@@ -263,7 +264,7 @@ def fit_2pl(
     p_fixed = np.where(constant, (succ + 0.5) / (n_obs + 1.0), np.nan)
     fit_items = np.flatnonzero(~constant)
     if fit_items.size < 2:
-        raise ValueError(f"responses: only {fit_items.size} of {n_items} items vary over the models; the 2PL "
+        raise InputError(f"responses: only {fit_items.size} of {n_items} items vary over the models; the 2PL "
                          "model needs at least 2 items that some models pass and some fail")
 
     rng = np.random.default_rng(seed)
@@ -274,14 +275,14 @@ def fit_2pl(
     keep = (~np.isnan(sub)).any(axis=1)
     rows, sub = rows[keep], sub[keep]
     if rows.size < 2:
-        raise ValueError("responses: fewer than 2 models answered any varying item; give more models")
+        raise InputError("responses: fewer than 2 models answered any varying item; give more models")
 
     t0 = time.perf_counter()
     ability, diff, disc, loss = _pyirt_svi(sub, epochs=int(epochs), lr=float(lr), lr_decay=float(lr_decay),
                                            priors=priors, seed=int(seed), threads=threads, progress=progress)
     seconds = time.perf_counter() - t0
     if not (np.isfinite(ability).all() and np.isfinite(diff).all() and np.isfinite(disc).all()):
-        raise ValueError(f"py-irt 2PL fit diverged (non-finite parameters); lower the learning rate lr={lr}")
+        raise InputError(f"py-irt 2PL fit diverged (non-finite parameters); lower the learning rate lr={lr}")
 
     # standardise: fitted abilities of the models used -> mean 0, sd 1
     mu, sd = float(np.mean(ability)), float(np.std(ability))
@@ -334,7 +335,7 @@ def _pyirt_svi(R, *, epochs, lr, lr_decay, priors, seed, threads, progress):
                     loss = svi.step(subjects, items, obs)
                     scheduler.step()
             except ValueError as exc:  # pyro's distribution checks fire on NaN parameters
-                raise ValueError(f"py-irt 2PL fit diverged (non-finite parameters: {str(exc).splitlines()[0][:120]}); "
+                raise InputError(f"py-irt 2PL fit diverged (non-finite parameters: {str(exc).splitlines()[0][:120]}); "
                                  f"lower the learning rate lr={lr} (e.g. to 0.05)") from None
         out = model.export()
     finally:
@@ -377,7 +378,7 @@ def fit_2pl_cached(train, *, threshold: float = 0.5, cache: bool = True, progres
     full["seed"] = int(settings.get("seed", 0))
     unknown = set(settings) - set(full) - {"threads"}
     if unknown:
-        raise ValueError(f"fit_2pl_cached: unknown setting(s) {sorted(unknown)}; accepted: {sorted(full)}")
+        raise InputError(f"fit_2pl_cached: unknown setting(s) {sorted(unknown)}; accepted: {sorted(full)}")
     threads = settings.get("threads", 1)
     key_src = json.dumps({"data": train.fingerprint(), "threshold": float(threshold), "settings": full,
                           "py_irt": _pyirt_version(), "algo": _ALGO_VERSION}, sort_keys=True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from .errors import InputError
 
 __all__ = [
     "off_diagonal",
@@ -39,7 +40,7 @@ __all__ = [
 def _square(M, name: str) -> np.ndarray:
     M = np.asarray(M, dtype=np.float64)
     if M.ndim != 2 or M.shape[0] != M.shape[1]:
-        raise ValueError(f"{name}: expected a square (n_items, n_items) matrix, got shape {M.shape}")
+        raise InputError(f"{name}: expected a square (n_items, n_items) matrix, got shape {M.shape}")
     return M
 
 
@@ -116,9 +117,9 @@ def pair_table(R_text, R_rank, by: str = "text", n: int = 10, texts=None, items=
 
     T, R = _square(R_text, "R_text"), _square(R_rank, "R_rank")
     if T.shape != R.shape:
-        raise ValueError(f"R_text {T.shape} and R_rank {R.shape}: must describe the same items")
+        raise InputError(f"R_text {T.shape} and R_rank {R.shape}: must describe the same items")
     if by not in _ORDERS:
-        raise ValueError(f"by: {by!r} is unknown; choose one of {', '.join(_ORDERS)}")
+        raise InputError(f"by: {by!r} is unknown; choose one of {', '.join(_ORDERS)}")
     iu, ju = np.triu_indices(T.shape[0], 1)
     t, r = T[iu, ju], R[iu, ju]
     score = _ORDERS[by](t, r)
@@ -163,7 +164,7 @@ def item_discrimination(R, y) -> np.ndarray:
     R = np.asarray(R, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if R.ndim != 2 or y.shape != (R.shape[0],):
-        raise ValueError(f"R {R.shape} and y {y.shape}: expected (n_models, n_items) and (n_models,)")
+        raise InputError(f"R {R.shape} and y {y.shape}: expected (n_models, n_items) and (n_models,)")
     Z, _ = standardise_items(R)
     yc = y - y.mean()
     ny = np.linalg.norm(yc)
@@ -181,7 +182,7 @@ def rank_redundancy_halves(R, seed=0) -> tuple[np.ndarray, np.ndarray]:
 
     R = np.asarray(R, dtype=np.float64)
     if R.ndim != 2 or R.shape[0] < 6:
-        raise ValueError(f"R: expected (n_models >= 6, n_items), got shape {R.shape}")
+        raise InputError(f"R: expected (n_models >= 6, n_items), got shape {R.shape}")
     perm = np.random.default_rng(seed).permutation(R.shape[0])
     h = R.shape[0] // 2
     a = off_diagonal(rank_redundancy(R[perm[:h]]), drop_nan=False)
@@ -235,11 +236,11 @@ def random_subset_scores(R_train, y_train, R_eval, y_eval, k: int, pool=None, n_
     R_train = np.asarray(R_train, dtype=np.float64)
     R_eval = np.asarray(R_eval, dtype=np.float64)
     if R_train.ndim != 2 or R_eval.ndim != 2 or R_train.shape[1] != R_eval.shape[1]:
-        raise ValueError(f"R_train {R_train.shape} and R_eval {R_eval.shape}: expected (n_models, n_items) "
+        raise InputError(f"R_train {R_train.shape} and R_eval {R_eval.shape}: expected (n_models, n_items) "
                          "over the same items")
     pool = np.arange(R_train.shape[1]) if pool is None else np.asarray(pool, dtype=np.intp)
     if isinstance(k, bool) or not 1 <= int(k) <= pool.size:
-        raise ValueError(f"k: {k!r} must be between 1 and the {pool.size} pool items")
+        raise InputError(f"k: {k!r} must be between 1 and the {pool.size} pool items")
     rng = np.random.default_rng(seed)
     out = {"rmse": np.empty(int(n_draws)), "kendall": np.empty(int(n_draws))}
     for d in range(int(n_draws)):
@@ -325,7 +326,7 @@ def ga_trajectory(fitness, k: int, checkpoints, evaluate=None, population: int =
 
     cps = [int(c) for c in np.atleast_1d(checkpoints)]
     if not cps or cps[0] < 0 or any(b <= a for a, b in zip(cps, cps[1:])):
-        raise ValueError(f"checkpoints: {checkpoints!r} must be increasing generation counts >= 0")
+        raise InputError(f"checkpoints: {checkpoints!r} must be increasing generation counts >= 0")
     rng = np.random.default_rng(seed) if not isinstance(seed, np.random.Generator) else seed
     rows, bests, hist, mhist = [], [], [], []
     pop, done, secs, res = None, 0, 0.0, None
@@ -366,7 +367,7 @@ def ablation(dataset: str, variants: dict, ks, seeds, out, jobs: int = 2):
     from .sweep import run_sweep
 
     if not variants:
-        raise ValueError("variants: give at least one label -> parameters entry")
+        raise InputError("variants: give at least one label -> parameters entry")
     frames = []
     for label, params in variants.items():
         df = run_sweep([dataset], ["essence"], list(ks), list(seeds), out=Path(out) / str(label), jobs=jobs,

@@ -2,13 +2,14 @@
 
 Every function takes ``y_true`` and ``y_pred`` of shape ``(n_models,)`` in percentage points (0-100)
 and returns a float. Errors are in percentage points (pp); rank agreement is unitless.
-Inputs with NaN or mismatched shapes raise ValueError.
+Inputs with NaN or mismatched shapes raise InputError.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from scipy import stats
+from .errors import InputError
 
 __all__ = [
     "rmse",
@@ -26,11 +27,11 @@ def _pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
     a = np.asarray(y_true, dtype=np.float64)
     b = np.asarray(y_pred, dtype=np.float64)
     if a.ndim != 1 or a.shape != b.shape:
-        raise ValueError(f"y_true and y_pred must be 1-D of the same length, got shapes {a.shape} and {b.shape}")
+        raise InputError(f"y_true and y_pred must be 1-D of the same length, got shapes {a.shape} and {b.shape}")
     if a.size == 0:
-        raise ValueError("y_true: no models to score")
+        raise InputError("y_true: no models to score")
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
-        raise ValueError("y_true / y_pred: contain NaN or inf; score only models with finite estimates")
+        raise InputError("y_true / y_pred: contain NaN or inf; score only models with finite estimates")
     return a, b
 
 
@@ -78,7 +79,7 @@ def rank_error_within(y_true, y_pred, x: float) -> float:
     """
     a, b = _pair(y_true, y_pred)
     if not 0 <= x <= 100:
-        raise ValueError(f"x: {x} must be a percentage in [0, 100]")
+        raise InputError(f"x: {x} must be a percentage in [0, 100]")
     r_true = stats.rankdata(-a)
     r_pred = stats.rankdata(-b)
     return float(np.mean(np.abs(r_pred - r_true) <= x / 100.0 * a.size + 1e-9))
@@ -90,11 +91,11 @@ def coverage(y_true, lower, upper) -> float:
     lo = np.asarray(lower, dtype=np.float64)
     hi = np.asarray(upper, dtype=np.float64)
     if not (a.shape == lo.shape == hi.shape) or a.ndim != 1:
-        raise ValueError(f"y_true, lower, upper must be 1-D of one length, got {a.shape}, {lo.shape}, {hi.shape}")
+        raise InputError(f"y_true, lower, upper must be 1-D of one length, got {a.shape}, {lo.shape}, {hi.shape}")
     if a.size == 0:
-        raise ValueError("y_true: no models to score")
+        raise InputError("y_true: no models to score")
     if (lo > hi).any():
-        raise ValueError("lower: some lower bounds exceed their upper bounds")
+        raise InputError("lower: some lower bounds exceed their upper bounds")
     return float(np.mean((a >= lo) & (a <= hi)))
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from .data import METABENCH, POOL_CAVEAT
+from .errors import InputError
 
 __all__ = [
     "use_style",
@@ -187,7 +188,7 @@ def plot_metric_vs_k(summary, metric: str = "rmse", methods=None, datasets=None,
     import matplotlib.pyplot as plt
 
     if metric not in ("rmse", "kendall"):
-        raise ValueError(f"metric: {metric!r} is unknown; choose 'rmse' or 'kendall'")
+        raise InputError(f"metric: {metric!r} is unknown; choose 'rmse' or 'kendall'")
     methods = list(dict.fromkeys(summary["method"])) if methods is None else list(methods)
     datasets = list(dict.fromkeys(summary["dataset"])) if datasets is None else list(datasets)
     ks = sorted(summary["k"].unique())
@@ -264,7 +265,7 @@ def plot_relative_to_random(summary, k: int = 50, methods=None, datasets=None):
     rm = s.pivot_table(index="dataset", columns="method", values="rmse_mean", aggfunc="first")
     rm = rm.reindex(index=datasets, columns=methods)
     if "random" not in rm.columns:
-        raise ValueError("summary: needs runs of the 'random' method at this k to compare against")
+        raise InputError("summary: needs runs of the 'random' method at this k to compare against")
     ratio = rm.div(rm["random"], axis=0)
     fig, ax = plt.subplots(figsize=(1.05 * len(methods) + 2.2, 0.55 * len(datasets) + 1.6))
     vals = np.log2(ratio.to_numpy(dtype=float))

@@ -23,6 +23,7 @@ NaN for missing cells.
 from __future__ import annotations
 
 import numpy as np
+from .errors import InputError
 
 __all__ = ["mean_profile", "profile_distance", "random_profiles"]
 
@@ -31,12 +32,12 @@ def _responses(responses) -> np.ndarray:
     try:
         R = np.asarray(responses, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError("responses: expected a numeric array (n_models, n_items)") from None
+        raise InputError("responses: expected a numeric array (n_models, n_items)") from None
     if R.ndim != 2 or R.shape[0] == 0 or R.shape[1] == 0:
-        raise ValueError(f"responses: expected a non-empty 2-D array (n_models, n_items), got shape {R.shape}")
+        raise InputError(f"responses: expected a non-empty 2-D array (n_models, n_items), got shape {R.shape}")
     obs = R[~np.isnan(R)]
     if obs.size and (obs.min() < 0 or obs.max() > 1):
-        raise ValueError("responses: scores must lie in [0, 1] (NaN for missing); divide percentages by 100")
+        raise InputError("responses: scores must lie in [0, 1] (NaN for missing); divide percentages by 100")
     return R
 
 
@@ -46,12 +47,12 @@ def _index(idx, n_items: int) -> np.ndarray:
     ix = np.asarray(idx)
     if ix.dtype == bool:
         if ix.shape != (n_items,):
-            raise ValueError(f"idx: boolean mask has shape {ix.shape}, expected ({n_items},)")
+            raise InputError(f"idx: boolean mask has shape {ix.shape}, expected ({n_items},)")
         ix = np.flatnonzero(ix)
     if ix.ndim != 1 or ix.size == 0 or ix.dtype.kind not in "iu":
-        raise ValueError("idx: expected a non-empty 1-D array of item positions (or a boolean mask, or None = all)")
+        raise InputError("idx: expected a non-empty 1-D array of item positions (or a boolean mask, or None = all)")
     if ix.min() < 0 or ix.max() >= n_items:
-        raise ValueError(f"idx: positions must lie in 0..{n_items - 1}")
+        raise InputError(f"idx: positions must lie in 0..{n_items - 1}")
     return ix.astype(np.intp)
 
 
@@ -81,9 +82,9 @@ def mean_profile(responses, idx=None, weights=None) -> np.ndarray:
     else:
         w = np.asarray(weights, dtype=np.float64)
         if w.shape != (ix.size,):
-            raise ValueError(f"weights: expected shape ({ix.size},), one per chosen item, got {w.shape}")
+            raise InputError(f"weights: expected shape ({ix.size},), one per chosen item, got {w.shape}")
         if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
-            raise ValueError("weights: must be finite, non-negative and not all zero")
+            raise InputError("weights: must be finite, non-negative and not all zero")
     obs = ~np.isnan(X)
     num = np.where(obs, X, 0.0) @ w
     den = obs.astype(np.float64) @ w
@@ -100,11 +101,11 @@ def profile_distance(profile, reference, kind: str = "rmse") -> float:
     p = np.asarray(profile, dtype=np.float64)
     r = np.asarray(reference, dtype=np.float64)
     if p.ndim != 1 or p.shape != r.shape:
-        raise ValueError(f"profile, reference: expected two 1-D arrays of the same shape (n_models,), "
+        raise InputError(f"profile, reference: expected two 1-D arrays of the same shape (n_models,), "
                          f"got {p.shape} and {r.shape}")
     ok = ~(np.isnan(p) | np.isnan(r))
     if not ok.any():
-        raise ValueError("profile, reference: no model has a value in both; nothing to compare")
+        raise InputError("profile, reference: no model has a value in both; nothing to compare")
     d = p[ok] - r[ok]
     if kind == "rmse":
         return float(np.sqrt(np.mean(d * d)))
@@ -112,7 +113,7 @@ def profile_distance(profile, reference, kind: str = "rmse") -> float:
         return float(np.mean(np.abs(d)))
     if kind == "bias":
         return float(np.mean(d))
-    raise ValueError(f"kind: {kind!r} is unknown; choose 'rmse', 'mae' or 'bias'")
+    raise InputError(f"kind: {kind!r} is unknown; choose 'rmse', 'mae' or 'bias'")
 
 
 def random_profiles(responses, k: int, n_draws: int = 50, seed: int = 0) -> np.ndarray:
@@ -125,9 +126,9 @@ def random_profiles(responses, k: int, n_draws: int = 50, seed: int = 0) -> np.n
     R = _responses(responses)
     n_items = R.shape[1]
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n_items:
-        raise ValueError(f"k: must be a whole number between 1 and the {n_items} items, got {k!r}")
+        raise InputError(f"k: must be a whole number between 1 and the {n_items} items, got {k!r}")
     if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
-        raise ValueError(f"n_draws: must be a whole number >= 1, got {n_draws!r}")
+        raise InputError(f"n_draws: must be a whole number >= 1, got {n_draws!r}")
     out = np.empty((int(n_draws), R.shape[0]))
     for d in range(int(n_draws)):
         ix = np.sort(np.random.default_rng(seed + d).choice(n_items, size=int(k), replace=False))

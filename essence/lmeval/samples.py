@@ -40,6 +40,7 @@ import numpy as np
 
 from ..data import METABENCH, Responses, from_arrays
 from .._io import atomic_path
+from ..errors import InputError
 
 __all__ = [
     "MATCH_ORDER",
@@ -185,21 +186,21 @@ def read_samples(paths, model: str | None = None) -> list[LoggedDoc]:
     """
     paths = [Path(p) for p in paths]
     if not paths:
-        raise ValueError("no samples files given; pass the samples_<task>_<date>.jsonl files of lm_eval --log_samples")
+        raise InputError("no samples files given; pass the samples_<task>_<date>.jsonl files of lm_eval --log_samples")
     out: list[LoggedDoc] = []
     seen: set[Path] = set()
     for path in paths:
         if path.is_file() and path.resolve() in seen:
-            raise ValueError(f"{path}: given twice; pass each samples file once")
+            raise InputError(f"{path}: given twice; pass each samples file once")
         if path.is_file():
             seen.add(path.resolve())
         if not path.is_file():
-            raise ValueError(f"{path}: no such file; pass the samples_<task>_<date>.jsonl files that lm_eval "
+            raise InputError(f"{path}: no such file; pass the samples_<task>_<date>.jsonl files that lm_eval "
                              "--log_samples wrote under --output_path/<model>/")
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise ValueError(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
+            raise InputError(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
         task = task_from_path(path)
         who = model or model_from_path(path)
         records: list[tuple[int, object]] = []
@@ -208,14 +209,14 @@ def read_samples(paths, model: str | None = None) -> list[LoggedDoc]:
             try:
                 obj = json.loads(text)
             except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{exc.lineno}: malformed JSON ({exc.msg}, column {exc.colno})") from None
+                raise InputError(f"{path}:{exc.lineno}: malformed JSON ({exc.msg}, column {exc.colno})") from None
             if isinstance(obj, dict):
-                raise ValueError(
+                raise InputError(
                     f"{path}: a JSON object, not a list of samples (results_*.json files hold aggregate scores); "
                     "pass the samples_<task>_<date>.jsonl files written with --log_samples"
                 )
             if not isinstance(obj, list):
-                raise ValueError(f"{path}: expected a list of samples, got a JSON {type(obj).__name__}")
+                raise InputError(f"{path}: expected a list of samples, got a JSON {type(obj).__name__}")
             records = [(i + 1, r) for i, r in enumerate(obj)]
             unit = "sample"
         else:
@@ -225,19 +226,19 @@ def read_samples(paths, model: str | None = None) -> list[LoggedDoc]:
                 try:
                     records.append((lineno, json.loads(line)))
                 except json.JSONDecodeError as exc:
-                    raise ValueError(
+                    raise InputError(
                         f"{path}:{lineno}: malformed line ({exc.msg}, column {exc.colno}); each line of a samples "
                         "file must be one complete JSON object (was the file cut short or edited?)"
                     ) from None
             unit = "line"
         if not records:
-            raise ValueError(f"{path}: no samples in the file; was the harness run with --log_samples?")
+            raise InputError(f"{path}: no samples in the file; was the harness run with --log_samples?")
         for lineno, rec in records:
             if not isinstance(rec, dict):
-                raise ValueError(f"{path}:{lineno}: {unit} is a JSON {type(rec).__name__}, not an object; "
+                raise InputError(f"{path}:{lineno}: {unit} is a JSON {type(rec).__name__}, not an object; "
                                  "this is not an lm-evaluation-harness samples file")
             if not isinstance(rec.get("doc"), dict):
-                raise ValueError(f"{path}:{lineno}: no 'doc' object in the {unit} (fields: "
+                raise InputError(f"{path}:{lineno}: no 'doc' object in the {unit} (fields: "
                                  f"{', '.join(sorted(rec)) or 'none'}); this is not an lm-evaluation-harness "
                                  "--log_samples record")
             out.append(LoggedDoc(path=str(path), line=lineno, task=task, model=who, record=rec))
@@ -266,7 +267,7 @@ def _pick_filter(docs: list[LoggedDoc], want: str | None, notes: list[str]) -> l
         elif want.isdigit() and int(want) < len(names):
             chosen = names[int(want)]
         else:
-            raise ValueError(f"{head}: no filter {want!r}; this log's filters are {', '.join(names)} "
+            raise InputError(f"{head}: no filter {want!r}; this log's filters are {', '.join(names)} "
                              "(give --filter NAME or a 0-based position)")
         if len(names) > 1:
             notes.append(f"{head}: {len(names)} filter pipelines ({', '.join(names)}); used {chosen!r} "
@@ -294,7 +295,7 @@ def _pick_unnamed_copy(docs: list[LoggedDoc], want: str | None, head: str, notes
     n_copies = {len(g) for g in copies.values()}
     if n_copies == {1}:
         if want not in (None, "0"):
-            raise ValueError(f"{head}: --filter {want!r} given but {docs[0].path} has a single pipeline (no 'filter' "
+            raise InputError(f"{head}: --filter {want!r} given but {docs[0].path} has a single pipeline (no 'filter' "
                              "field, each document once)")
         return docs
     if len(n_copies) > 1:
@@ -303,12 +304,12 @@ def _pick_unnamed_copy(docs: list[LoggedDoc], want: str | None, head: str, notes
     pos = 0
     if want is not None:
         if not (want.isdigit() and int(want) < n):
-            raise ValueError(f"{head}: {docs[0].path} names no filters (older lm-eval); each document appears {n} "
+            raise InputError(f"{head}: {docs[0].path} names no filters (older lm-eval); each document appears {n} "
                              f"times, once per filter pipeline: give --filter 0..{n - 1}")
         pos = int(want)
     for group in copies.values():
         if len({g.doc_hash for g in group}) > 1:
-            raise ValueError(
+            raise InputError(
                 f"{head}: duplicate documents: doc_id {group[0].doc_id} is logged {len(group)} times with different "
                 f"documents ({group[0].where} and {group[1].where}); pass each task's samples once"
             )
@@ -325,7 +326,7 @@ def _refuse_duplicate_ids(docs: list[LoggedDoc], head: str) -> None:
     dups = [g for g in by_id.values() if len(g) > 1]
     if dups:
         g = dups[0]
-        raise ValueError(
+        raise InputError(
             f"{head}: duplicate documents: {len(dups)} doc_id(s) logged more than once, e.g. doc_id {g[0].doc_id} "
             f"at {g[0].where} and {g[1].where}; pass each task's samples once (a file given twice? two runs of the "
             "task? pass only the latest)"
@@ -508,7 +509,7 @@ def _metric_value(d: LoggedDoc, metric: str) -> float:
         else:
             fields = [k for k, v in rec.items() if k not in _NON_METRIC and isinstance(v, (int, float, bool))]
         have = ", ".join(fields) if fields else "none"
-        raise ValueError(f"{d.where}: no metric field {metric!r}; this log's metric fields are: {have} "
+        raise InputError(f"{d.where}: no metric field {metric!r}; this log's metric fields are: {have} "
                          "(choose one with --metric)")
     v = rec[metric]
     if isinstance(v, bool):
@@ -516,11 +517,11 @@ def _metric_value(d: LoggedDoc, metric: str) -> float:
     if v is None:
         return math.nan
     if not isinstance(v, (int, float)):
-        raise ValueError(f"{d.where}: metric {metric!r} is {type(v).__name__} {str(v)[:40]!r}, not a per-item number "
+        raise InputError(f"{d.where}: metric {metric!r} is {type(v).__name__} {str(v)[:40]!r}, not a per-item number "
                          "(corpus-level metrics like bleu log their inputs); choose another --metric")
     v = float(v)
     if not math.isnan(v) and not 0.0 <= v <= 1.0:
-        raise ValueError(f"{d.where}: metric {metric!r} = {v:g} is outside [0, 1]; essence needs per-item scores in "
+        raise InputError(f"{d.where}: metric {metric!r} = {v:g} is outside [0, 1]; essence needs per-item scores in "
                          "[0, 1] (choose another --metric, or rescale the scores into a CSV yourself)")
     return v
 
@@ -561,7 +562,7 @@ def import_samples(
             id_field, id_prefix = default[0], default[1] if id_prefix is None else id_prefix
     id_prefix = id_prefix or ""
     if data is None and not id_field:
-        raise ValueError("without --data, say which document field names the items: --id-field FIELD (or "
+        raise InputError("without --data, say which document field names the items: --id-field FIELD (or "
                          "--id-field doc_hash), optionally --id-prefix")
     docs = read_samples(paths, model=model)
 
@@ -607,7 +608,7 @@ def import_samples(
         else:
             key = doc_key(d.doc, id_field, d.record.get("doc_hash") if isinstance(d.record.get("doc_hash"), str) else None)
             if key is None:
-                raise ValueError(f"{d.where}: the document has no field {id_field!r} (fields: {', '.join(sorted(d.doc))}); "
+                raise InputError(f"{d.where}: the document has no field {id_field!r} (fields: {', '.join(sorted(d.doc))}); "
                                  "choose --id-field among them, or --id-field doc_hash")
             iid = id_prefix + key
             if iid not in new_ids:
@@ -618,7 +619,7 @@ def import_samples(
         if cell in cells:
             other = cells[cell]
             name = data.items[pos] if data is not None else item_ids[pos]
-            raise ValueError(
+            raise InputError(
                 f"duplicate documents: item {name!r} is logged twice for model {d.model!r}: {other.short()} and "
                 f"{d.short()}; pass each task's samples once (and one filter pipeline, see --filter)"
             )
@@ -630,7 +631,7 @@ def import_samples(
     if several:
         shown = "; ".join(f"{x.short()} matches {', '.join(repr(str(data.items[i])) for i in sorted(m)[:3])} by {h}"
                           for x, h, m in several[:2])
-        raise ValueError(
+        raise InputError(
             f"{len(several)} document(s) match several items of {target}: {shown}; the data has duplicate prompts or "
             "texts: give --id-field FIELD to match by a document field"
         )
@@ -641,13 +642,13 @@ def import_samples(
         else:
             shown = "; ".join(x.short() for x in none[:2])
             tasks = sorted({x.task for x in none})
-            raise ValueError(
+            raise InputError(
                 f"{len(none)} of {len(kept)} document(s) match no item of {target} (task(s) {', '.join(tasks)}), e.g. "
                 f"{shown}; check --data (the logs must be of the benchmark DATA holds), or give --id-field FIELD "
                 "[--id-prefix P] naming the item ids, or pass --skip-unmatched to leave them out"
             )
     if not values:
-        raise ValueError(f"no document matched an item of {target}; nothing to write")
+        raise InputError(f"no document matched an item of {target}; nothing to write")
 
     models = list(dict.fromkeys(m for m, _ in values))
     if data is not None:
@@ -685,9 +686,9 @@ def write_responses(resp: Responses, path, force: bool = False) -> Path:
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".npz", ".csv", ".parquet"):
-        raise ValueError(f"{path}: unsupported output type {suffix!r}; use .npz, .csv or .parquet")
+        raise InputError(f"{path}: unsupported output type {suffix!r}; use .npz, .csv or .parquet")
     if path.exists() and not force:
-        raise ValueError(f"{path}: already exists; choose another --out or pass --force")
+        raise InputError(f"{path}: already exists; choose another --out or pass --force")
     with atomic_path(path) as tmp, open(tmp, "wb") as f:
         if suffix == ".npz":
             arrays = {"responses": resp.responses, "models": resp.models.astype(str), "items": resp.items.astype(str)}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 
 from .base import Selector, check_k
+from ..errors import InputError
 
 __all__ = ["METHODS", "Selector", "check_k", "get_method", "make_method"]
 
@@ -27,18 +28,18 @@ METHODS: dict[str, str] = {
 def get_method(name: str) -> type:
     """The selector class registered under ``name``; ValueError listing the known names."""
     if name not in METHODS:
-        raise ValueError(f"unknown method {name!r}; known methods: {', '.join(METHODS)}")
+        raise InputError(f"unknown method {name!r}; known methods: {', '.join(METHODS)}")
     module, cls = METHODS[name].split(":")
     return getattr(importlib.import_module(f"{__name__}.{module}"), cls)
 
 
 def make_method(name: str, k: int, seed: int = 0, progress: bool = True, **params) -> Selector:
-    """Instantiate a method; unknown parameters raise ValueError naming the accepted ones."""
+    """Instantiate a method; unknown parameters raise InputError naming the accepted ones."""
     cls = get_method(name)
     accepted = set(cls._param_names())
     unknown = set(params) - accepted
     if unknown:
-        raise ValueError(
+        raise InputError(
             f"method {name!r}: unknown parameter(s) {sorted(unknown)}; accepted: {sorted(accepted - {'k', 'seed', 'progress'})}"
         )
     return cls(k=k, seed=seed, progress=progress, **params)

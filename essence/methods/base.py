@@ -30,6 +30,7 @@ from .._io import jsonable
 from .._runtime import single_thread
 from ..data import Responses
 from ..reconstruct import GAMReconstructor, choose_on_validation
+from ..errors import InputError
 
 __all__ = ["Selector", "check_k"]
 
@@ -37,11 +38,11 @@ __all__ = ["Selector", "check_k"]
 def check_k(k, n_available: int, what: str = "items") -> int:
     """Validate a budget: an int with ``1 <= k <= n_available``; ValueError saying what to do otherwise."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise ValueError(f"k: must be a whole number of items, got {k!r}")
+        raise InputError(f"k: must be a whole number of items, got {k!r}")
     if k <= 0:
-        raise ValueError(f"k: must be at least 1, got {k}; choose how many items to keep")
+        raise InputError(f"k: must be at least 1, got {k}; choose how many items to keep")
     if k > n_available:
-        raise ValueError(f"k: {k} is larger than the {n_available} {what} available; choose k <= {n_available}")
+        raise InputError(f"k: {k} is larger than the {n_available} {what} available; choose k <= {n_available}")
     return int(k)
 
 
@@ -79,9 +80,9 @@ class Selector:
     def fit(self, train: Responses, val: Responses) -> "Selector":
         """Choose ``k`` items with training/validation models only; fit and choose the reconstructor."""
         if not isinstance(train, Responses) or not isinstance(val, Responses):
-            raise ValueError("fit: train and val must be Responses (see essence.data.load)")
+            raise InputError("fit: train and val must be Responses (see essence.data.load)")
         if not np.array_equal(train.items, val.items):
-            raise ValueError("fit: train and val must hold the same items in the same order")
+            raise InputError("fit: train and val must hold the same items in the same order")
         check_k(self.k, train.n_items)
         self.info_ = {}
         with single_thread():  # see essence._runtime: faster on shared cores, same items on any machine

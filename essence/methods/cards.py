@@ -17,6 +17,7 @@ Every method, whatever its timing, fits its reconstructor on training models' fu
 from __future__ import annotations
 
 import numpy as np
+from ..errors import InputError
 
 __all__ = ["CARDS", "CARD_FIELDS", "TIMINGS", "card", "cards_table"]
 
@@ -154,7 +155,7 @@ _HEADERS = {
 def card(name: str) -> dict[str, str]:
     """The card of a registered method (a copy); ValueError naming the methods that have one."""
     if name not in CARDS:
-        raise ValueError(f"no card for method {name!r}; cards exist for: {', '.join(CARDS)}")
+        raise InputError(f"no card for method {name!r}; cards exist for: {', '.join(CARDS)}")
     return dict(CARDS[name])
 
 
@@ -187,7 +188,7 @@ def cards_table(methods=None, results=None, k: int = 50, fields=CARD_FIELDS):
     methods = list(CARDS) if methods is None else list(methods)
     unknown = [f for f in fields if f not in CARD_FIELDS]
     if unknown:
-        raise ValueError(f"fields: {unknown} are not card fields; choose from {', '.join(CARD_FIELDS)}")
+        raise InputError(f"fields: {unknown} are not card fields; choose from {', '.join(CARD_FIELDS)}")
     rows = {m: {_HEADERS[f]: card(m)[f] for f in fields} for m in methods}
     table = pd.DataFrame.from_dict(rows, orient="index")
     table.index.name = "name"
@@ -196,7 +197,7 @@ def cards_table(methods=None, results=None, k: int = 50, fields=CARD_FIELDS):
     need = {"dataset", "method", "k", "rmse", "seconds", "error"}
     missing = need - set(results.columns)
     if missing:
-        raise ValueError(f"results: missing column(s) {sorted(missing)}; pass the table run_sweep returns")
+        raise InputError(f"results: missing column(s) {sorted(missing)}; pass the table run_sweep returns")
     df = results.copy()
     df["ok"] = df["error"].fillna("") == ""
     at_k = df[df["ok"] & (df["k"] == k)].groupby(["method", "dataset"])["rmse"].mean()

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..reconstruct import GAMReconstructor, RidgeReconstructor, _round, register_reconstructor
 from .base import Selector
+from ..errors import InputError
 
 __all__ = ["DiscoSelector", "SignatureKNNReconstructor", "disagreement", "top_disagreement"]
 
@@ -37,7 +38,7 @@ def disagreement(responses) -> np.ndarray:
     """
     R = np.asarray(responses, dtype=np.float64)
     if R.ndim != 2:
-        raise ValueError(f"responses: expected (n_models, n_items), got shape {R.shape}")
+        raise InputError(f"responses: expected (n_models, n_items), got shape {R.shape}")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         v = np.nanvar(R, axis=0)
@@ -48,7 +49,7 @@ def top_disagreement(responses, k: int, seed: int = 0) -> np.ndarray:
     """The ``k`` items of highest :func:`disagreement`, highest first; ties in seeded random order."""
     d = disagreement(responses)
     if not 1 <= k <= d.size:
-        raise ValueError(f"k: {k} must be between 1 and the {d.size} items")
+        raise InputError(f"k: {k} must be between 1 and the {d.size} items")
     perm = np.random.default_rng(seed).permutation(d.size)
     order = perm[np.argsort(-d[perm], kind="stable")]
     return order[:k].astype(np.intp)
@@ -76,9 +77,9 @@ class SignatureKNNReconstructor:
 
     def __init__(self, n_components: int = 10, n_neighbors: int = 10):
         if not (isinstance(n_components, (int, np.integer)) and n_components >= 1):
-            raise ValueError(f"n_components: {n_components!r} must be a whole number >= 1")
+            raise InputError(f"n_components: {n_components!r} must be a whole number >= 1")
         if not (isinstance(n_neighbors, (int, np.integer)) and n_neighbors >= 1):
-            raise ValueError(f"n_neighbors: {n_neighbors!r} must be a whole number >= 1")
+            raise InputError(f"n_neighbors: {n_neighbors!r} must be a whole number >= 1")
         self.n_components = int(n_components)
         self.n_neighbors = int(n_neighbors)
 
@@ -91,7 +92,7 @@ class SignatureKNNReconstructor:
     def _fill(self, X) -> np.ndarray:
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.fill_.size:
-            raise ValueError(f"X: expected (n_models, {self.fill_.size}) responses on the chosen items, got {X.shape}")
+            raise InputError(f"X: expected (n_models, {self.fill_.size}) responses on the chosen items, got {X.shape}")
         return np.where(np.isnan(X), self.fill_[None, :], X)
 
     def transform(self, X) -> np.ndarray:
@@ -102,9 +103,9 @@ class SignatureKNNReconstructor:
         X = np.asarray(X, dtype=np.float64)
         y = np.asarray(y, dtype=np.float64)
         if X.ndim != 2 or y.shape != (X.shape[0],):
-            raise ValueError(f"X, y: expected (n, k) and (n,), got {X.shape} and {y.shape}")
+            raise InputError(f"X, y: expected (n, k) and (n,), got {X.shape} and {y.shape}")
         if X.shape[0] < 2:
-            raise ValueError("X: need at least 2 training models for PCA + kNN")
+            raise InputError("X: need at least 2 training models for PCA + kNN")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             m = np.nanmean(X, axis=0)
@@ -191,7 +192,7 @@ class DiscoSelector(Selector):
         for nm in ("n_components", "neighbors"):
             vals = getattr(self, nm)
             if not vals or min(vals) < 1:
-                raise ValueError(f"{nm}: {vals!r} must be a non-empty list of whole numbers >= 1")
+                raise InputError(f"{nm}: {vals!r} must be a non-empty list of whole numbers >= 1")
         idx = top_disagreement(train.responses, self.k, self.seed)
         d = disagreement(train.responses)
         self.info_["disagreement_min_chosen"] = float(d[idx].min())

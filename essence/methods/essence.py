@@ -43,6 +43,7 @@ import numpy as np
 
 from ..reconstruct import choose_on_validation, reconstructor_makers
 from .base import Selector
+from ..errors import InputError
 
 __all__ = ["EssenceSelector"]
 
@@ -176,7 +177,7 @@ class EssenceSelector(Selector):
             if v is None and allow_none:
                 return
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-                raise ValueError(f"{name}: must be a whole number >= {lo}, got {v!r}")
+                raise InputError(f"{name}: must be a whole number >= {lo}, got {v!r}")
 
         for name, lo in (("population", 2), ("generations", 0), ("tournament", 1), ("elites", 0),
                          ("rounds", 0), ("ebm_elites", 1), ("ebm_max_rounds", 1), ("ebm_early_stopping_rounds", 0),
@@ -186,17 +187,17 @@ class EssenceSelector(Selector):
                          ("ebm_max_models", 10)):
             whole(name, lo, allow_none=True)
         if self.elites >= self.population:
-            raise ValueError(f"elites: {self.elites} must be smaller than population ({self.population})")
+            raise InputError(f"elites: {self.elites} must be smaller than population ({self.population})")
         if self.fitness not in ("gam", "ridge"):
-            raise ValueError(f"fitness: {self.fitness!r}; choose 'gam' (the paper's fixed ruler) or 'ridge'")
+            raise InputError(f"fitness: {self.fitness!r}; choose 'gam' (the paper's fixed ruler) or 'ridge'")
         if self.fitness_models not in ("auto", "val", "train", "train+val"):
-            raise ValueError(f"fitness_models: {self.fitness_models!r}; choose 'auto', 'val', 'train' or 'train+val'")
+            raise InputError(f"fitness_models: {self.fitness_models!r}; choose 'auto', 'val', 'train' or 'train+val'")
         if self.keep_best not in ("validation", "fitness"):
-            raise ValueError(f"keep_best: {self.keep_best!r}; choose 'validation' or 'fitness'")
+            raise InputError(f"keep_best: {self.keep_best!r}; choose 'validation' or 'fitness'")
         if not float(self.ridge_alpha) > 0:
-            raise ValueError(f"ridge_alpha: must be > 0, got {self.ridge_alpha}")
+            raise InputError(f"ridge_alpha: must be > 0, got {self.ridge_alpha}")
         if not 0 < float(self.group_fraction) <= 1:
-            raise ValueError(f"group_fraction: must be in (0, 1], got {self.group_fraction}")
+            raise InputError(f"group_fraction: must be in (0, 1], got {self.group_fraction}")
 
     def _fitness_models(self, n_train: int, k: int) -> str:
         """Resolve ``fitness_models="auto"``: in-sample training models for ridge fitness when there are
@@ -247,7 +248,7 @@ class EssenceSelector(Selector):
         pool = cand[filt.kept]
         seconds["filter"] = filt.seconds
         if k > pool.size:
-            raise ValueError(
+            raise InputError(
                 f"k: {k} is larger than the {pool.size} items left after the redundancy filter "
                 f"(of {train.n_items}; tau_text={self.tau_text}, tau_rank={self.tau_rank}, "
                 f"drop_constant={self.drop_constant}); lower k or raise tau_text / tau_rank"

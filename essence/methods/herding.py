@@ -31,6 +31,7 @@ import numpy as np
 
 from ..data import Responses
 from .base import Selector, check_k
+from ..errors import InputError
 
 __all__ = ["HerdingSelector", "kernel_herding", "median_heuristic", "rbf_kernel", "require_texts"]
 
@@ -41,13 +42,13 @@ MEDIAN_MAX_POINTS = 2000
 def require_texts(data: Responses, method: str) -> np.ndarray:
     """The item texts ``(n_items,)`` of ``data``; ValueError when the dataset has none (or some are empty)."""
     if data.texts is None:
-        raise ValueError(
+        raise InputError(
             f"dataset {data.name!r} has no item texts; {method} chooses by item text: use a dataset with texts "
             "or another method (random, kmeans, essence, irt, ...)"
         )
     empty = np.flatnonzero(np.char.str_len(np.char.strip(data.texts.astype(str))) == 0)
     if empty.size:
-        raise ValueError(
+        raise InputError(
             f"dataset {data.name!r}: {empty.size} item(s) have an empty text, e.g. "
             f"{', '.join(map(repr, data.items[empty[:3]].tolist()))}; {method} chooses by item text: "
             "fill in those texts or drop the items"
@@ -59,11 +60,11 @@ def _features(X, what: str = "X") -> np.ndarray:
     try:
         X = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"{what}: expected a numeric 2-D array (n_items, n_features)") from None
+        raise InputError(f"{what}: expected a numeric 2-D array (n_items, n_features)") from None
     if X.ndim != 2 or X.shape[0] == 0:
-        raise ValueError(f"{what}: expected a 2-D array (n_items, n_features) with at least one row, got shape {X.shape}")
+        raise InputError(f"{what}: expected a 2-D array (n_items, n_features) with at least one row, got shape {X.shape}")
     if not np.isfinite(X).all():
-        raise ValueError(f"{what}: {int((~np.isfinite(X)).sum())} non-finite value(s); features must be finite")
+        raise InputError(f"{what}: {int((~np.isfinite(X)).sum())} non-finite value(s); features must be finite")
     return X
 
 
@@ -86,14 +87,14 @@ def median_heuristic(X, max_points: int = MEDIAN_MAX_POINTS) -> float:
     X = _features(X)
     n = X.shape[0]
     if n < 2:
-        raise ValueError("X: the median heuristic needs at least 2 items; pass a bandwidth explicitly")
+        raise InputError("X: the median heuristic needs at least 2 items; pass a bandwidth explicitly")
     if n > max_points:
         X = X[np.sort(np.random.default_rng(0).choice(n, size=max_points, replace=False))]
         n = max_points
     iu = np.triu_indices(n, k=1)
     sigma = float(np.median(np.sqrt(_sq_dists(X, X)[iu])))
     if not sigma > 0:
-        raise ValueError(
+        raise InputError(
             "X: the median pairwise distance is 0 (most items have identical features); pass bandwidth= explicitly"
         )
     return sigma
@@ -109,9 +110,9 @@ def _check_bandwidth(bandwidth) -> float:
     try:
         b = float(bandwidth)
     except (TypeError, ValueError):
-        raise ValueError(f"bandwidth: must be a positive number or None (median heuristic), got {bandwidth!r}") from None
+        raise InputError(f"bandwidth: must be a positive number or None (median heuristic), got {bandwidth!r}") from None
     if not np.isfinite(b) or b <= 0:
-        raise ValueError(f"bandwidth: must be a positive number or None (median heuristic), got {bandwidth!r}")
+        raise InputError(f"bandwidth: must be a positive number or None (median heuristic), got {bandwidth!r}")
     return b
 
 
@@ -154,7 +155,7 @@ def kernel_herding(
     n = X.shape[0]
     k = check_k(k, n)
     if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
-        raise ValueError(f"block_size: must be a positive whole number, got {block_size!r}")
+        raise InputError(f"block_size: must be a positive whole number, got {block_size!r}")
     sigma = median_heuristic(X) if bandwidth is None else _check_bandwidth(bandwidth)
     gamma = 1.0 / (2.0 * sigma**2)
     x2 = (X * X).sum(axis=1)

@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 
 from ..irt import DEFAULT_FIT, binarize, estimate_ability, fisher_information, fit_2pl_cached
+from ..errors import InputError
 from ..reconstruct import (GAMReconstructor, RidgeReconstructor, Table1D, _round, fit_gam_table,
                            register_reconstructor, subset_score)
 from .base import Selector
@@ -45,9 +46,9 @@ def select_by_information(a, b, theta, k: int) -> np.ndarray:
     theta = np.sort(np.asarray(theta, dtype=np.float64).ravel())
     n_items = a.size
     if not 1 <= k <= n_items:
-        raise ValueError(f"k: {k} must be between 1 and the {n_items} items")
+        raise InputError(f"k: {k} must be between 1 and the {n_items} items")
     if theta.size == 0:
-        raise ValueError("theta: no training abilities to define the quantile bins")
+        raise InputError("theta: no training abilities to define the quantile bins")
     if theta.size >= k:
         groups = np.array_split(theta, k)
     else:  # fewer models than bins: use k evenly spaced quantiles of the abilities
@@ -78,10 +79,10 @@ def fit_gam2_tables(Z, y, n_splines: int = 25, lam: float = 5.0, theta_max: floa
     Z = np.asarray(Z, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if Z.ndim != 2 or Z.shape[1] != 2 or Z.shape[0] != y.shape[0]:
-        raise ValueError(f"Z: expected (n, 2) matching y's {y.shape[0]} rows, got {Z.shape}")
+        raise InputError(f"Z: expected (n, 2) matching y's {y.shape[0]} rows, got {Z.shape}")
     nd = [np.unique(Z[:, c]).size for c in range(2)]
     if min(nd) < 4:
-        raise ValueError(f"GAM on (theta, score): only {nd} distinct values; need at least 4 in each column")
+        raise InputError(f"GAM on (theta, score): only {nd} distinct values; need at least 4 in each column")
     ns = [int(min(n_splines, max(4, d))) for d in nd]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -125,7 +126,7 @@ class IRTGAMReconstructor:
         self.a = [float(v) for v in a]
         self.b = [float(v) for v in b]
         if len(self.a) != len(self.b):
-            raise ValueError(f"a, b: lengths {len(self.a)} and {len(self.b)} differ; give one of each per item")
+            raise InputError(f"a, b: lengths {len(self.a)} and {len(self.b)} differ; give one of each per item")
         self.threshold = float(threshold)
         self.prior_sd = float(prior_sd)
         self.use_score = bool(use_score)
@@ -142,7 +143,7 @@ class IRTGAMReconstructor:
     def _check(self, X) -> np.ndarray:
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != len(self.a):
-            raise ValueError(f"X: expected (n_models, {len(self.a)}) responses on the chosen items, "
+            raise InputError(f"X: expected (n_models, {len(self.a)}) responses on the chosen items, "
                              f"got shape {X.shape}")
         return X
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..reconstruct import GAMReconstructor, RidgeReconstructor, WeightedMeanReconstructor
 from .base import Selector
+from ..errors import InputError
 
 __all__ = ["KMeansSelector", "kmeans_anchors", "item_features"]
 
@@ -31,7 +32,7 @@ def item_features(responses) -> np.ndarray:
     """
     R = np.asarray(responses, dtype=np.float64)
     if R.ndim != 2:
-        raise ValueError(f"responses: expected (n_models, n_items), got shape {R.shape}")
+        raise InputError(f"responses: expected (n_models, n_items), got shape {R.shape}")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         means = np.nanmean(R, axis=0)
@@ -70,7 +71,7 @@ def kmeans_anchors(responses, k: int, seed: int = 0, n_init: int = 10, max_iter:
 
     n_items = np.shape(responses)[1] if np.ndim(responses) == 2 else 0
     if not 1 <= k <= n_items:
-        raise ValueError(f"k: {k} must be between 1 and the {n_items} items")
+        raise InputError(f"k: {k} must be between 1 and the {n_items} items")
     # one thread: on a shared 2-core machine OpenMP/BLAS oversubscription makes K-Means 10-20x slower
     with warnings.catch_warnings(), single_thread():
         warnings.simplefilter("ignore")  # ConvergenceWarning when there are fewer distinct points than k
@@ -139,10 +140,10 @@ class KMeansSelector(Selector):
 
     def select(self, train, val) -> np.ndarray:
         if not (isinstance(self.n_init, (int, np.integer)) and self.n_init >= 1):
-            raise ValueError(f"n_init: {self.n_init!r} must be a whole number >= 1")
+            raise InputError(f"n_init: {self.n_init!r} must be a whole number >= 1")
         unknown = set(self.candidates) - set(_CANDIDATES)
         if unknown or not self.candidates:
-            raise ValueError(f"candidates: {sorted(unknown) or 'empty'} not understood; "
+            raise InputError(f"candidates: {sorted(unknown) or 'empty'} not understood; "
                              f"choose from {', '.join(_CANDIDATES)}")
         idx, sizes, inertia = kmeans_anchors(train.responses, self.k, seed=self.seed, n_init=self.n_init,
                                              max_iter=self.max_iter)

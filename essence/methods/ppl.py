@@ -17,6 +17,7 @@ import numpy as np
 from ..data import Responses
 from .base import Selector, check_k
 from .herding import require_texts
+from ..errors import InputError
 
 __all__ = ["PPLSelector", "quantile_bins", "largest_remainder", "stratified_sample"]
 
@@ -28,19 +29,19 @@ def _values(values) -> np.ndarray:
     try:
         v = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError("values: expected a 1-D array of numbers (one per item)") from None
+        raise InputError("values: expected a 1-D array of numbers (one per item)") from None
     if v.ndim != 1 or v.size == 0:
-        raise ValueError(f"values: expected a non-empty 1-D array (n_items,), got shape {v.shape}")
+        raise InputError(f"values: expected a non-empty 1-D array (n_items,), got shape {v.shape}")
     if not np.isfinite(v).all():
-        raise ValueError(f"values: {int((~np.isfinite(v)).sum())} non-finite value(s); give every item a finite value")
+        raise InputError(f"values: {int((~np.isfinite(v)).sum())} non-finite value(s); give every item a finite value")
     return v
 
 
 def _check_bins(n_bins, n: int) -> int:
     if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
-        raise ValueError(f"n_bins: must be a whole number >= 1, got {n_bins!r}")
+        raise InputError(f"n_bins: must be a whole number >= 1, got {n_bins!r}")
     if n_bins > n:
-        raise ValueError(f"n_bins: {n_bins} bins for {n} items; choose n_bins <= {n}")
+        raise InputError(f"n_bins: {n_bins} bins for {n} items; choose n_bins <= {n}")
     return int(n_bins)
 
 
@@ -68,7 +69,7 @@ def largest_remainder(sizes, k: int, seed: int = 0) -> np.ndarray:
     """
     sizes = np.asarray(sizes)
     if sizes.ndim != 1 or sizes.size == 0 or sizes.dtype.kind not in "iu" or (sizes < 0).any():
-        raise ValueError("sizes: expected a non-empty 1-D array of non-negative whole numbers (items per stratum)")
+        raise InputError("sizes: expected a non-empty 1-D array of non-negative whole numbers (items per stratum)")
     sizes = sizes.astype(np.int64)
     total = int(sizes.sum())
     k = check_k(k, total)

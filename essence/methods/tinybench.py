@@ -36,6 +36,7 @@ from ..reconstruct import Table1D, _round, fit_gam_table, register_reconstructor
 from .base import Selector
 from .irt import fit_item_params
 from .kmeans import kmeans_anchors
+from ..errors import InputError
 
 __all__ = ["TinyBenchSelector", "GPIRTReconstructor", "gp_lambda", "gpirt_components"]
 
@@ -49,7 +50,7 @@ def gp_lambda(b: float, v: float) -> float:
     """
     b, v = float(b), float(v)
     if not (np.isfinite(b) and np.isfinite(v)) or v < 0:
-        raise ValueError(f"gp_lambda: need finite b and v >= 0, got b={b}, v={v}")
+        raise InputError(f"gp_lambda: need finite b and v >= 0, got b={b}, v={v}")
     den = v + b * b
     return 0.5 if den == 0 else b * b / den
 
@@ -67,11 +68,11 @@ def gpirt_components(X, params: ItemParams, anchors, weights, threshold: float =
     anchors = np.asarray(anchors, dtype=np.intp)
     w = np.asarray(weights, dtype=np.float64)
     if X.ndim != 2 or X.shape[1] != anchors.size or w.shape != anchors.shape:
-        raise ValueError(f"X: expected (n_models, {anchors.size}) responses on the anchors, got {X.shape}")
+        raise InputError(f"X: expected (n_models, {anchors.size}) responses on the anchors, got {X.shape}")
     obs = ~np.isnan(X)
     den = obs @ w
     if (den <= 0).any():
-        raise ValueError(f"X: {int((den <= 0).sum())} model(s) have no result on any anchor item")
+        raise InputError(f"X: {int((den <= 0).sum())} model(s) have no result on any anchor item")
     anchor_est = (np.where(obs, X, 0.0) @ w) / den
     theta = estimate_ability(binarize(X, threshold), params.a[anchors], params.b[anchors], prior_sd=prior_sd)
     P = params.prob(theta)  # (n_models, N)
@@ -117,13 +118,13 @@ class GPIRTReconstructor:
         self.anchors = [int(v) for v in anchors]
         self.weights = [float(v) for v in weights]
         if not (len(self.pool_a) == len(self.pool_b) == len(self.pool_p_fixed)):
-            raise ValueError("pool_a, pool_b, pool_p_fixed: must have one entry per pool item")
+            raise InputError("pool_a, pool_b, pool_p_fixed: must have one entry per pool item")
         if len(self.anchors) != len(self.weights) or not self.anchors:
-            raise ValueError("anchors, weights: need one weight per anchor and at least one anchor")
+            raise InputError("anchors, weights: need one weight per anchor and at least one anchor")
         if min(self.anchors) < 0 or max(self.anchors) >= len(self.pool_a):
-            raise ValueError(f"anchors: positions must lie in [0, {len(self.pool_a)})")
+            raise InputError(f"anchors: positions must lie in [0, {len(self.pool_a)})")
         if not 0.0 <= float(gp_lambda) <= 1.0:
-            raise ValueError(f"gp_lambda: {gp_lambda} must be in [0, 1]")
+            raise InputError(f"gp_lambda: {gp_lambda} must be in [0, 1]")
         self.gp_lambda = float(gp_lambda)
         self.threshold = float(threshold)
         self.prior_sd = float(prior_sd)

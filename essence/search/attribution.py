@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .genetic import as_generator
+from ..errors import InputError
 
 __all__ = ["AttributionResult", "ebm_attribution", "shape_norms", "attribution_groups", "fit_ebm"]
 
@@ -107,9 +108,9 @@ def ebm_attribution(R_train, y_train, masks, *, max_models: int | None = 400, se
     y = np.asarray(y_train, dtype=np.float64)
     masks = np.asarray(masks, dtype=bool)
     if R.ndim != 2 or y.shape != (R.shape[0],):
-        raise ValueError(f"R_train / y_train: shapes {R.shape} and {y.shape} do not match (n_models, M) and (n_models,)")
+        raise InputError(f"R_train / y_train: shapes {R.shape} and {y.shape} do not match (n_models, M) and (n_models,)")
     if masks.ndim != 2 or masks.shape[1] != R.shape[1] or masks.shape[0] == 0:
-        raise ValueError(f"masks: expected (n_elites >= 1, {R.shape[1]}) bool, got shape {masks.shape}")
+        raise InputError(f"masks: expected (n_elites >= 1, {R.shape[1]}) bool, got shape {masks.shape}")
     rng = as_generator(seed)
     n = R.shape[0]
     rows = np.arange(n)
@@ -139,12 +140,12 @@ def attribution_groups(attribution, k: int, seed=0, group_fraction: float = 0.75
     """
     A = np.asarray(attribution, dtype=np.float64)
     if A.ndim != 1 or not np.isfinite(A).all():
-        raise ValueError("attribution: expected a finite 1-D array (one value per pool item)")
+        raise InputError("attribution: expected a finite 1-D array (one value per pool item)")
     M = A.size
     if not 1 <= k <= M:
-        raise ValueError(f"k: {k} must be between 1 and the {M} pool items")
+        raise InputError(f"k: {k} must be between 1 and the {M} pool items")
     if not 0 < group_fraction <= 1:
-        raise ValueError(f"group_fraction: must be in (0, 1], got {group_fraction}")
+        raise InputError(f"group_fraction: must be in (0, 1], got {group_fraction}")
     size = int(min(M, max(k, math.ceil(group_fraction * M))))
     order = np.argsort(-A, kind="stable")
     rng = as_generator(seed)

@@ -30,6 +30,7 @@ import numpy as np
 from .._runtime import single_thread
 
 from ..reconstruct import Table1D, fit_gam_table
+from ..errors import InputError
 
 __all__ = ["SubsetFitness", "RidgeFitness", "GAResult", "genetic_search", "repair", "random_masks", "as_generator"]
 
@@ -51,10 +52,10 @@ def repair(masks, k: int, rng) -> np.ndarray:
     """
     masks = np.asarray(masks, dtype=bool)
     if masks.ndim != 2:
-        raise ValueError(f"masks: expected (P, M), got shape {masks.shape}")
+        raise InputError(f"masks: expected (P, M), got shape {masks.shape}")
     P, M = masks.shape
     if not 1 <= k <= M:
-        raise ValueError(f"k: {k} must be between 1 and the {M} items of the masks")
+        raise InputError(f"k: {k} must be between 1 and the {M} items of the masks")
     rng = as_generator(rng)
     keys = rng.random((P, M)) + (~masks)
     if k == M:
@@ -104,15 +105,15 @@ class SubsetFitness:
         y_train = _vector(y_train, R_train.shape[0], "y_train")
         y_val = _vector(y_val, R_val.shape[0], "y_val")
         if R_train.shape[1] != R_val.shape[1]:
-            raise ValueError(f"R_val: {R_val.shape[1]} items, but R_train has {R_train.shape[1]}; give both on the same pool")
+            raise InputError(f"R_val: {R_val.shape[1]} items, but R_train has {R_train.shape[1]}; give both on the same pool")
         if R_val.shape[0] == 0:
-            raise ValueError("R_val: no validation models; the GA's fitness needs at least one")
+            raise InputError("R_val: no validation models; the GA's fitness needs at least one")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a model with no answer: NaN, dropped below
             x = 100.0 * np.nanmean(R_train, axis=1)
         ok = np.isfinite(x)
         if ok.sum() < 2:
-            raise ValueError("R_train: fewer than two training models answered any pool item; cannot fit the ruler g")
+            raise InputError("R_train: fewer than two training models answered any pool item; cannot fit the ruler g")
         self.ruler: Table1D = fit_gam_table(x[ok], y_train[ok], n_splines=n_splines, lam=lam)
         self._interp = _uniform_interp(self.ruler.x, self.ruler.y)
         self.n_items = R_train.shape[1]
@@ -131,7 +132,7 @@ class SubsetFitness:
         ``masks @ R_val.T`` and, when cells are missing, counts ``masks @ observed.T``."""
         masks = np.asarray(masks)
         if masks.ndim != 2 or masks.shape[1] != self.n_items:
-            raise ValueError(f"masks: expected (P, {self.n_items}) bool, got shape {masks.shape}")
+            raise InputError(f"masks: expected (P, {self.n_items}) bool, got shape {masks.shape}")
         W = masks.astype(self._dtype)
         S = (W @ self._Rt).astype(np.float64)
         if self.has_missing:
@@ -194,10 +195,10 @@ class RidgeFitness:
         X = _matrix(R_train, "R_train")
         y = _vector(y_train, X.shape[0], "y_train")
         if X.shape[1] > max_items:
-            raise ValueError(f"R_train: {X.shape[1]} pool items need a {X.shape[1]}^2 Gram matrix for ridge fitness; "
+            raise InputError(f"R_train: {X.shape[1]} pool items need a {X.shape[1]}^2 Gram matrix for ridge fitness; "
                              f"use fitness='gam' or shrink the pool below {max_items} items")
         if not alpha > 0:
-            raise ValueError(f"alpha: the ridge penalty must be > 0, got {alpha}")
+            raise InputError(f"alpha: the ridge penalty must be > 0, got {alpha}")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # an item no training model answered: filled with 0
             fill = np.nanmean(X, axis=0)
@@ -218,7 +219,7 @@ class RidgeFitness:
         if not self.in_sample:
             Rf = _matrix(R_fit, "R_fit")
             if Rf.shape[1] != self.n_items:
-                raise ValueError(f"R_fit: {Rf.shape[1]} items, but R_train has {self.n_items}; give both on the same pool")
+                raise InputError(f"R_fit: {Rf.shape[1]} items, but R_train has {self.n_items}; give both on the same pool")
             self.y_fit = _vector(y_fit, Rf.shape[0], "y_fit")
             self._Xt = np.ascontiguousarray((np.where(np.isnan(Rf), fill, Rf) - self.mu).T)  # (M, n_fit)
 
@@ -239,10 +240,10 @@ class RidgeFitness:
         """``(idx, w)``: ``(P, k)`` sorted item positions of each mask and their ridge weights (float64)."""
         masks = np.asarray(masks, dtype=bool)
         if masks.ndim != 2 or masks.shape[1] != self.n_items:
-            raise ValueError(f"masks: expected (P, {self.n_items}) bool, got shape {masks.shape}")
+            raise InputError(f"masks: expected (P, {self.n_items}) bool, got shape {masks.shape}")
         k = int(masks[0].sum())
         if not (masks.sum(axis=1) == k).all():
-            raise ValueError("masks: every row must hold the same number of items")
+            raise InputError("masks: every row must hold the same number of items")
         idx = np.nonzero(masks)[1].reshape(masks.shape[0], k)  # row-major: sorted positions per row
         M = self.n_items
         A = self.G.ravel().take(idx[:, :, None] * M + idx[:, None, :])  # (P, k, k) Gram blocks
@@ -295,16 +296,16 @@ def _uniform_interp(x: np.ndarray, y: np.ndarray):
 def _matrix(R, name: str) -> np.ndarray:
     R = np.asarray(R, dtype=np.float64)
     if R.ndim != 2:
-        raise ValueError(f"{name}: expected (n_models, n_items), got shape {R.shape}")
+        raise InputError(f"{name}: expected (n_models, n_items), got shape {R.shape}")
     return R
 
 
 def _vector(y, n: int, name: str) -> np.ndarray:
     y = np.asarray(y, dtype=np.float64)
     if y.shape != (n,):
-        raise ValueError(f"{name}: shape {y.shape}, expected ({n},): one full score (pp) per model")
+        raise InputError(f"{name}: shape {y.shape}, expected ({n},): one full score (pp) per model")
     if not np.isfinite(y).all():
-        raise ValueError(f"{name}: contains NaN or inf; give every model a finite full score")
+        raise InputError(f"{name}: contains NaN or inf; give every model a finite full score")
     return y
 
 
@@ -383,20 +384,20 @@ def genetic_search(R_train, y_train, R_val, y_val, k: int, *, population: int = 
     fit = fitness if fitness is not None else SubsetFitness(R_train, y_train, R_val, y_val, n_splines, lam)
     M = fit.n_items
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= M:
-        raise ValueError(f"k: must be a whole number between 1 and the {M} pool items, got {k!r}; lower k")
+        raise InputError(f"k: must be a whole number between 1 and the {M} pool items, got {k!r}; lower k")
     k = int(k)
     P, G, T, E = int(population), int(generations), int(tournament), int(elites)
     if P < 2:
-        raise ValueError(f"population: must be at least 2, got {population}")
+        raise InputError(f"population: must be at least 2, got {population}")
     if G < 0:
-        raise ValueError(f"generations: must be >= 0, got {generations}")
+        raise InputError(f"generations: must be >= 0, got {generations}")
     if T < 1:
-        raise ValueError(f"tournament: must be at least 1, got {tournament}")
+        raise InputError(f"tournament: must be at least 1, got {tournament}")
     if not 0 <= E < P:
-        raise ValueError(f"elites: must be in [0, population), got {elites} with population {P}")
+        raise InputError(f"elites: must be in [0, population), got {elites} with population {P}")
     rate = 1.0 / k if mutation_rate is None else float(mutation_rate)
     if not 0.0 <= rate <= 1.0:
-        raise ValueError(f"mutation_rate: must be a probability in [0, 1], got {mutation_rate}")
+        raise InputError(f"mutation_rate: must be a probability in [0, 1], got {mutation_rate}")
 
     pop = random_masks(P, M, k, rng)
     if init is not None:
@@ -467,11 +468,11 @@ def _init_masks(init, M: int) -> np.ndarray:
         a = a[None, :]
     if a.dtype == bool:
         if a.shape[1] != M:
-            raise ValueError(f"init: masks have {a.shape[1]} columns, the pool has {M} items")
+            raise InputError(f"init: masks have {a.shape[1]} columns, the pool has {M} items")
         return a
     a = a.astype(np.intp)
     if a.size and (a.min() < 0 or a.max() >= M):
-        raise ValueError(f"init: positions must be in [0, {M})")
+        raise InputError(f"init: positions must be in [0, {M})")
     out = np.zeros((a.shape[0], M), dtype=bool)
     np.put_along_axis(out, a, True, axis=1)
     return out

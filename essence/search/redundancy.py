@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 import numpy as np
+from ..errors import InputError
 
 __all__ = [
     "FilterResult",
@@ -69,7 +70,7 @@ def standardise_items(R, dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
     """
     R = np.asarray(R)
     if R.ndim != 2:
-        raise ValueError(f"R: expected (n_models, n_items), got shape {R.shape}")
+        raise InputError(f"R: expected (n_models, n_items), got shape {R.shape}")
     n_models, n_items = R.shape
     Z = np.zeros((n_items, n_models), dtype=dtype)
     constant = np.zeros(n_items, dtype=bool)
@@ -93,9 +94,9 @@ def normalise_rows(E, dtype=np.float64) -> np.ndarray:
     """Rows of ``E`` ``(n_items, dim)`` scaled to unit L2 norm (zero rows stay zero)."""
     E = np.asarray(E, dtype=np.float64)
     if E.ndim != 2:
-        raise ValueError(f"embeddings: expected (n_items, dim), got shape {E.shape}")
+        raise InputError(f"embeddings: expected (n_items, dim), got shape {E.shape}")
     if not np.isfinite(E).all():
-        raise ValueError("embeddings: contain NaN or inf; recompute them (delete the feature cache entry)")
+        raise InputError("embeddings: contain NaN or inf; recompute them (delete the feature cache entry)")
     n = np.linalg.norm(E, axis=1, keepdims=True)
     return (E / np.where(n > 0, n, 1.0)).astype(dtype)
 
@@ -110,7 +111,7 @@ def redundancy_blocks(V: np.ndarray, block_size: int = 1024, upto_diagonal: bool
     """
     n = V.shape[0]
     if block_size < 1:
-        raise ValueError(f"block_size: must be >= 1, got {block_size}")
+        raise InputError(f"block_size: must be >= 1, got {block_size}")
     for start in range(0, n, block_size):
         stop = min(n, start + block_size)
         cols = stop if upto_diagonal else n
@@ -213,9 +214,9 @@ def _check_tau(tau, name: str) -> float:
     try:
         t = float(tau)
     except (TypeError, ValueError):
-        raise ValueError(f"{name}: must be a number in [-1, 1] (>= 1 switches the check off), got {tau!r}") from None
+        raise InputError(f"{name}: must be a number in [-1, 1] (>= 1 switches the check off), got {tau!r}") from None
     if not np.isfinite(t) or t < -1:
-        raise ValueError(f"{name}: must be a number >= -1 (>= 1 switches the check off), got {tau!r}")
+        raise InputError(f"{name}: must be a number >= -1 (>= 1 switches the check off), got {tau!r}")
     return t
 
 
@@ -251,15 +252,15 @@ def coarse_filter(R_train, embeddings=None, tau_text: float = 0.9, tau_rank: flo
     t0 = time.perf_counter()
     R = np.asarray(R_train, dtype=np.float64)
     if R.ndim != 2:
-        raise ValueError(f"R_train: expected (n_models, n_items), got shape {R.shape}")
+        raise InputError(f"R_train: expected (n_models, n_items), got shape {R.shape}")
     n_models, n = R.shape
     if n == 0:
-        raise ValueError("R_train: no items; give at least one item")
+        raise InputError("R_train: no items; give at least one item")
     tau_text = _check_tau(tau_text, "tau_text")
     tau_rank = _check_tau(tau_rank, "tau_rank")
     block_size = int(block_size)
     if block_size < 1:
-        raise ValueError(f"block_size: must be >= 1, got {block_size}")
+        raise InputError(f"block_size: must be >= 1, got {block_size}")
     notes: list[str] = []
 
     Z, constant = standardise_items(R, dtype=np.float32)
@@ -286,7 +287,7 @@ def coarse_filter(R_train, embeddings=None, tau_text: float = 0.9, tau_rank: flo
     if embeddings is not None:
         E = np.asarray(embeddings)
         if E.ndim != 2 or E.shape[0] != n:
-            raise ValueError(f"embeddings: shape {E.shape}, expected ({n}, dim): one embedding per item of R_train")
+            raise InputError(f"embeddings: shape {E.shape}, expected ({n}, dim): one embedding per item of R_train")
         T = normalise_rows(E, dtype=np.float32) if text_on else None
     if not rank_on:
         Z = None
@@ -376,7 +377,7 @@ def item_prefilter(R_train, y_train, max_mean: float | None = None, min_pbis: fl
     R = np.asarray(R_train, dtype=np.float64)
     y = np.asarray(y_train, dtype=np.float64)
     if R.ndim != 2 or y.shape != (R.shape[0],):
-        raise ValueError(f"R_train / y_train: shapes {R.shape} and {y.shape}; expected (n_models, n_items) and (n_models,)")
+        raise InputError(f"R_train / y_train: shapes {R.shape} and {y.shape}; expected (n_models, n_items) and (n_models,)")
     keep = np.ones(R.shape[1], dtype=bool)
     easy = np.zeros(R.shape[1], dtype=bool)
     low = np.zeros(R.shape[1], dtype=bool)

@@ -1,0 +1,77 @@
+"""Domain checks for parameters, one definition each: every entry point (Python API, CLI, artifact load)
+calls these, so a bad value gets the same one-line message wherever it enters.
+
+Each check returns the value, converted to a plain Python type, or raises ``InputError`` naming the
+parameter, the value and what is allowed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import numbers
+
+from .errors import InputError
+
+__all__ = ["whole_number", "real_number", "cli_whole_number"]
+
+
+def _show(value) -> str:
+    """``repr`` of a value as a user typed it (``3`` not ``np.int64(3)``, ``'a'`` not ``np.str_('a')``)."""
+    item = getattr(value, "item", None)
+    if callable(item) and getattr(value, "ndim", None) == 0:
+        value = item()
+    return repr(value)
+
+
+def whole_number(name: str, value, minimum: int | None = None, maximum: int | None = None) -> int:
+    """``value`` as an ``int`` if it is a whole number in ``[minimum, maximum]``; ``InputError`` otherwise.
+
+    Booleans are refused (``True`` is not a count); floats that are whole (``3.0``) are refused too, as a
+    sign of a unit mix-up.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InputError(f"{name}: must be a whole number{_range(minimum, maximum)}, got {_show(value)}")
+    v = int(value)
+    if (minimum is not None and v < minimum) or (maximum is not None and v > maximum):
+        raise InputError(f"{name}: must be a whole number{_range(minimum, maximum)}, got {v}")
+    return v
+
+
+def real_number(name: str, value, minimum: float | None = None, maximum: float | None = None,
+                open_min: bool = False) -> float:
+    """``value`` as a finite ``float`` in ``[minimum, maximum]`` (``(minimum, ...`` when ``open_min``)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
+        raise InputError(f"{name}: must be a finite number{_range(minimum, maximum, open_min)}, got {_show(value)}")
+    v = float(value)
+    low_bad = minimum is not None and (v <= minimum if open_min else v < minimum)
+    if low_bad or (maximum is not None and v > maximum):
+        raise InputError(f"{name}: must be a finite number{_range(minimum, maximum, open_min)}, got {v:g}")
+    return v
+
+
+def _range(minimum, maximum, open_min: bool = False) -> str:
+    low = ">" if open_min else ">="
+    if minimum is not None and maximum is not None:
+        return f" {low} {minimum} and <= {maximum}"
+    if minimum is not None:
+        return f" {low} {minimum}"
+    if maximum is not None:
+        return f" <= {maximum}"
+    return ""
+
+
+def cli_whole_number(minimum: int = 1):
+    """An argparse ``type=`` that parses a whole number ``>= minimum`` (argparse prints the message)."""
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if v < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {v}")
+        return v
+
+    parse.__name__ = f"whole number >= {minimum}"
+    return parse
