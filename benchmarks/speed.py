@@ -127,7 +127,85 @@ def part_scaling(args) -> dict:
     return out
 
 
-PARTS = {"pipeline": part_pipeline, "throughput": part_throughput, "scaling": part_scaling}
+def part_case(args) -> dict:
+    """One whole-benchmark case in this (fresh) process: GENERATED MIRT data (essence.synthetic), then
+    ``compress`` with ``--method``; peak RSS is this process's, data included."""
+    from essence.compressed import compress
+    from essence.synthetic import generate_mirt
+
+    t0 = time.perf_counter()
+    data = generate_mirt(args.models, args.n_items, seed=args.data_seed)
+    t_gen = time.perf_counter() - t0
+    rss_data = peak_rss_mb()
+    params = json.loads(args.params) if args.params else {}
+    t0 = time.perf_counter()
+    art = compress(data, args.k, method=args.method, seed=0, progress=False, **params)
+    wall = time.perf_counter() - t0
+    sel = art.selection
+    return {"data": data.name, "models": args.models, "items": args.n_items, "method": args.method,
+            "k": args.k, "params": params, "generate_seconds": round(t_gen, 1), "compress_seconds": round(wall, 1),
+            "peak_rss_mb": round(peak_rss_mb(), 0), "rss_after_data_mb": round(rss_data, 0),
+            "test_rmse": round(art.figures["test"]["rmse"], 3),
+            "pool_size": sel.get("pool_size"), "screen": {k: v for k, v in sel.get("screen", {}).items() if k != "dropped"},
+            "stage_seconds": sel.get("seconds")}
+
+
+def _run_case(args, models: int, items: int, method: str, params: str = "") -> dict:
+    cmd = [sys.executable, __file__, "--child", "--part", "case", "--k", str(args.k), "--models", str(models),
+           "--n-items", str(items), "--method", method, "--data-seed", str(args.data_seed), "--params", params]
+    env = dict(os.environ)
+    env.setdefault("TQDM_DISABLE", "1")
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        return {"models": models, "items": items, "method": method, "error": out.stderr.strip().splitlines()[-1:]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _slope(rows: list, x: str, y: str) -> float | None:
+    """Least-squares slope of log(y) on log(x): cost ~ x^slope."""
+    pts = [(r[x], r[y]) for r in rows if "error" not in r and r[y] > 0]
+    if len(pts) < 2:
+        return None
+    lx, ly = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
+    return round(float(np.polyfit(lx, ly, 1)[0]), 2)
+
+
+def part_scale(args) -> dict:
+    """Cost curves on GENERATED data: each (models, items, method) case in a fresh subprocess; a markdown
+    table and the log-log slope of time and peak RSS against items (at ``--models``) and against models
+    (at ``--scale-items``)."""
+    items = [int(x) for x in args.scale_items.split(",")]
+    models = [int(x) for x in args.scale_models.split(",")]
+    methods = args.methods.split(",")
+    rows = []
+    cases = [(args.models, n) for n in items] + [(m, args.fixed_items) for m in models if m != args.models]
+    for m, n in cases:
+        for method in methods:
+            r = _run_case(args, m, n, method)
+            rows.append(r)
+            print(json.dumps(r), file=sys.stderr, flush=True)
+    fits = {}
+    for method in methods:
+        by_items = [r for r in rows if r["method"] == method and r["models"] == args.models]
+        by_models = [r for r in rows if r["method"] == method and r["items"] == args.fixed_items]
+        fits[method] = {"time_vs_items": _slope(by_items, "items", "compress_seconds"),
+                        "rss_vs_items": _slope(by_items, "items", "peak_rss_mb"),
+                        "time_vs_models": _slope(by_models, "models", "compress_seconds"),
+                        "rss_vs_models": _slope(by_models, "models", "peak_rss_mb")}
+    lines = ["| models | items | method | compress s | peak RSS MB | test RMSE pp | pool |",
+             "|---:|---:|---|---:|---:|---:|---:|"]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['models']} | {r['items']} | {r['method']} | failed: {r['error']} | | | |")
+        else:
+            lines.append(f"| {r['models']} | {r['items']} | {r['method']} | {r['compress_seconds']} | "
+                         f"{r['peak_rss_mb']:.0f} | {r['test_rmse']} | {r['pool_size'] or ''} |")
+    return {"note": "GENERATED data (essence.synthetic.generate_mirt, seed %d); k = %d" % (args.data_seed, args.k),
+            "table": "\n".join(lines), "loglog_slopes": fits, "rows": rows}
+
+
+PARTS = {"pipeline": part_pipeline, "throughput": part_throughput, "scaling": part_scaling, "scale": part_scale,
+         "case": part_case}
 
 
 def main(argv=None) -> int:
@@ -138,13 +216,32 @@ def main(argv=None) -> int:
     ap.add_argument("--generations", type=int, default=100, help="throughput: GA generations to time")
     ap.add_argument("--items", default="1000,5000,20000", help="scaling: item counts")
     ap.add_argument("--models", type=int, default=5000, help="scaling: model count")
+    ap.add_argument("--scale-items", default="1000,5000,14000,50000,100000",
+                    help="scale: item counts (at --models models)")
+    ap.add_argument("--scale-models", default="500,1000,4000,10000",
+                    help="scale: model counts (at --fixed-items items)")
+    ap.add_argument("--fixed-items", type=int, default=14000, help="scale: items for the model-count curve")
+    ap.add_argument("--methods", default="essence,random", help="scale: methods to time")
+    ap.add_argument("--data-seed", type=int, default=0, help="scale: seed of the generated data")
+    ap.add_argument("--n-items", type=int, default=14000, help=argparse.SUPPRESS)
+    ap.add_argument("--method", default="essence", help=argparse.SUPPRESS)
+    ap.add_argument("--params", default="", help=argparse.SUPPRESS)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
     if args.child:
         print(json.dumps(PARTS[args.part](args)))
         return 0
-    parts = list(PARTS) if args.part == "all" else [args.part]
+    if args.part == "case":
+        print(json.dumps(part_case(args)))
+        return 0
+    if args.part == "scale":  # runs its own subprocess per case
+        res = part_scale(args)
+        print(res["note"])
+        print(res["table"])
+        print("log-log slopes (cost ~ size^slope):", json.dumps(res["loglog_slopes"]))
+        return 0
+    parts = ["pipeline", "throughput", "scaling"] if args.part == "all" else [args.part]
     print(f"load average at start: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores")
     for part in parts:
         cmd = [sys.executable, __file__, "--child", "--part", part, "--k", str(args.k), "--generations",

@@ -420,7 +420,9 @@ def load(name_or_path, *, verify: bool = True, keep_flagged: bool = False) -> Re
     if suffix == ".npz":
         return _load_npz(path, name=path.stem, keep_flagged=keep_flagged)
     if suffix in (".csv", ".parquet", ".pq"):
-        return _load_table(path)
+        from .readers import read_table  # column chunks / record batches: big tables in bounded memory
+
+        return read_table(path)
     raise InputError(f"{path}: unsupported file type {suffix!r}; use .npz, .csv or .parquet")
 
 
