@@ -204,7 +204,31 @@ def part_scale(args) -> dict:
             "table": "\n".join(lines), "loglog_slopes": fits, "rows": rows}
 
 
-PARTS = {"pipeline": part_pipeline, "throughput": part_throughput, "scaling": part_scaling, "scale": part_scale,
+def part_screen(args) -> dict:
+    """The pre-screen's measured loss on GENERATED data of ``--models`` x ``--screen-items`` (small enough
+    for the whole pool's Gram matrix): the default with no pre-screen (``max_pool=None``) against the
+    pre-screen variants, and random, on the same split; each in a fresh subprocess."""
+    variants = [("essence", "max_pool=None (no pre-screen)", {"max_pool": None}),
+                ("essence", "max_pool=2000 stratified (default)", {}),
+                ("essence", "max_pool=2000 pbis", {"screen": "pbis"}),
+                ("essence", "max_pool=2000 random", {"screen": "random"}),
+                ("essence", "max_pool=1000 stratified", {"max_pool": 1000}),
+                ("random", "random", {})]
+    rows = []
+    for method, label, params in variants:
+        r = _run_case(args, args.models, args.screen_items, method, json.dumps(params))
+        r["variant"] = label
+        rows.append(r)
+        print(json.dumps(r), file=sys.stderr, flush=True)
+    lines = ["| variant | compress s | peak RSS MB | test RMSE pp |", "|---|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['variant']} | failed: {r['error']} | | |" if "error" in r else
+                     f"| {r['variant']} | {r['compress_seconds']} | {r['peak_rss_mb']:.0f} | {r['test_rmse']} |")
+    return {"note": "GENERATED data (essence.synthetic.generate_mirt, seed %d), %d models x %d items, k = %d"
+            % (args.data_seed, args.models, args.screen_items, args.k), "table": "\n".join(lines), "rows": rows}
+
+
+PARTS = {"pipeline": part_pipeline, "throughput": part_throughput, "scaling": part_scaling, "scale": part_scale, "screen": part_screen,
          "case": part_case}
 
 
@@ -221,6 +245,7 @@ def main(argv=None) -> int:
     ap.add_argument("--scale-models", default="500,1000,4000,10000",
                     help="scale: model counts (at --fixed-items items)")
     ap.add_argument("--fixed-items", type=int, default=14000, help="scale: items for the model-count curve")
+    ap.add_argument("--screen-items", type=int, default=6000, help="screen: items of the generated pool")
     ap.add_argument("--methods", default="essence,random", help="scale: methods to time")
     ap.add_argument("--data-seed", type=int, default=0, help="scale: seed of the generated data")
     ap.add_argument("--n-items", type=int, default=14000, help=argparse.SUPPRESS)
@@ -235,11 +260,12 @@ def main(argv=None) -> int:
     if args.part == "case":
         print(json.dumps(part_case(args)))
         return 0
-    if args.part == "scale":  # runs its own subprocess per case
-        res = part_scale(args)
+    if args.part in ("scale", "screen"):  # they run their own subprocess per case
+        res = PARTS[args.part](args)
         print(res["note"])
         print(res["table"])
-        print("log-log slopes (cost ~ size^slope):", json.dumps(res["loglog_slopes"]))
+        if "loglog_slopes" in res:
+            print("log-log slopes (cost ~ size^slope):", json.dumps(res["loglog_slopes"]))
         return 0
     parts = ["pipeline", "throughput", "scaling"] if args.part == "all" else [args.part]
     print(f"load average at start: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores")
