@@ -228,7 +228,96 @@ def part_screen(args) -> dict:
             % (args.data_seed, args.models, args.screen_items, args.k), "table": "\n".join(lines), "rows": rows}
 
 
+def _write_big(kind: str, models: int, items: int, folder: Path, seed: int) -> Path:
+    """Write a GENERATED results file (essence.synthetic) without holding more than a slice of it as text:
+    ``wide-parquet`` (one column per item, written in row groups of 500 models) or ``long-parquet`` /
+    ``long-csv`` (one row per model and item, written 100 models at a time)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from essence.synthetic import generate_matrix
+
+    R = generate_matrix(models, items, seed=seed)
+    mids = np.array([f"gen-m{i}" for i in range(models)])
+    iids = np.array([f"gen-i{j}" for j in range(items)])
+    path = folder / f"{kind}-{models}x{items}.{'csv' if kind.endswith('csv') else 'parquet'}"
+    if kind == "wide-parquet":
+        schema = pa.schema([("model", pa.string())] + [(i, pa.float32()) for i in iids])
+        with pq.ParquetWriter(path, schema) as w:
+            for s in range(0, models, 500):
+                cols = [pa.array(mids[s:s + 500])] + [pa.array(R[s:s + 500, j]) for j in range(items)]
+                w.write_table(pa.Table.from_arrays(cols, schema=schema))
+        return path
+    item_dict = pa.array(iids)
+    writer = None
+    with open(path, "w") if kind == "long-csv" else _nullcontext() as fh:
+        if kind == "long-csv":
+            fh.write("model,item,score\n")
+        for s in range(0, models, 100):
+            block = R[s:s + 100]
+            m_idx = np.repeat(np.arange(s, s + block.shape[0]), items)
+            i_idx = np.tile(np.arange(items), block.shape[0])
+            score = block.ravel()
+            if kind == "long-csv":
+                import pandas as pd
+
+                pd.DataFrame({"model": mids[m_idx], "item": iids[i_idx], "score": score.astype(np.int8)}).to_csv(
+                    fh, header=False, index=False)
+            else:
+                tab = pa.table({"model": pa.array(mids[m_idx]),
+                                "item": pa.DictionaryArray.from_arrays(pa.array(i_idx.astype(np.int32)), item_dict),
+                                "score": pa.array(score)})
+                if writer is None:
+                    writer = pq.ParquetWriter(path, tab.schema)
+                writer.write_table(tab)
+    if writer is not None:
+        writer.close()
+    return path
+
+
+class _nullcontext:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def part_readone(args) -> dict:
+    """Read one file with essence.data.load in this fresh process: seconds and peak RSS."""
+    from essence.data import load
+
+    t0 = time.perf_counter()
+    data = load(args.file)
+    return {"file": Path(args.file).name, "shape": list(data.shape), "load_seconds": round(time.perf_counter() - t0, 1),
+            "peak_rss_mb": round(peak_rss_mb(), 0), "final_matrix_mb": round(data.responses.nbytes / 2**20, 0)}
+
+
+def part_read(args) -> dict:
+    """Reading big GENERATED files: write each (not timed), then load it in a fresh subprocess."""
+    out = {"note": "GENERATED files (essence.synthetic), written to a temporary folder and deleted"}
+    cases = [("wide-parquet", args.models, int(n)) for n in args.read_items.split(",")]
+    cases += [(kind, args.models, args.long_items) for kind in args.long_kinds.split(",") if kind]
+    for kind, m, n in cases:
+        with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
+            t0 = time.perf_counter()
+            path = _write_big(kind, m, n, Path(tmp), args.data_seed)
+            t_write = time.perf_counter() - t0
+            cmd = [sys.executable, __file__, "--child", "--part", "readone", "--file", str(path)]
+            env = dict(os.environ)
+            env.setdefault("TQDM_DISABLE", "1")
+            res = subprocess.run(cmd, capture_output=True, text=True, env=env)
+            row = (json.loads(res.stdout.strip().splitlines()[-1]) if res.returncode == 0
+                   else {"error": res.stderr.strip().splitlines()[-1:]})
+            row.update(kind=kind, rows_in_file=m * n if kind.startswith("long") else m,
+                       file_mb=round(path.stat().st_size / 2**20, 0), write_seconds=round(t_write, 1))
+            out[f"{kind} {m}x{n}"] = row
+            print(json.dumps(row), file=sys.stderr, flush=True)
+    return out
+
+
 PARTS = {"pipeline": part_pipeline, "throughput": part_throughput, "scaling": part_scaling, "scale": part_scale, "screen": part_screen,
+         "read": part_read, "readone": part_readone,
          "case": part_case}
 
 
@@ -245,6 +334,12 @@ def main(argv=None) -> int:
     ap.add_argument("--scale-models", default="500,1000,4000,10000",
                     help="scale: model counts (at --fixed-items items)")
     ap.add_argument("--fixed-items", type=int, default=14000, help="scale: items for the model-count curve")
+    ap.add_argument("--read-items", default="14000,100000", help="read: items of the wide parquet files")
+    ap.add_argument("--long-items", type=int, default=25000,
+                    help="read: items of the long files (x --models rows: 4000 x 25000 = 10^8)")
+    ap.add_argument("--long-kinds", default="long-parquet,long-csv", help="read: long file kinds")
+    ap.add_argument("--tmp", default=None, help="read: folder for the temporary files")
+    ap.add_argument("--file", default="", help=argparse.SUPPRESS)
     ap.add_argument("--screen-items", type=int, default=6000, help="screen: items of the generated pool")
     ap.add_argument("--methods", default="essence,random", help="scale: methods to time")
     ap.add_argument("--data-seed", type=int, default=0, help="scale: seed of the generated data")
@@ -257,8 +352,11 @@ def main(argv=None) -> int:
     if args.child:
         print(json.dumps(PARTS[args.part](args)))
         return 0
-    if args.part == "case":
-        print(json.dumps(part_case(args)))
+    if args.part in ("case", "readone"):
+        print(json.dumps(PARTS[args.part](args)))
+        return 0
+    if args.part == "read":
+        print(json.dumps(part_read(args), indent=1))
         return 0
     if args.part in ("scale", "screen"):  # they run their own subprocess per case
         res = PARTS[args.part](args)
