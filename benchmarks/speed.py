@@ -12,8 +12,24 @@ Parts (each runs in its own subprocess, so every peak-memory figure is that part
   items x 5k models. These matrices are GENERATED at random (timing only, their values
   mean nothing).
 
-    .venv/bin/python benchmarks/speed.py                 # all parts
+* ``scale`` (whole benchmarks, GENERATED data): ``compress`` by the default (``essence``) and by
+  ``random`` at k = 100 on 1k, 5k, 14k, 50k and 100k items x ``--models`` (4,000) models and on 500 to
+  10,000 models x 14k items; each case in a fresh subprocess (time of ``compress``, the process's peak
+  RSS with the data, test RMSE), a markdown table and the log-log slope of time and memory.
+* ``screen`` (GENERATED data): the pre-screen's measured loss: the default without a pre-screen
+  (``max_pool=None``) against the pre-screen variants and random, on one split.
+* ``read`` (GENERATED files in a temporary folder): ``essence.data.load`` of a wide parquet with 14k
+  and 100k item columns and of long parquet / CSV files of 4,000 x 25,000 = 10^8 rows, each in a fresh
+  subprocess: seconds and peak RSS.
+
+The generated data come from :mod:`essence.synthetic` (a seeded multidimensional IRT model); their
+figures say so. Quality claims about real benchmarks are not made on them.
+
+    .venv/bin/python benchmarks/speed.py                 # pipeline, throughput, scaling
     .venv/bin/python benchmarks/speed.py --part pipeline --cold
+    .venv/bin/python benchmarks/speed.py --part scale    # cost curves (tens of minutes)
+    .venv/bin/python benchmarks/speed.py --part screen
+    .venv/bin/python benchmarks/speed.py --part read
 
 The machine's cores may be shared with other work: the figures are wall-clock times on whatever was
 free; the load average at the start and end is printed with them.
@@ -139,11 +155,11 @@ def part_case(args) -> dict:
     rss_data = peak_rss_mb()
     params = json.loads(args.params) if args.params else {}
     t0 = time.perf_counter()
-    art = compress(data, args.k, method=args.method, seed=0, progress=False, **params)
+    art = compress(data, args.k, method=args.method, seed=args.case_seed, progress=False, **params)
     wall = time.perf_counter() - t0
     sel = art.selection
     return {"data": data.name, "models": args.models, "items": args.n_items, "method": args.method,
-            "k": args.k, "params": params, "generate_seconds": round(t_gen, 1), "compress_seconds": round(wall, 1),
+            "k": args.k, "seed": args.case_seed, "params": params, "generate_seconds": round(t_gen, 1), "compress_seconds": round(wall, 1),
             "peak_rss_mb": round(peak_rss_mb(), 0), "rss_after_data_mb": round(rss_data, 0),
             "test_rmse": round(art.figures["test"]["rmse"], 3),
             "pool_size": sel.get("pool_size"), "screen": {k: v for k, v in sel.get("screen", {}).items() if k != "dropped"},
@@ -343,6 +359,7 @@ def main(argv=None) -> int:
     ap.add_argument("--screen-items", type=int, default=6000, help="screen: items of the generated pool")
     ap.add_argument("--methods", default="essence,random", help="scale: methods to time")
     ap.add_argument("--data-seed", type=int, default=0, help="scale: seed of the generated data")
+    ap.add_argument("--case-seed", type=int, default=0, help="case: seed of compress (split and method)")
     ap.add_argument("--n-items", type=int, default=14000, help=argparse.SUPPRESS)
     ap.add_argument("--method", default="essence", help=argparse.SUPPRESS)
     ap.add_argument("--params", default="", help=argparse.SUPPRESS)
