@@ -191,7 +191,7 @@ def part_scale(args) -> dict:
     table and the log-log slope of time and peak RSS against items (at ``--models``) and against models
     (at ``--scale-items``)."""
     items = [int(x) for x in args.scale_items.split(",")]
-    models = [int(x) for x in args.scale_models.split(",")]
+    models = [int(x) for x in args.scale_models.split(",") if x]
     methods = args.methods.split(",")
     rows = []
     cases = [(args.models, n) for n in items] + [(m, args.fixed_items) for m in models if m != args.models]

@@ -237,8 +237,8 @@ class EssenceSelector(Selector):
     # ------------------------------------------------------------------------------------------
     def select(self, train, val) -> np.ndarray:
         """The three stages: :meth:`_build_pool` (pre-filter, pre-screen, redundancy filter),
-        :meth:`_pool_ga` and ``rounds`` x :meth:`_refine_round`; returns pool positions of the best subset
-        over all stages, as positions into ``train.items``."""
+        :meth:`_pool_ga` and ``rounds`` x :meth:`_refine_round`. Returns the best subset over all stages:
+        ``(k,)`` increasing positions into ``train.items``."""
         self._check_params()
         k = int(self.k)
         rng = np.random.default_rng(self.seed)
