@@ -250,7 +250,7 @@ def compress(
         **getattr(selector, "info_", {}),
     }
     return Compressed(
-        method=method, k=int(k), seed=int(seed), params=selector.get_params(),
+        method=method, k=int(k), seed=int(seed), params=selector.params_dict(),
         items=data.items[idx].tolist(), reconstructor=rec, interval=interval, dataset=dataset, figures=figures,
         split={"seed": int(seed), "test": test, "val": val, "n_train": train.n_models, "n_val": valid.n_models,
                "n_test": testd.n_models},

@@ -557,7 +557,7 @@ def run_sweep(
                         rows_by_key[key] = _error_row(key, meta, f"method unavailable: {unavailable[m]}")
                         continue
                     params = jsonable(make_method(m, k=k, seed=s, progress=False,
-                                                   **method_params.get(m, {})).get_params())
+                                                   **method_params.get(m, {})).params_dict())
                     signature = {"fingerprint": fp, "split_id": sid, "params": params, "settings": settings,
                                  "method_source": method_code.get(m)}
                     signature = json.loads(json.dumps(signature))

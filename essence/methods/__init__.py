@@ -34,7 +34,8 @@ def get_method(name: str) -> type:
 
 
 def make_method(name: str, k: int, seed: int = 0, progress: bool = True, **params) -> Selector:
-    """Instantiate a method; unknown parameters raise InputError naming the accepted ones."""
+    """Instantiate a method and check its parameters against their domains (before any work is done);
+    unknown parameters, or a value outside its domain, raise InputError naming the parameter."""
     cls = get_method(name)
     accepted = set(cls._param_names())
     unknown = set(params) - accepted
@@ -42,4 +43,4 @@ def make_method(name: str, k: int, seed: int = 0, progress: bool = True, **param
         raise InputError(
             f"method {name!r}: unknown parameter(s) {sorted(unknown)}; accepted: {sorted(accepted - {'k', 'seed', 'progress'})}"
         )
-    return cls(k=k, seed=seed, progress=progress, **params)
+    return cls(k=k, seed=seed, progress=progress, **params).check_params()

@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Responses
-from .base import Selector, check_k
-from .herding import require_texts
+from ..checks import Whole
+from .base import Selector, check_k, require_texts
 from ..errors import InputError
 
 __all__ = ["PPLSelector", "quantile_bins", "largest_remainder", "stratified_sample"]
@@ -132,6 +132,7 @@ class PPLSelector(Selector):
 
     name = "ppl"
     signal = "text (LM perplexity)"
+    _domains = {**Selector._domains, "n_bins": Whole(1), "max_length": Whole(1), "batch_size": Whole(1)}
     needs_no_models = True
 
     def __init__(
