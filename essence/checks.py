@@ -94,7 +94,7 @@ class Whole:
         try:
             whole_number(name, value, self.minimum, self.maximum)
         except InputError as exc:
-            raise InputError(f"{exc}{' (or None)' if self.none else ''}") from None
+            raise InputError(str(exc).replace(", got", " (or None), got", 1) if self.none else str(exc)) from None
 
 
 class Real:
@@ -110,7 +110,7 @@ class Real:
         try:
             real_number(name, value, self.minimum, self.maximum, self.open_min)
         except InputError as exc:
-            raise InputError(f"{exc}{' (or None)' if self.none else ''}") from None
+            raise InputError(str(exc).replace(", got", " (or None), got", 1) if self.none else str(exc)) from None
 
 
 class OneOf:

@@ -122,7 +122,7 @@ def test_stale_cache_entry_is_recomputed_with_a_note(counting, slice_npz, tmp_pa
     rec = load_runs(out)[("gsm8k_slice", "counting", 5, 0)]
     assert rec["signature"]["params"]["alpha"] == 1
     # the method's code changed: stale too
-    monkeypatch.setattr("essence.sweep._source_hash", lambda module: "0123456789abcdef")
+    monkeypatch.setattr("essence.sweep.plan._source_hash", lambda module: "0123456789abcdef")
     counting.calls.clear()
     _sweep([slice_npz], out, ks=[5], seeds=[0], update=True, method_params={"counting": {"alpha": 1}})
     assert len(counting.calls) == 1 and "method_source" in capsys.readouterr().err
@@ -270,7 +270,7 @@ def test_dask_backend_equals_local(slice_npz, tmp_path, capsys):
 
 
 def test_unreachable_scheduler_is_a_usage_error(slice_npz, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("essence.sweep.DASK_CONNECT_TIMEOUT", "1s")
+    monkeypatch.setattr("essence.sweep.backends.DASK_CONNECT_TIMEOUT", "1s")
     rc = main(["sweep", "--data", slice_npz, "--methods", "random", "--k", "5", "--seeds", "0",
                "--out", str(tmp_path / "sw"), "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9", "--quiet"])
     err = capsys.readouterr().err
