@@ -41,11 +41,12 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
 from ._io import write_atomic
-from .checks import Flag, OneOf, Real, Whole
+from .checks import Flag, OneOf, Real, Whole, check_params
 from .errors import InputError
 
 __all__ = [
@@ -266,12 +267,8 @@ def fit_2pl(
     if vals.size and not np.all((vals == 0) | (vals == 1)):
         raise InputError("responses: the 2PL model needs 0/1 responses; threshold continuous scores first "
                          "with essence.irt.binarize(responses, threshold)")
-    if priors not in ("hierarchical", "vague"):
-        raise InputError(f"priors: {priors!r} is not one of 'hierarchical', 'vague'")
-    if not (isinstance(epochs, (int, np.integer)) and epochs >= 1):
-        raise InputError(f"epochs: {epochs!r} must be a positive whole number")
-    if max_models is not None and (not isinstance(max_models, (int, np.integer)) or max_models < 2):
-        raise InputError(f"max_models: {max_models!r} must be None or a whole number >= 2")
+    given = {"priors": priors, "epochs": epochs, "max_models": max_models, "lr": lr, "lr_decay": lr_decay}
+    check_params(SimpleNamespace(**given), {name: IRT_DOMAINS[name] for name in given})
     n_models, n_items = R.shape
     settings = {"epochs": int(epochs), "lr": float(lr), "lr_decay": float(lr_decay), "priors": priors,
                 "max_models": None if max_models is None else int(max_models), "seed": int(seed)}

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .checks import whole_number
 from .errors import InputError
 
 __all__ = ["mean_profile", "profile_distance", "random_profiles", "choose_kmeans_herding", "profile_lines"]
@@ -127,10 +128,8 @@ def random_profiles(responses, k: int, n_draws: int = 50, seed: int = 0) -> np.n
     """
     R = _responses(responses)
     n_items = R.shape[1]
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n_items:
-        raise InputError(f"k: must be a whole number between 1 and the {n_items} items, got {k!r}")
-    if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
-        raise InputError(f"n_draws: must be a whole number >= 1, got {n_draws!r}")
+    k = whole_number("k", k, 1, n_items)
+    n_draws = whole_number("n_draws", n_draws, 1)
     out = np.empty((int(n_draws), R.shape[0]))
     for d in range(int(n_draws)):
         ix = np.sort(np.random.default_rng(seed + d).choice(n_items, size=int(k), replace=False))

@@ -309,7 +309,7 @@ def test_irt_on_continuous_scores_warns_and_records_threshold(alpaca):
         art = compress(alpaca, k=15, method="irt", seed=0, progress=False, **FAST)
     assert len(set(art.items)) == 15
     assert art.params["binarize"] == 0.5
-    with pytest.raises(ValueError, match="threshold"):
+    with pytest.raises(ValueError, match="binarize: must be a finite number >= 0.0 and <= 1.0, got 2"):
         compress(alpaca, k=15, method="irt", seed=0, progress=False, binarize=2.0, **FAST)
 
 

@@ -27,7 +27,7 @@ from sklearn.base import BaseEstimator
 
 from .._io import jsonable
 from .._runtime import single_thread
-from ..checks import Flag, Whole, check_params
+from ..checks import Flag, Whole, check_params, whole_number
 from ..data import Responses
 from ..irt import IRT_SETTINGS, fit_item_params
 from ..reconstruct import GAMReconstructor, choose_on_validation
@@ -38,10 +38,7 @@ __all__ = ["Selector", "check_k", "require_texts", "irt_item_params"]
 
 def check_k(k, n_available: int, what: str = "items") -> int:
     """Validate a budget: an int with ``1 <= k <= n_available``; ValueError saying what to do otherwise."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise InputError(f"k: must be a whole number of items, got {k!r}")
-    if k <= 0:
-        raise InputError(f"k: must be at least 1, got {k}; choose how many items to keep")
+    k = whole_number("k", k, 1)
     if k > n_available:
         raise InputError(f"k: {k} is larger than the {n_available} {what} available; choose k <= {n_available}")
     return int(k)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Responses
-from ..checks import Real, Whole
+from ..checks import Real, Whole, whole_number
 from .base import Selector, check_k, require_texts
 from ..errors import InputError
 
@@ -138,8 +138,7 @@ def kernel_herding(
     X = _features(X)
     n = X.shape[0]
     k = check_k(k, n)
-    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
-        raise InputError(f"block_size: must be a positive whole number, got {block_size!r}")
+    block_size = whole_number("block_size", block_size, 1)
     sigma = median_heuristic(X) if bandwidth is None else _check_bandwidth(bandwidth)
     gamma = 1.0 / (2.0 * sigma**2)
     x2 = (X * X).sum(axis=1)

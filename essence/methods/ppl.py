@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Responses
-from ..checks import Whole
+from ..checks import Whole, whole_number
 from .base import Selector, check_k, require_texts
 from ..errors import InputError
 
@@ -38,8 +38,7 @@ def _values(values) -> np.ndarray:
 
 
 def _check_bins(n_bins, n: int) -> int:
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
-        raise InputError(f"n_bins: must be a whole number >= 1, got {n_bins!r}")
+    n_bins = whole_number("n_bins", n_bins, 1)
     if n_bins > n:
         raise InputError(f"n_bins: {n_bins} bins for {n} items; choose n_bins <= {n}")
     return int(n_bins)

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import data as _data
 from .._io import jsonable, write_atomic
+from ..checks import whole_number
 from ..errors import InputError, UsageError
 from .backends import _expected_cost, _run_dask, _run_local
 from .records import (COLUMNS, _METRICS, _error_row, _key_name, _read_record, _row, _split_id, _stale_reason,
@@ -42,14 +43,7 @@ def _as_list(x, what: str) -> list:
 
 
 def _check_ints(values, what: str, minimum: int) -> list[int]:
-    out = []
-    for v in values:
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise InputError(f"{what}: {v!r} is not a whole number")
-        if v < minimum:
-            raise InputError(f"{what}: {v} is below {minimum}; give values >= {minimum}")
-        out.append(int(v))
-    return out
+    return [whole_number(what, v, minimum) for v in values]
 
 
 
