@@ -26,7 +26,7 @@ LAYERS: list[list[str]] = [
     ["essence.errors"],
     ["essence._io", "essence._runtime"],
     ["essence.checks", "essence.tables"],
-    ["essence.data", "essence.metrics"],
+    ["essence.data", "essence.metrics", "essence.claims"],  # claims: the field's published numbers
     ["essence.__init__"],  # the package itself (``from . import __version__``)
     ["essence.features"],
     ["essence.reconstruct", "essence.intervals", "essence.irt", "essence.search", "essence.anchors"],
@@ -35,7 +35,7 @@ LAYERS: list[list[str]] = [
     ["essence.methods.*"],  # cards and one module per method
     ["essence.compressed"],
     ["essence.sweep", "essence.lmeval", "essence.plots", "essence.profile"],
-    ["essence.lessons"],  # notebook helpers that run sweeps and plots
+    ["essence.lessons", "essence.ledger"],  # notebook helpers that run sweeps; the claims ledger
     ["essence.cli"],
 ]
 
