@@ -220,7 +220,7 @@ def kept_counts(R_train, embeddings, tau_text, tau_rank, drop_constant: bool = T
 
 
 def random_subset_rmse(R_train, y_train, R_eval, y_eval, k: int, pool=None, n_draws: int = 50, seed=0,
-                       n_splines: int = 25, lam: float = 5.0) -> np.ndarray:
+                       n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM) -> np.ndarray:
     """RMSE (pp) of uniformly random k-subsets of a pool, each reconstructed by a GAM on the subset mean.
 
     For each draw: ``k`` items drawn without replacement from ``pool`` (positions into the columns; None
@@ -233,7 +233,7 @@ def random_subset_rmse(R_train, y_train, R_eval, y_eval, k: int, pool=None, n_dr
 
 
 def random_subset_scores(R_train, y_train, R_eval, y_eval, k: int, pool=None, n_draws: int = 50, seed=0,
-                         n_splines: int = 25, lam: float = 5.0) -> dict:
+                         n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM) -> dict:
     """As :func:`random_subset_rmse`, returning ``{"rmse": (n_draws,) pp, "kendall": (n_draws,)}`` (the
     Kendall tau between the evaluation models' true and reconstructed scores). Same draws for the same seed."""
     from .metrics import kendall, rmse

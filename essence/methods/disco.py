@@ -166,7 +166,7 @@ class DiscoSelector(Selector):
         Candidate ``K`` for the kNN predictor. Every pair (components ``c``, ``K``) is a reconstructor
         candidate ``knn_c<c>_k<K>`` (on gsm8k 3 components work best, on arc 10; small model sets such
         as alpaca_eval2 want small ``K``), chosen on validation with ``gam`` and ``ridge``.
-    n_splines, lam : default 25, 5.0
+    n_splines, lam : default essence.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
         The GAM candidate's spline basis size and smoothing penalty.
     """
 

@@ -112,7 +112,7 @@ class IRTGAMReconstructor(Reconstructor):
         Standard deviation of the N(0, prior_sd^2) prior of the MAP ability.
     use_score : bool, default True
         True: ``y ~ s(theta) + s(subset score)`` (MetaBench); False: ``y ~ s(theta)``.
-    n_splines, lam : default 25, 5.0
+    n_splines, lam : default essence.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
         Spline basis size and smoothing penalty of each GAM term.
 
     ``X`` is ``(n_models, k)`` in [0, 1] with NaN for missing (left out of both the ability and the
@@ -205,7 +205,7 @@ class IRTSelector(Selector):
         subset of at most this many training models; abilities and GAMs use all of them).
     prior_sd : float, default 1.0
         Prior sd of the MAP ability (the fitted scale has training abilities with sd 1).
-    n_splines, lam : default 25, 5.0
+    n_splines, lam : default essence.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
         GAM spline basis size and smoothing penalty.
     cache : bool, default True
         Reuse / store the IRT fit on disk (:func:`essence.irt.fit_2pl_cached`); changes no result.

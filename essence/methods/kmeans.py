@@ -38,7 +38,7 @@ class KMeansSelector(Selector):
         K-Means restarts (the best inertia wins); 10 is scikit-learn's classic default.
     max_iter : int, default 300
         Lloyd iterations per restart.
-    n_splines, lam : default 25, 5.0
+    n_splines, lam : default essence.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
         The GAM candidates' spline basis size and smoothing penalty.
     candidates : tuple of str, default ("weighted_mean", "gam", "gam_unweighted")
         Reconstructor candidates, chosen on validation RMSE: ``weighted_mean`` (the cluster-size-weighted

@@ -197,7 +197,7 @@ class TinyBenchSelector(Selector):
     min_val_models : int, default 20
         ``lambda`` is estimated on the validation models when there are at least this many, else on
         training + validation models.
-    n_splines, lam : default 25, 5.0
+    n_splines, lam : default essence.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
         The calibration GAM's spline basis size and smoothing penalty.
     """
 
