@@ -331,7 +331,8 @@ def tq_export(tmp_path_factory, tq_artifact):
 def test_export_files_and_ids(tq_export, tq_artifact):
     out, res = tq_export
     path, art = tq_artifact
-    assert sorted(p.name for p in out.iterdir()) == ["essence_tq_k10.py", "tq_k10.items.json", "tq_k10.yaml"]
+    assert sorted(p.name for p in out.iterdir()) == ["essence_tq_k10.py", "essence_tq_k10_estimator.py",
+                                                      "tq_k10.items.json", "tq_k10.yaml"]
     spec = json.loads((out / "tq_k10.items.json").read_text())
     assert spec["items"] == art.items and spec["fingerprint"] == art.dataset["fingerprint"]
     assert spec["match"] == {"field": "metabench_idx", "prefix": "truthfulqa."}
@@ -430,6 +431,15 @@ def test_real_harness_run_round_trip(tq_export, tq_artifact, tmp_path, monkeypat
               for x in log.read_text().splitlines()}
     direct = art.estimate(pd.DataFrame([{"model": "m", **logged}]))
     assert est["estimate"].iloc[0] == pytest.approx(direct["estimate"].iloc[0], abs=1e-4)
+    # the harness run itself reported the same estimate and interval as metrics of the task
+    row = res["results"]["tq_k10"]
+    for col, metric in (("estimate", "essence_estimate"), ("lower", "essence_lower"), ("upper", "essence_upper")):
+        assert row[f"{metric},none"] == pytest.approx(direct[col].iloc[0], abs=1e-9), metric
+    assert res["higher_is_better"]["tq_k10"]["essence_estimate"] is True
+    from lm_eval.utils import make_table
+
+    table = make_table(res)
+    assert "essence_estimate" in table and f"{row['essence_estimate,none']:.4f}" in table
 
 
 def test_round_trip_pythia(tmp_path, capsys, data):
