@@ -99,7 +99,7 @@ def cmd_run(args) -> int:
               + ("; the same as essence's" if same else "; NOT the same as essence's (please report this)"))
     print(f"harness run: {res.seconds:.0f} s on the {art.k} chosen items")
     if args.logs:
-        print(f"logs: {', '.join(str(s) for s in res.samples)}")
+        print(f"logs: {', '.join(str(s) for s in res.samples)}; task files: {res.items_file.parent}")
     if args.out:
         write_atomic(Path(args.out), res.estimates.to_csv(index=False, float_format="%.4f"))
         print(f"estimate -> {args.out}")

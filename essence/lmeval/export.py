@@ -188,7 +188,8 @@ class ExportResult:
         lines.append(f"{self.n_items} chosen items as task {self.name} ({src}); a document is chosen when {how}")
         lines += [f"validated: {c}" for c in self.checks]
         lines.append(f"run:  lm_eval --model hf --model_args pretrained=MODEL --tasks {self.name} --include_path "
-                     f"{self.directory} --log_samples --output_path results")
+                     f"{self.directory} --log_samples --output_path results   (reports essence_estimate, "
+                     "essence_lower, essence_upper: the estimated full score and its interval, pp)")
         return lines
 
 
@@ -500,10 +501,10 @@ def validate_with_harness(directory, tasks: list[str], group: str | None = None)
             f"{'/' + tc.dataset_name if tc.dataset_name else ''}, split {tc.test_split or tc.validation_split}, "
             f"output_type {tc.output_type}, metrics {', '.join(m['metric'] for m in (tc.metric_list or []))}); "
             f"process_docs is {src.name}:{fn.__name__}, which reads its {len(spec['tasks'][t]['items'])} keys"
-            + (f"; class {src.name}:SubsetTask adds essence_estimate/lower/upper from {spec['estimator']['metric']}"
-               if cls is not None else "")
             + (" and loads the source's process_docs" if spec["tasks"][t]["source_process_docs"] else
                " (the source task has no process_docs of its own)")
+            + (f"; class {src.name}:SubsetTask adds essence_estimate/lower/upper from {spec['estimator']['metric']}"
+               if cls is not None else "")
         )
     if group is not None:
         if group not in index or kind(index[group]) != "group":

@@ -21,6 +21,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from ..errors import InputError
 
 __all__ = ["RunResult", "run_artifact", "smollm2_args", "model_label", "chance_from_logs"]
@@ -83,6 +85,7 @@ class RunResult:
     seconds: float
     samples: list[Path]
     task: str
+    items_file: Path | None = None
     import_lines: list[str] = field(default_factory=list)
     table: str = ""
 
@@ -92,7 +95,8 @@ def run_artifact(artifact, model: str, model_args: str = "", *, name: str | None
                  batch_size=1, logs=None, limit=None, offline: bool | None = None) -> RunResult:
     """Run ``model`` (a harness model type such as ``hf``, or ``"smollm2"``) on the artifact's chosen items and
     estimate its full score. ``logs``: folder to keep the harness's output in (samples and results files,
-    under ``<logs>/<model>/``); default: a scratch folder, removed afterwards. ``offline``: set
+    under ``<logs>/<model>/``, and the exported task files under ``<logs>/task/``); default: a scratch
+    folder, removed afterwards. ``offline``: set
     ``HF_HUB_OFFLINE``/``HF_DATASETS_OFFLINE`` (default: for ``smollm2`` only). The export options are
     :func:`~essence.lmeval.export.export_task`'s."""
     from ..compressed import Compressed
@@ -116,6 +120,8 @@ def run_artifact(artifact, model: str, model_args: str = "", *, name: str | None
                           id_field=id_field, id_prefix=id_prefix, metric=metric)
         spec = json.loads((scratch / "task" / f"{task}.items.json").read_text(encoding="utf-8"))
         out_dir = Path(logs) if logs else scratch / "logs"
+        if logs:  # keep the task files with the logs: `import-lmeval --items LOGS/task/NAME.items.json` reads them
+            shutil.copytree(scratch / "task", out_dir / "task", dirs_exist_ok=True)
         t0 = time.perf_counter()
         res = _evaluate(model, model_args, task, [scratch / "task", *exp_include(include_path)], out_dir, device,
                         batch_size, limit)
@@ -127,7 +133,7 @@ def run_artifact(artifact, model: str, model_args: str = "", *, name: str | None
         imported = import_samples(samples, data=None, model=label, metric=spec["estimator"]["metric"],
                                   id_field=spec["match"]["field"], id_prefix=spec["match"]["prefix"])
         est = art.estimate(imported.responses)
-        answered = int((~__import__("numpy").isnan(imported.responses.responses)).sum())
+        answered = int((~np.isnan(imported.responses.responses)).sum())
         out_type = next(iter(res["configs"].values()), {}).get("output_type")
         chance = chance_from_logs(read_samples(samples, model=label), spec["estimator"]["metric"], out_type)
         harness = {}
@@ -137,7 +143,8 @@ def run_artifact(artifact, model: str, model_args: str = "", *, name: str | None
                 f = key.split(",", 1)[1]
                 harness[f] = (v, top.get(f"essence_lower,{f}"), top.get(f"essence_upper,{f}"))
         return RunResult(estimates=est, harness=harness, n_answered=answered, chance=chance, seconds=seconds,
-                         samples=samples if logs else [], task=task, import_lines=imported.summary(),
+                         samples=samples if logs else [], task=task, items_file=(out_dir / "task" / f"{task}.items.json"
+                                                                                  if logs else None), import_lines=imported.summary(),
                          table=res["table"])
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
