@@ -241,6 +241,7 @@ def compress(
     dataset = {
         "name": data.name, "fingerprint": data.fingerprint(), "n_models": data.n_models, "n_items": data.n_items,
         "target_source": data.target_source, "binary": data.is_binary,
+        "target_quantiles": np.round(np.nanpercentile(data.target, np.arange(101)), 4).tolist(),  # essence.report
     }
     if data.name in METABENCH:
         dataset["caveat"] = POOL_CAVEAT
