@@ -47,6 +47,8 @@ from typing import Callable
 import numpy as np
 
 from ..reconstruct import choose_on_validation, reconstructor_makers
+from ..tables import GAM_LAM, GAM_N_SPLINES
+from ..checks import Flag, OneOf, Real, Whole, check_params
 from .base import Selector
 from ..errors import InputError
 
@@ -146,6 +148,20 @@ class EssenceSelector(Selector):
 
     name = "essence"
     signal = "responses+texts"
+    _domains = {
+        **Selector._domains, "tau_text": Real(-1.0, 1.0), "tau_rank": Real(-1.0, 1.0), "drop_constant": Flag(),
+        "max_item_mean": Real(0.0, 1.0, none=True), "min_item_pbis": Real(0.0, 1.0, none=True),
+        "population": Whole(2), "generations": Whole(0), "tournament": Whole(1), "elites": Whole(0),
+        "mutation_rate": Real(0.0, 1.0, open_min=True, none=True), "patience": Whole(1, none=True),
+        "rounds": Whole(0), "group_fraction": Real(0.0, 1.0, open_min=True), "group_population": Whole(2, none=True),
+        "group_generations": Whole(0, none=True), "seed_groups_with_best": Flag(), "ebm_elites": Whole(1),
+        "ebm_max_models": Whole(10, none=True), "ebm_learning_rate": Real(0.0, open_min=True),
+        "ebm_max_rounds": Whole(1), "ebm_early_stopping_rounds": Whole(0), "ebm_smoothing_rounds": Whole(0),
+        "gam_splines": Whole(4), "gam_lam": Real(0.0), "fitness": OneOf("gam", "ridge"),
+        "fitness_models": OneOf("auto", "val", "train", "train+val"), "ridge_alpha": Real(0.0, open_min=True),
+        "keep_best": OneOf("validation", "fitness"), "max_pool": Whole(1, none=True),
+        "screen": OneOf("stratified", "pbis", "random"), "screen_bins": Whole(1),
+    }
 
     def __init__(self, k: int, seed: int = 0, progress: bool = True, tau_text: float = 0.95, tau_rank: float = 0.9,
                  drop_constant: bool = True, max_item_mean: float | None = None, min_item_pbis: float | None = None,
@@ -154,8 +170,8 @@ class EssenceSelector(Selector):
                  group_fraction: float = 0.75, group_population: int | None = None,
                  group_generations: int | None = None, seed_groups_with_best: bool = True, ebm_elites: int = 6,
                  ebm_max_models: int | None = 1000, ebm_learning_rate: float = 0.04, ebm_max_rounds: int = 2000,
-                 ebm_early_stopping_rounds: int = 50, ebm_smoothing_rounds: int = 200, gam_splines: int = 25,
-                 gam_lam: float = 5.0, fitness: str = "ridge", fitness_models: str = "auto",
+                 ebm_early_stopping_rounds: int = 50, ebm_smoothing_rounds: int = 200, gam_splines: int = GAM_N_SPLINES,
+                 gam_lam: float = GAM_LAM, fitness: str = "ridge", fitness_models: str = "auto",
                  ridge_alpha: float = 1.0, keep_best: str = "fitness", max_pool: int | None = 2000,
                  screen: str = "stratified", screen_bins: int = 10):
         super().__init__(k, seed, progress)
@@ -193,34 +209,9 @@ class EssenceSelector(Selector):
 
     # ------------------------------------------------------------------------------------------
     def _check_params(self) -> None:
-        def whole(name, lo, allow_none=False):
-            v = getattr(self, name)
-            if v is None and allow_none:
-                return
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-                raise InputError(f"{name}: must be a whole number >= {lo}, got {v!r}")
-
-        for name, lo in (("population", 2), ("generations", 0), ("tournament", 1), ("elites", 0),
-                         ("rounds", 0), ("ebm_elites", 1), ("ebm_max_rounds", 1), ("ebm_early_stopping_rounds", 0),
-                         ("ebm_smoothing_rounds", 0), ("gam_splines", 4), ("screen_bins", 1)):
-            whole(name, lo)
-        for name, lo in (("group_population", 2), ("group_generations", 0), ("patience", 1),
-                         ("ebm_max_models", 10), ("max_pool", 1)):
-            whole(name, lo, allow_none=True)
+        check_params(self)  # every parameter against _domains
         if self.elites >= self.population:
             raise InputError(f"elites: {self.elites} must be smaller than population ({self.population})")
-        if self.screen not in ("stratified", "pbis", "random"):
-            raise InputError(f"screen: {self.screen!r}; choose 'stratified', 'pbis' or 'random'")
-        if self.fitness not in ("gam", "ridge"):
-            raise InputError(f"fitness: {self.fitness!r}; choose 'gam' (the paper's fixed ruler) or 'ridge'")
-        if self.fitness_models not in ("auto", "val", "train", "train+val"):
-            raise InputError(f"fitness_models: {self.fitness_models!r}; choose 'auto', 'val', 'train' or 'train+val'")
-        if self.keep_best not in ("validation", "fitness"):
-            raise InputError(f"keep_best: {self.keep_best!r}; choose 'validation' or 'fitness'")
-        if not float(self.ridge_alpha) > 0:
-            raise InputError(f"ridge_alpha: must be > 0, got {self.ridge_alpha}")
-        if not 0 < float(self.group_fraction) <= 1:
-            raise InputError(f"group_fraction: must be in (0, 1], got {self.group_fraction}")
 
     def _fitness_models(self, n_train: int, k: int) -> str:
         """Resolve ``fitness_models="auto"``: in-sample training models for ridge fitness when there are
