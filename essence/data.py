@@ -422,7 +422,7 @@ def load(name_or_path, *, verify: bool = True, keep_flagged: bool = False) -> Re
     if suffix in (".csv", ".parquet", ".pq"):
         from .readers import read_table  # column chunks / record batches: big tables in bounded memory
 
-        return read_table(path)
+        return from_arrays(**read_table(path))
     raise InputError(f"{path}: unsupported file type {suffix!r}; use .npz, .csv or .parquet")
 
 

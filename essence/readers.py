@@ -1,8 +1,8 @@
 """Reading big result tables (.csv / .parquet) within a bounded memory, with progress.
 
-:func:`read_table` reads the two layouts :func:`essence.data.load` accepts and returns a validated
-:class:`~essence.data.Responses` (same ids, order and values as pivoting the whole table in pandas: models
-and items sorted by id):
+:func:`read_table` reads the two layouts :func:`essence.data.load` accepts and returns the arrays that
+``load`` validates into a :class:`~essence.data.Responses` (same ids, order and values as pivoting the
+whole table in pandas: long tables get models and items sorted by id; wide tables keep the file's order):
 
 * **wide** (a ``model`` column, one column per item, optional ``full_score``):
 
@@ -20,7 +20,9 @@ and items sorted by id):
 
 **float32 where exact**: scores are stored in float32 while every value read is exactly a float32 (0/1
 correctness, halves, ...); the first value that is not switches the matrix to float64 (values read so far
-were exact, so nothing is lost). :class:`~essence.data.Responses` holds float64 (one final copy).
+were exact, so nothing is lost). :class:`~essence.data.Responses` holds float64 (one final copy, made by
+``from_arrays``). This module imports nothing of ``essence`` but its errors, so ``essence.data`` can
+use it.
 
 Peak memory, beyond the final float64 matrix: the float32 matrix plus one chunk (wide), or the codes and
 scores plus the matrix (long). Measured in ``benchmarks/speed.py --part read`` on GENERATED files.
@@ -40,12 +42,15 @@ _RESERVED = ("model", "full_score")
 
 
 def read_table(path, progress: bool = False, column_chunk: int = 4096, rows_per_chunk: int = 2000,
-               batch_rows: int = 2_000_000):
-    """Read a wide or long ``.csv`` / ``.parquet`` (``.pq``) results table into a ``Responses`` named after
-    the file stem. See the module docstring for how memory stays bounded; ``progress`` shows tqdm bars.
-    Raises :class:`~essence.errors.InputError` (one line: the problem, the value, the fix) for unreadable
-    files, a missing ``model`` column, non-numeric scores, duplicate models or (model, item) pairs, and
-    every problem :func:`essence.data.from_arrays` finds."""
+               batch_rows: int = 2_000_000) -> dict:
+    """Read a wide or long ``.csv`` / ``.parquet`` (``.pq``) results table.
+
+    Returns the keyword arguments of :func:`essence.data.from_arrays` (which validates them):
+    ``responses`` ``(n_models, n_items)`` float32 or float64 (NaN = missing), ``models`` ``(n_models,)``
+    and ``items`` ``(n_items,)`` str, ``target`` ``(n_models,)`` pp or None, ``name`` (the file stem).
+    See the module docstring for how memory stays bounded; ``progress`` shows tqdm bars. Raises
+    :class:`~essence.errors.InputError` (one line: the problem, the value, the fix) for unreadable files, a
+    missing ``model`` column, non-numeric scores and duplicate models or (model, item) pairs."""
     path = Path(path)
     parquet = path.suffix.lower() in (".parquet", ".pq")
     cols = _columns(path, parquet)
@@ -66,6 +71,10 @@ def read_table(path, progress: bool = False, column_chunk: int = 4096, rows_per_
 
 
 # ----------------------------------------------------------------------------------------------
+def _result(responses, models, items, target, path: Path) -> dict:
+    return {"responses": responses, "models": models, "items": items, "target": target, "name": path.stem}
+
+
 def _columns(path: Path, parquet: bool) -> list[str]:
     try:
         if parquet:
@@ -137,8 +146,6 @@ def _read_wide_parquet(path: Path, cols: list[str], progress: bool, column_chunk
     import pyarrow.parquet as pq
     from tqdm.auto import tqdm
 
-    from .data import from_arrays
-
     try:
         pf = pq.ParquetFile(path)
         n = pf.metadata.num_rows
@@ -160,14 +167,12 @@ def _read_wide_parquet(path: Path, cols: list[str], progress: bool, column_chunk
         except Exception as exc:
             raise InputError(f"{path}: unreadable table ({type(exc).__name__}: {exc})") from None
         mat.put(slice(None), slice(s, s + len(names)), _numeric_block(tab[names], path, 0))
-    return from_arrays(mat.a, models, np.asarray(items, dtype=str), target, name=path.stem)
+    return _result(mat.a, models, np.asarray(items, dtype=str), target, path)
 
 
 def _read_wide_csv(path: Path, cols: list[str], progress: bool, rows_per_chunk: int):
     import pandas as pd
     from tqdm.auto import tqdm
-
-    from .data import from_arrays
 
     items = [c for c in cols if c not in _RESERVED]
     dtypes = {"model": str}
@@ -191,8 +196,8 @@ def _read_wide_csv(path: Path, cols: list[str], progress: bool, rows_per_chunk: 
     models = np.concatenate(models) if models else np.array([], dtype=str)
     _check_models(models, path)
     R = np.concatenate(blocks) if blocks else np.empty((0, len(items)))
-    return from_arrays(R, models, np.asarray(items, dtype=str),
-                       _target(np.concatenate(target), path) if target else None, name=path.stem)
+    return _result(R, models, np.asarray(items, dtype=str), _target(np.concatenate(target), path) if target else None,
+                   path)
 
 
 def _long_batches(path: Path, parquet: bool, with_fs: bool, batch_rows: int):
@@ -249,8 +254,6 @@ def _scores(col, path: Path) -> np.ndarray:
 
 def _read_long(path: Path, parquet: bool, with_fs: bool, progress: bool, batch_rows: int):
     from tqdm.auto import tqdm
-
-    from .data import from_arrays
 
     mt, it_ = {}, {}
     mc, ic, sc, fs_codes, fs_vals = [], [], [], [], []
@@ -309,7 +312,7 @@ def _read_long(path: Path, parquet: bool, with_fs: bool, progress: bool, batch_r
                 raise InputError(f"{path}: full_score differs between rows of the same model "
                                  f"(e.g. {str(models[mo][r[np.argmax(clash)]])!r}); give one value per model")
             setv[r] = True
-    return from_arrays(mat.a, models[mo], items[io], target, name=path.stem)
+    return _result(mat.a, models[mo], items[io], target, path)
 
 
 def _raise_duplicate(mc, ic, models, items, path: Path, n_dup: int) -> None:

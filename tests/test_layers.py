@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parents[1] / "essence"
 LAYERS: list[list[str]] = [
     ["essence.errors"],
     ["essence._io", "essence._runtime"],
-    ["essence.checks", "essence.tables"],
+    ["essence.checks", "essence.tables", "essence.readers"],
     ["essence.data", "essence.metrics", "essence.claims"],  # claims: the field's published numbers
     ["essence.__init__"],  # the package itself (``from . import __version__``)
-    ["essence.features"],
+    ["essence.features", "essence.synthetic"],
     ["essence.reconstruct", "essence.intervals", "essence.irt", "essence.search", "essence.anchors"],
     ["essence.methods.base"],
     ["essence.methods.__init__"],  # the registry: names -> "module:Class" strings, and the method table

@@ -6,7 +6,11 @@ import pytest
 
 from essence.data import from_arrays
 from essence.errors import InputError
-from essence.readers import read_table
+from essence.readers import read_table as _read
+
+
+def read_table(path, **kw):
+    return from_arrays(**_read(path, **kw))
 
 
 def _table(rng, n_models=7, n_items=11, binary=True):
