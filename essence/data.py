@@ -157,10 +157,10 @@ class Responses:
     def fingerprint(self) -> str:
         """SHA-256 (hex, 16 chars) of responses, ids and target: identifies the data an artifact was fitted on."""
         h = hashlib.sha256()
-        h.update(np.ascontiguousarray(self.responses, dtype=np.float64).tobytes())
+        h.update(np.ascontiguousarray(self.responses, dtype=np.float64))  # the buffer itself: no copy
         for arr in (self.models, self.items):
             h.update("\x1f".join(map(str, arr)).encode())
-        h.update(np.ascontiguousarray(self.target, dtype=np.float64).tobytes())
+        h.update(np.ascontiguousarray(self.target, dtype=np.float64))
         return h.hexdigest()[:16]
 
 
@@ -420,7 +420,9 @@ def load(name_or_path, *, verify: bool = True, keep_flagged: bool = False) -> Re
     if suffix == ".npz":
         return _load_npz(path, name=path.stem, keep_flagged=keep_flagged)
     if suffix in (".csv", ".parquet", ".pq"):
-        return _load_table(path)
+        from .readers import read_table  # column chunks / record batches: big tables in bounded memory
+
+        return read_table(path)
     raise InputError(f"{path}: unsupported file type {suffix!r}; use .npz, .csv or .parquet")
 
 
