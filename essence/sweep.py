@@ -49,9 +49,9 @@ import numpy as np
 
 from . import __version__
 from . import data as _data
-from ._io import atomic_path, jsonable, write_atomic
+from ._io import atomic_path, check_output, jsonable, write_atomic
 from ._runtime import single_thread
-from .checks import cli_whole_number
+from .checks import cli_whole_number, parse_params
 from .errors import InputError, UsageError
 
 __all__ = [
@@ -490,6 +490,7 @@ def run_sweep(
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise _usage_error(f"{out}: exists and is not a folder; choose another --out")
+    check_output(out, folder=True, flag="--out")  # no file on the way to it, a folder that can be written
     table_parquet, table_csv = out / "results.parquet", out / "results.csv"
     existing = [p for p in (table_parquet, table_csv) if p.exists()]
     if existing and not (force or update):
@@ -877,10 +878,7 @@ def add_subcommand(subparsers) -> None:
 def _cmd_sweep(args) -> int:
     if args.scheduler and args.backend != "dask":
         raise _usage_error("--scheduler is only used with --backend dask; add --backend dask")
-    params: dict = {}
-    for kv in args.param or []:
-        m, name, value = _parse_param(kv)
-        params.setdefault(m, {})[name] = value
+    params = parse_params(args.param, qualified=True, reserved={"k": "--k", "seed": "--seeds", "method": "--methods", "progress": "--quiet"})
     df = run_sweep(args.data, args.methods, args.k, args.seeds, args.out, jobs=args.jobs, force=args.force,
                    progress=not args.quiet, backend=args.backend, scheduler=args.scheduler,
                    method_params=params, update=args.update, keep_artifacts=not args.no_artifacts)

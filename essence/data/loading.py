@@ -107,7 +107,8 @@ def verify_checksum(path: Path, rel: str) -> None:
         )
 
 
-def load(name_or_path, *, verify: bool = True, keep_flagged: bool = False) -> Responses:
+def load(name_or_path, *, verify: bool = True, keep_flagged: bool = False,
+         allow_empty_items: bool = False) -> Responses:
     """Load a shipped dataset by name, or a file in one of the supported formats.
 
     * names: ``arc, gsm8k, mmlu, truthfulqa, winogrande`` (Open LLM Leaderboard v1 via metabench; the
@@ -123,7 +124,10 @@ def load(name_or_path, *, verify: bool = True, keep_flagged: bool = False) -> Re
     ``gpt4_gamed``, an adversarial probe) are not real evaluations of a model and are dropped unless
     ``keep_flagged=True``. ``verify`` checks shipped files against ``data/MANIFEST.sha256``.
 
-    Raises ValueError for unknown names, unreadable files and every validation problem.
+    ``allow_empty_items`` keeps items no model has a result for (new models' results for ``estimate``,
+    where a missing cell is allowed); otherwise they are refused.
+
+    Raises InputError for unknown names, unreadable files and every validation problem.
     """
     if isinstance(name_or_path, str) and name_or_path in DATASETS:
         path = resolve_dataset(name_or_path)
@@ -139,13 +143,13 @@ def load(name_or_path, *, verify: bool = True, keep_flagged: bool = False) -> Re
         raise InputError(f"{path}: not a file")
     suffix = path.suffix.lower()
     if suffix == ".npz":
-        return _load_npz(path, name=path.stem, keep_flagged=keep_flagged)
+        return _load_npz(path, name=path.stem, keep_flagged=keep_flagged, allow_empty_items=allow_empty_items)
     if suffix in (".csv", ".parquet", ".pq"):
-        return _load_table(path)
+        return _load_table(path, allow_empty_items=allow_empty_items)
     raise InputError(f"{path}: unsupported file type {suffix!r}; use .npz, .csv or .parquet")
 
 
-def _load_npz(path: Path, name: str, keep_flagged: bool = False) -> Responses:
+def _load_npz(path: Path, name: str, keep_flagged: bool = False, allow_empty_items: bool = False) -> Responses:
     try:
         with np.load(path, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
@@ -170,7 +174,7 @@ def _load_npz(path: Path, name: str, keep_flagged: bool = False) -> Responses:
         elif v.ndim == 1 and v.shape[0] == n_items:
             item_extras[k] = v
     out = from_arrays(r, models, items, target, texts, name=name, item_extras=item_extras,
-                      model_extras=model_extras)
+                      model_extras=model_extras, allow_empty_items=allow_empty_items)
     notes = out.model_extras.get("model_notes")
     if notes is not None and not keep_flagged:
         flagged = np.char.str_len(notes.astype(str)) > 0
@@ -179,15 +183,18 @@ def _load_npz(path: Path, name: str, keep_flagged: bool = False) -> Responses:
     return out
 
 
-def _load_table(path: Path) -> Responses:
+def _load_table(path: Path, allow_empty_items: bool = False) -> Responses:
     import pandas as pd
 
     try:
-        df = pd.read_csv(path) if path.suffix.lower() == ".csv" else pd.read_parquet(path)
+        df = _read_csv(path) if path.suffix.lower() == ".csv" else pd.read_parquet(path)
     except Exception as exc:
         raise InputError(f"{path}: unreadable table ({type(exc).__name__}: {exc})") from None
     cols = [str(c) for c in df.columns]
     df.columns = cols
+    for col in ("model", "item"):
+        if col in cols:
+            _check_names(df[col], col, path)
     if "model" not in cols:
         raise InputError(
             f"{path}: no 'model' column; a wide table needs a 'model' column plus one column per item, "
@@ -215,19 +222,45 @@ def _load_table(path: Path) -> Responses:
                 raise InputError(f"{path}: full_score differs between rows of the same model; give one value per model")
             target = fs.first().reindex(models).to_numpy()
         values = _numeric(wide, path)
-        return from_arrays(values, models, items, target, name=path.stem)
+        return from_arrays(values, models, items, target, name=path.stem, allow_empty_items=allow_empty_items)
     # wide format
     if df["model"].duplicated().any():
         d = df.loc[df["model"].duplicated(), "model"].iloc[0]
         raise InputError(f"models: duplicate id {d!r} in {path}; one row per model")
     target = df.pop("full_score").to_numpy() if "full_score" in cols else None
-    models = df.pop("model").astype(str).to_numpy()
+    models = df.pop("model").to_numpy()
     if target is not None:
         try:
             target = target.astype(np.float64)
         except (ValueError, TypeError):
             raise InputError(f"target: non-numeric full_score values in {path}") from None
-    return from_arrays(_numeric(df, path), models, df.columns.to_numpy(dtype=str), target, name=path.stem)
+    return from_arrays(_numeric(df, path), models, df.columns.to_numpy(dtype=str), target, name=path.stem,
+                       allow_empty_items=allow_empty_items)
+
+
+#: cell texts read as a missing score (pandas' defaults); model and item names are never read as missing
+_NA_TEXTS = ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A",
+             "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
+
+
+def _read_csv(path: Path):
+    """A CSV with the ``model`` / ``item`` columns read as text as written (a model named ``NA`` stays
+    ``"NA"``, an empty name stays empty and is refused) and empty or NA-like score cells read as missing."""
+    import pandas as pd
+
+    cols = pd.read_csv(path, nrows=0).columns
+    names = [c for c in cols if str(c) in ("model", "item")]
+    return pd.read_csv(path, dtype={c: str for c in names}, keep_default_na=False,
+                       na_values={c: _NA_TEXTS for c in cols if c not in names})
+
+
+def _check_names(col, what: str, path: Path) -> None:
+    """Refuse a missing (None / NaN) or blank model or item name in a table, naming its row."""
+    blank = col.isna().to_numpy() | (col.astype(str).str.strip() == "").to_numpy()
+    if blank.any():
+        row = int(np.flatnonzero(blank)[0])
+        raise InputError(f"{path}: {int(blank.sum())} row(s) with an empty {what} name, first at data row {row + 1}; "
+                         f"give every {what} a name")
 
 
 def _numeric(df, path: Path) -> np.ndarray:

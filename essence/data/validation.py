@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, warn
 from .responses import Responses
 
 __all__ = ["from_arrays"]
@@ -20,12 +20,15 @@ def from_arrays(
     name: str = "responses",
     item_extras: dict | None = None,
     model_extras: dict | None = None,
+    allow_empty_items: bool = False,
 ) -> Responses:
     """Validate arrays and build a `Responses`.
 
-    ``responses`` is ``(n_models, n_items)``; ``models`` / ``items`` default to ``"m0".."`` / ``"i0"..``;
-    ``target`` (percentage points) defaults to ``100 * nanmean(responses, axis=1)``.
-    Every problem raises ValueError naming the array, the problem and the fix.
+    ``responses`` is ``(n_models, n_items)``; ``models`` / ``items`` default to ``"m0".."`` / ``"i0"..``
+    and must be distinct, non-empty names; ``target`` (percentage points, 0-100) defaults to
+    ``100 * nanmean(responses, axis=1)``. Every problem raises InputError naming the array, the problem
+    and the fix. Items with no result from any model are refused unless ``allow_empty_items`` (new models'
+    results for ``estimate``, where a missing cell is left out of the subset score).
     """
     try:
         r = np.array(responses, dtype=np.float64)
@@ -57,7 +60,7 @@ def from_arrays(
     items = _ids(items, n_items, "items", "i")
 
     all_nan_items = np.flatnonzero(np.isnan(r).all(axis=0))
-    if all_nan_items.size:
+    if all_nan_items.size and not allow_empty_items:
         raise InputError(
             f"responses: {all_nan_items.size} item(s) have no result from any model (all NaN), e.g. "
             f"{', '.join(map(repr, items[all_nan_items[:3]].tolist()))}; drop those items"
@@ -86,6 +89,7 @@ def from_arrays(
                 f"target: {bad.size} missing or non-finite full score(s), e.g. for "
                 f"{', '.join(map(repr, models[bad[:3]].tolist()))}; give every model a finite score or drop it"
             )
+        _check_target_unit(target, r, models)
 
     if texts is not None:
         texts = np.asarray(texts, dtype=str)
@@ -113,16 +117,46 @@ def from_arrays(
     )
 
 
+def _check_target_unit(target: np.ndarray, r: np.ndarray, models: np.ndarray) -> None:
+    """Full scores are percentage points: refuse values outside [0, 100], and fractions in [0, 1] where the
+    models' own results show the scale is 0-100; warn when all of them lie in [0, 1] and nothing tells."""
+    bad = np.flatnonzero((target < 0) | (target > 100))
+    if bad.size:
+        raise InputError(
+            f"target: {bad.size} full score(s) outside 0-100 (min {target.min():g}, max {target.max():g}), e.g. "
+            f"{target[bad[0]]:g} for {str(models[bad[0]])!r}; full scores are percentage points (accuracy x 100)"
+        )
+    top = float(target.max())
+    if 0 < top <= 1 and target.size > 1:
+        row_pp = 100.0 * np.nanmean(r, axis=1)
+        if np.nanmax(row_pp) > 5:
+            raise InputError(
+                f"target: every full score is within [0, 1] (max {top:g}) while the models' mean results reach "
+                f"{np.nanmax(row_pp):.1f} pp; full scores are percentage points: multiply them by 100"
+            )
+        warn(f"target: every full score is within [0, 1] pp (max {top:g}); full scores are percentage points, "
+             "so if these are fractions multiply them by 100", stacklevel=3)
+
+
 def _ids(ids, n: int, what: str, prefix: str) -> np.ndarray:
     if ids is None:
         return np.array([f"{prefix}{i}" for i in range(n)])
     ids = np.asarray(ids)
+    if ids.dtype == object:
+        gone = [i for i, v in enumerate(ids.ravel().tolist()) if v is None or (isinstance(v, float) and v != v)]
+        if gone:
+            raise InputError(f"{what}: {len(gone)} missing id(s) (None or NaN), first at position {gone[0]}; "
+                             f"give every {what[:-1]} a name")
     if ids.ndim != 1:
         raise InputError(f"{what}: expected a 1-D array of ids, got shape {ids.shape}")
     if len(ids) != n:
         axis = "rows" if what == "models" else "columns"
         raise InputError(f"{what}: {len(ids)} ids for {n} {axis} of responses; give one id per {axis[:-1]}")
     ids = ids.astype(str)
+    empty = np.flatnonzero(np.char.str_len(np.char.strip(ids)) == 0) if ids.size else np.array([], int)
+    if empty.size:
+        raise InputError(f"{what}: {empty.size} empty id(s), first at position {empty[0]}; give every "
+                         f"{what[:-1]} a non-empty name")
     uniq, counts = np.unique(ids, return_counts=True)
     if (counts > 1).any():
         dups = uniq[counts > 1]
