@@ -141,8 +141,8 @@ def cmd_estimate(args) -> int:
     from .data import load
 
     art = Compressed.load(args.artifact)
-    if args.out:
-        check_output(args.out, overwrite=args.force, flag="--out")
+    if args.out and Path(args.out).exists() and not args.force:
+        raise UsageError(f"{args.out}: already exists; choose another --out or pass --force")
     df = art.estimate(load(args.responses, allow_empty_items=True))
     text = df.to_csv(index=False, float_format="%.4f")
     if args.out:
@@ -223,6 +223,20 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: subcommands whose --out is a folder (every other --out is a file)
+_FOLDER_OUTPUTS = {"sweep", "export-lmeval"}
+
+
+def _check_out(args) -> None:
+    """Refuse an unusable ``--out`` of any subcommand before it does any work: a folder where a file is
+    written (or a file where a folder is), a file on the way to it, a folder that cannot be written, or an
+    existing file without ``--force``."""
+    out = getattr(args, "out", None)
+    if out:
+        folder = args.command in _FOLDER_OUTPUTS
+        check_output(out, overwrite=folder or bool(getattr(args, "force", False)), folder=folder, flag="--out")
+
+
 def _one_line(message, category, filename) -> str:
     """A warning as one line: ``essence: warning: ...`` (other packages' warnings name their category)."""
     text = " ".join(plain(str(message)).split())
@@ -242,6 +256,7 @@ def main(argv=None) -> int:
             warnings.showwarning = lambda message, category, filename, *_a, **_k: pending.append(
                 _one_line(message, category, filename))
             args = build_parser().parse_args(argv)
+            _check_out(args)
             status = int(args.func(args) or 0)
         for line in dict.fromkeys(pending):
             print(line, file=sys.stderr)

@@ -49,7 +49,7 @@ import numpy as np
 
 from . import __version__
 from . import data as _data
-from ._io import atomic_path, check_output, jsonable, write_atomic
+from ._io import atomic_path, jsonable, write_atomic
 from ._runtime import single_thread
 from .checks import cli_whole_number, parse_params
 from .errors import InputError, UsageError
@@ -490,7 +490,6 @@ def run_sweep(
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise _usage_error(f"{out}: exists and is not a folder; choose another --out")
-    check_output(out, folder=True, flag="--out")  # no file on the way to it, a folder that can be written
     table_parquet, table_csv = out / "results.parquet", out / "results.csv"
     existing = [p for p in (table_parquet, table_csv) if p.exists()]
     if existing and not (force or update):

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .._io import check_output
 from ..errors import UsageError
 
 from .export import ExportResult, export_task, find_task_yaml, validate_with_harness
@@ -58,7 +57,8 @@ def cmd_import(args) -> int:
     out = Path(args.out)
     if out.suffix.lower() not in (".npz", ".csv", ".parquet"):
         raise UsageError(f"--out {out}: use a .npz, .csv or .parquet file name")
-    check_output(out, overwrite=args.force, flag="--out")  # a folder, a file on the way, an unwritable folder
+    if out.exists() and not args.force:
+        raise UsageError(f"{out}: already exists; choose another --out or pass --force")
     res = import_samples(args.samples, data=args.data, metric=args.metric, model=args.model, filter=args.filter,
                          id_field=args.id_field, id_prefix=args.id_prefix, skip_unmatched=args.skip_unmatched)
     write_responses(res.responses, out, force=args.force)

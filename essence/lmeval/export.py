@@ -42,7 +42,6 @@ from .. import __version__
 from ..data import METABENCH
 from .samples import default_id_mapping
 from ..errors import InputError
-from .._io import check_output
 
 __all__ = ["export_task", "ExportResult", "validate_with_harness", "find_task_yaml", "find_task_yamls", "SUBSET_SCHEMA"]
 
@@ -477,7 +476,6 @@ def export_task(
     directory = Path(directory)
     if directory.exists() and not directory.is_dir():
         raise InputError(f"--out {directory}: exists and is not a folder")
-    check_output(directory, folder=True, flag="--out")  # no file on the way to it, a folder that can be written
     include_paths = [include_path] if isinstance(include_path, (str, Path)) else list(include_path or [])
     parts, id_field, id_prefix = _parts_for(artifact, name, source_task, include_paths, id_field, id_prefix, data)
     for p in parts:
