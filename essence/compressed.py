@@ -23,6 +23,7 @@ from ._runtime import single_thread
 from .data import METABENCH, POOL_CAVEAT, Responses, Split, split_models
 from .intervals import IntervalModel, cross_fitted_predictions
 from .metrics import summary
+from .checks import whole_number
 from .errors import InputError, warn
 
 __all__ = ["Compressed", "compress", "SCHEMA", "SCHEMA_VERSION"]
@@ -115,7 +116,7 @@ class Compressed:
         if isinstance(data, (str, Path)):
             from .data import load
 
-            data = load(data)
+            data = load(data, allow_empty_items=True)
         if not isinstance(data, Responses):
             raise InputError("evaluate: data must be a Responses or a dataset name/path with true scores")
         est = self.estimate(data)
@@ -259,6 +260,8 @@ def compress(
 
     if not isinstance(data, Responses):
         raise InputError("data: expected a Responses (see essence.data.load)")
+    seed = whole_number("seed", seed, 0)
+    min_answered = whole_number("min_answered", min_answered, 1)
     constant = _warn_constant(data)
     selector = make_method(method, k=k, seed=seed, progress=progress, **params)
     split = split if split is not None else split_models(data, test=test, val=val, seed=seed)
