@@ -245,6 +245,26 @@ def test_items_from_errors(capsys, ws, base, out, tmp_path):
     assert snapshot(out) == {}
 
 
+@pytest.mark.parametrize("flag,value,needle", [
+    ("--seed", "-1", "must be at least 0"), ("--seed", "1.5", "not a whole number"),
+    ("--k", "5.5", "not a whole number"), ("--k", "0", "must be at least 1"),
+])
+def test_compress_flag_domains(capsys, ws, out, flag, value, needle):
+    args = {"--k": "5", "--seed": "0", flag: value}
+    error(cli(capsys, "compress", ws / "base.csv", "--k", args["--k"], "--seed", args["--seed"], "--method", "random",
+              "--quiet", "--out", out / "a.json"), flag, needle)
+    assert snapshot(out) == {}
+
+
+def test_compress_python_api_checks_like_the_cli(base):
+    from essence.compressed import compress
+
+    with pytest.raises(InputError, match="seed: must be a whole number >= 0, got -1"):
+        compress(base, k=5, method="random", seed=-1, progress=False)
+    with pytest.raises(InputError, match="min_answered"):
+        compress(base, k=5, method="random", min_answered=0, progress=False)
+
+
 # ----------------------------------------------------------------------------------------------
 # full scores: percentage points, 0-100
 # ----------------------------------------------------------------------------------------------
@@ -454,6 +474,9 @@ def test_new_model_missing_one_chosen_cell(capsys, ws, base, out):
     one.drop(columns=items[0]).to_csv(out / "dropped.csv", index=False)
     line = error(cli(capsys, "estimate", ws / "art.json", out / "dropped.csv"), items[0], "empty cell")
     assert "drop those items" not in line
+    # evaluate reads the same way (its true scores here are the model's mean over the items it has)
+    rc, text, err = cli(capsys, "evaluate", ws / "art.json", out / "one.csv", "--json")
+    assert rc == 0 and json.loads(text)["n_models"] == 1
 
 
 # ----------------------------------------------------------------------------------------------
