@@ -16,9 +16,6 @@ from .errors import InputError, UsageError
 
 __all__ = ["whole_number", "real_number", "cli_whole_number", "parse_params", "parse_value", "RESERVED_PARAMS"]
 
-#: names a ``--param`` may not set, with the flag that sets them
-RESERVED_PARAMS = {"k": "--k", "seed": "--seed", "method": "--method", "progress": "--quiet"}
-
 
 def _show(value) -> str:
     """``repr`` of a value as a user typed it (``3`` not ``np.int64(3)``, ``'a'`` not ``np.str_('a')``)."""
@@ -65,20 +62,8 @@ def _range(minimum, maximum, open_min: bool = False) -> str:
     return ""
 
 
-def cli_whole_number(minimum: int = 1):
-    """An argparse ``type=`` that parses a whole number ``>= minimum`` (argparse prints the message)."""
-
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if v < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {v}")
-        return v
-
-    parse.__name__ = f"whole number >= {minimum}"
-    return parse
+#: names a ``--param`` may not set, with the flag that sets them
+RESERVED_PARAMS = {"k": "--k", "seed": "--seed", "method": "--method", "progress": "--quiet"}
 
 
 def parse_value(text: str):
@@ -125,3 +110,19 @@ def parse_params(pairs, qualified: bool = False, reserved: dict | None = None) -
         else:
             out[name] = value
     return out
+
+
+def cli_whole_number(minimum: int = 1):
+    """An argparse ``type=`` that parses a whole number ``>= minimum`` (argparse prints the message)."""
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if v < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {v}")
+        return v
+
+    parse.__name__ = f"whole number >= {minimum}"
+    return parse

@@ -518,3 +518,15 @@ def test_method_parameter_domains_after_merge_with_layers(capsys, ws, out, metho
     error(cli(capsys, "compress", ws / "base.csv", "--k", 5, "--method", method, "--param", param, "--quiet",
               "--out", out / "a.json"), name)
     assert snapshot(out) == {}
+
+
+@pytest.mark.parametrize("weights,needle", [([-100.0, 1.0, 1.0], "min -100"), ([0.0, 0.0, 0.0], "sum 0"),
+                                            ([1.0, 1.0], "got 2")])
+def test_reconstructor_weights_refused_for_the_right_reason(base, weights, needle):
+    from essence.reconstruct import GAMReconstructor, WeightedMeanReconstructor
+
+    X = base.responses[:, :3]
+    for rec in (GAMReconstructor(weights=weights), WeightedMeanReconstructor(weights=weights)):
+        with pytest.raises(InputError, match="weights: must be 3 finite numbers >= 0") as info:
+            rec.fit(X, base.target)
+        assert needle in str(info.value) and "no result" not in str(info.value)
