@@ -528,5 +528,5 @@ def test_reconstructor_weights_refused_for_the_right_reason(base, weights, needl
     X = base.responses[:, :3]
     for rec in (GAMReconstructor(weights=weights), WeightedMeanReconstructor(weights=weights)):
         with pytest.raises(InputError, match="weights: must be 3 finite numbers >= 0") as info:
-            rec.fit(X, base.target)
+            rec.fit(X, base.target).predict(X)
         assert needle in str(info.value) and "no result" not in str(info.value)
