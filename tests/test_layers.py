@@ -28,11 +28,12 @@ LAYERS: list[list[str]] = [
     ["essence.checks", "essence.tables"],
     ["essence.data", "essence.metrics", "essence.claims"],  # claims: the field's published numbers
     ["essence.__init__"],  # the package itself (``from . import __version__``)
-    ["essence.features"],
+    ["essence.features", "essence.synthetic"],  # synthetic: generated data for cost curves (builds Responses)
     ["essence.reconstruct", "essence.intervals", "essence.irt", "essence.search", "essence.anchors"],
     ["essence.methods.base"],
     ["essence.methods.__init__"],  # the registry: names -> "module:Class" strings, and the method table
     ["essence.methods.*"],  # cards and one module per method
+    ["essence.artifact_checks"],  # an artifact's numbers checked on load (reads reconstructor and interval kinds)
     ["essence.compressed", "essence.report"],  # report: what an estimate means (reads an artifact's numbers)
     ["essence.sweep", "essence.lmeval", "essence.plots", "essence.profile"],
     ["essence.lessons", "essence.ledger"],  # notebook helpers that run sweeps; the claims ledger

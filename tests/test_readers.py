@@ -1,4 +1,4 @@
-"""essence.readers: big-table reading gives what pivoting the whole table in pandas gives."""
+"""essence.data.readers: big-table reading gives what pivoting the whole table in pandas gives."""
 
 import numpy as np
 import pandas as pd
@@ -6,7 +6,7 @@ import pytest
 
 from essence.data import from_arrays
 from essence.errors import InputError
-from essence.readers import read_table
+from essence.data.readers import read_table
 
 
 def _table(rng, n_models=7, n_items=11, binary=True):

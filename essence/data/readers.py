@@ -32,7 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
+from ..errors import InputError
+from .validation import NA_TEXTS, from_arrays
 
 __all__ = ["read_table"]
 
@@ -40,12 +41,12 @@ _RESERVED = ("model", "full_score")
 
 
 def read_table(path, progress: bool = False, column_chunk: int = 4096, rows_per_chunk: int = 2000,
-               batch_rows: int = 2_000_000):
+               batch_rows: int = 2_000_000, allow_empty_items: bool = False):
     """Read a wide or long ``.csv`` / ``.parquet`` (``.pq``) results table into a ``Responses`` named after
     the file stem. See the module docstring for how memory stays bounded; ``progress`` shows tqdm bars.
     Raises :class:`~essence.errors.InputError` (one line: the problem, the value, the fix) for unreadable
     files, a missing ``model`` column, non-numeric scores, duplicate models or (model, item) pairs, and
-    every problem :func:`essence.data.from_arrays` finds."""
+    every problem :func:`essence.data.from_arrays` finds (``allow_empty_items`` is passed to it)."""
     path = Path(path)
     parquet = path.suffix.lower() in (".parquet", ".pq")
     cols = _columns(path, parquet)
@@ -59,10 +60,10 @@ def read_table(path, progress: bool = False, column_chunk: int = 4096, rows_per_
         if extra:
             raise InputError(f"{path}: long table has unexpected column(s) {sorted(extra)}; expected model, item, "
                              "score and optionally full_score")
-        return _read_long(path, parquet, "full_score" in cols, progress, batch_rows)
+        return _read_long(path, parquet, "full_score" in cols, progress, batch_rows, allow_empty_items)
     if parquet:
-        return _read_wide_parquet(path, cols, progress, column_chunk)
-    return _read_wide_csv(path, cols, progress, rows_per_chunk)
+        return _read_wide_parquet(path, cols, progress, column_chunk, allow_empty_items)
+    return _read_wide_csv(path, cols, progress, rows_per_chunk, allow_empty_items)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -133,11 +134,10 @@ def _check_models(models: np.ndarray, path: Path) -> None:
         raise InputError(f"models: duplicate id {str(u[c > 1][0])!r} in {path}; one row per model")
 
 
-def _read_wide_parquet(path: Path, cols: list[str], progress: bool, column_chunk: int):
+def _read_wide_parquet(path: Path, cols: list[str], progress: bool, column_chunk: int, allow_empty_items: bool):
     import pyarrow.parquet as pq
     from tqdm.auto import tqdm
 
-    from .data import from_arrays
 
     try:
         pf = pq.ParquetFile(path)
@@ -160,21 +160,23 @@ def _read_wide_parquet(path: Path, cols: list[str], progress: bool, column_chunk
         except Exception as exc:
             raise InputError(f"{path}: unreadable table ({type(exc).__name__}: {exc})") from None
         mat.put(slice(None), slice(s, s + len(names)), _numeric_block(tab[names], path, 0))
-    return from_arrays(mat.a, models, np.asarray(items, dtype=str), target, name=path.stem)
+    return from_arrays(mat.a, models, np.asarray(items, dtype=str), target, name=path.stem,
+                       allow_empty_items=allow_empty_items)
 
 
-def _read_wide_csv(path: Path, cols: list[str], progress: bool, rows_per_chunk: int):
+def _read_wide_csv(path: Path, cols: list[str], progress: bool, rows_per_chunk: int, allow_empty_items: bool):
     import pandas as pd
     from tqdm.auto import tqdm
 
-    from .data import from_arrays
 
     items = [c for c in cols if c not in _RESERVED]
     dtypes = {"model": str}
     blocks, models, target = [], [], []
     row0 = 0
     try:
-        reader = pd.read_csv(path, chunksize=rows_per_chunk, dtype=dtypes)
+        # names as written (a model called "NA" stays "NA"); NA-like score cells are missing
+        reader = pd.read_csv(path, chunksize=rows_per_chunk, dtype=dtypes, keep_default_na=False,
+                             na_values={c: NA_TEXTS for c in cols if c != "model"})
         for chunk in tqdm(reader, desc=f"reading {path.name}", unit="chunk", disable=not progress):
             chunk.columns = [str(c) for c in chunk.columns]
             models.append(chunk["model"].astype(str).to_numpy())
@@ -192,7 +194,8 @@ def _read_wide_csv(path: Path, cols: list[str], progress: bool, rows_per_chunk: 
     _check_models(models, path)
     R = np.concatenate(blocks) if blocks else np.empty((0, len(items)))
     return from_arrays(R, models, np.asarray(items, dtype=str),
-                       _target(np.concatenate(target), path) if target else None, name=path.stem)
+                       _target(np.concatenate(target), path) if target else None, name=path.stem,
+                       allow_empty_items=allow_empty_items)
 
 
 def _long_batches(path: Path, parquet: bool, with_fs: bool, batch_rows: int):
@@ -247,10 +250,9 @@ def _scores(col, path: Path) -> np.ndarray:
     return col.cast(pa.float64()).to_numpy(zero_copy_only=False)
 
 
-def _read_long(path: Path, parquet: bool, with_fs: bool, progress: bool, batch_rows: int):
+def _read_long(path: Path, parquet: bool, with_fs: bool, progress: bool, batch_rows: int, allow_empty_items: bool):
     from tqdm.auto import tqdm
 
-    from .data import from_arrays
 
     mt, it_ = {}, {}
     mc, ic, sc, fs_codes, fs_vals = [], [], [], [], []
@@ -309,7 +311,7 @@ def _read_long(path: Path, parquet: bool, with_fs: bool, progress: bool, batch_r
                 raise InputError(f"{path}: full_score differs between rows of the same model "
                                  f"(e.g. {str(models[mo][r[np.argmax(clash)]])!r}); give one value per model")
             setv[r] = True
-    return from_arrays(mat.a, models[mo], items[io], target, name=path.stem)
+    return from_arrays(mat.a, models[mo], items[io], target, name=path.stem, allow_empty_items=allow_empty_items)
 
 
 def _raise_duplicate(mc, ic, models, items, path: Path, n_dup: int) -> None:
