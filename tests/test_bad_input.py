@@ -306,7 +306,7 @@ def test_model_names_na_and_none_kept(capsys, ws, base, out):
     assert est["model"].iloc[:2].tolist() == ["NA", "None"]
 
 
-@pytest.mark.parametrize("name,needle", [("", "empty model name"), ("   ", "empty model name"),
+@pytest.mark.parametrize("name,needle", [("", "empty or missing"), ("   ", "empty or missing"),
                                          ("DUP", "duplicate")])
 def test_model_names_refused(capsys, ws, base, out, name, needle):
     df = wide(base, target=False)
@@ -323,7 +323,7 @@ def test_missing_model_name_in_parquet_refused(capsys, ws, base, out):
     df["model"] = df["model"].astype(object)
     df.loc[5, "model"] = None
     df.to_parquet(out / "names.parquet")
-    error(cli(capsys, "estimate", ws / "art.json", out / "names.parquet"), "empty model name")
+    error(cli(capsys, "estimate", ws / "art.json", out / "names.parquet"), "empty or missing")
 
 
 def test_long_table_item_named_na_kept(base, out):

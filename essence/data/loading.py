@@ -239,7 +239,8 @@ def _load_table(path: Path, allow_empty_items: bool = False) -> Responses:
 
 
 #: cell texts read as a missing score (pandas' defaults); model and item names are never read as missing
-_NA_TEXTS = ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A",
+#: (a reader passes ``keep_default_na=False, na_values={score column: NA_TEXTS}``)
+NA_TEXTS = ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A",
              "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
 
 
@@ -251,7 +252,7 @@ def _read_csv(path: Path):
     cols = pd.read_csv(path, nrows=0).columns
     names = [c for c in cols if str(c) in ("model", "item")]
     return pd.read_csv(path, dtype={c: str for c in names}, keep_default_na=False,
-                       na_values={c: _NA_TEXTS for c in cols if c not in names})
+                       na_values={c: NA_TEXTS for c in cols if c not in names})
 
 
 def _check_names(col, what: str, path: Path) -> None:
@@ -259,8 +260,8 @@ def _check_names(col, what: str, path: Path) -> None:
     blank = col.isna().to_numpy() | (col.astype(str).str.strip() == "").to_numpy()
     if blank.any():
         row = int(np.flatnonzero(blank)[0])
-        raise InputError(f"{path}: {int(blank.sum())} row(s) with an empty {what} name, first at data row {row + 1}; "
-                         f"give every {what} a name")
+        raise InputError(f"{path}: {int(blank.sum())} row(s) with an empty or missing {what} name, first at data "
+                         f"row {row + 1}; give every {what} a name")
 
 
 def _numeric(df, path: Path) -> np.ndarray:
