@@ -326,6 +326,20 @@ def test_missing_model_name_in_parquet_refused(capsys, ws, base, out):
     error(cli(capsys, "estimate", ws / "art.json", out / "names.parquet"), "empty or missing")
 
 
+def test_repeated_item_column_refused(capsys, ws, base, out):
+    df = wide(base, target=False)
+    df.columns = [*df.columns[:-1], df.columns[1]]  # the last item column repeats the first item's name
+    df.to_csv(out / "rep.csv", index=False)
+    error(cli(capsys, "estimate", ws / "art.json", out / "rep.csv"), f"column {df.columns[1]!r} appears 2 times")
+
+
+@pytest.mark.parametrize("text,needle", [("", "unreadable table"), ("model,a,b\n", "no models"),
+                                         ("model\nx\n", "no items")])
+def test_empty_tables_refused(capsys, ws, out, text, needle):
+    (out / "t.csv").write_text(text)
+    error(cli(capsys, "estimate", ws / "art.json", out / "t.csv"), needle)
+
+
 def test_long_table_item_named_na_kept(base, out):
     long = pd.DataFrame({"model": np.repeat(base.models[:3], 2), "item": ["NA", "x"] * 3,
                          "score": base.responses[:3, :2].ravel()})

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import os
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -188,6 +190,8 @@ def _load_table(path: Path, allow_empty_items: bool = False) -> Responses:
 
     try:
         df = _read_csv(path) if path.suffix.lower() == ".csv" else pd.read_parquet(path)
+    except InputError:
+        raise
     except Exception as exc:
         raise InputError(f"{path}: unreadable table ({type(exc).__name__}: {exc})") from None
     cols = [str(c) for c in df.columns]
@@ -250,6 +254,12 @@ def _read_csv(path: Path):
     import pandas as pd
 
     cols = pd.read_csv(path, nrows=0).columns
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:  # pandas renames a repeat to 'a.1'
+        header = next(csv.reader(f), [])
+    repeated = sorted((c, n) for c, n in Counter(header).items() if n > 1)
+    if repeated:
+        raise InputError(f"{path}: column {repeated[0][0]!r} appears {repeated[0][1]} times in the header; "
+                         "give each item (and model, full_score) one column")
     names = [c for c in cols if str(c) in ("model", "item")]
     return pd.read_csv(path, dtype={c: str for c in names}, keep_default_na=False,
                        na_values={c: NA_TEXTS for c in cols if c not in names})
