@@ -29,8 +29,8 @@ NULLABLE_LISTS = {"pool_p_fixed"}
 
 
 def _damaged(source: str, field: str, problem: str) -> InputError:
-    return InputError(f"{source}: damaged artifact: {field} {problem}; the file was changed or broken after `essence compress` "
-                      "wrote it; recreate it with `essence compress`")
+    return InputError(f"{source}: damaged artifact: {field} {problem}; the file was changed or broken after "
+                      "`essence compress` wrote it; recreate it with `essence compress`")
 
 
 def _is_number(v) -> bool:

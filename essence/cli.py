@@ -194,7 +194,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("data", help="dataset name (arc, gsm8k, ...) or path (.npz, .csv, .parquet)")
     c.add_argument("--k", type=cli_whole_number(1), required=True, help="number of items to keep")
     c.add_argument("--method", default="essence", help="selection method (default: essence)")
-    c.add_argument("--seed", type=cli_whole_number(0), default=0, help="seed for the model split and the method (default 0)")
+    c.add_argument("--seed", type=cli_whole_number(0), default=0,
+                   help="seed for the model split and the method (default 0)")
     c.add_argument("--out", help="artifact path (default: DATA-METHOD-kK-sS.json)")
     c.add_argument("--items-from", metavar="FILE",
                    help="compress only DATA's items that FILE holds (a responses file such as import-lmeval's "

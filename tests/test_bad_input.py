@@ -306,7 +306,7 @@ def test_model_names_na_and_none_kept(capsys, ws, base, out):
     assert est["model"].iloc[:2].tolist() == ["NA", "None"]
 
 
-@pytest.mark.parametrize("name,needle", [("", "empty model name"), ("   ", "empty model name"),
+@pytest.mark.parametrize("name,needle", [("", "empty or missing"), ("   ", "empty or missing"),
                                          ("DUP", "duplicate")])
 def test_model_names_refused(capsys, ws, base, out, name, needle):
     df = wide(base, target=False)
@@ -323,7 +323,21 @@ def test_missing_model_name_in_parquet_refused(capsys, ws, base, out):
     df["model"] = df["model"].astype(object)
     df.loc[5, "model"] = None
     df.to_parquet(out / "names.parquet")
-    error(cli(capsys, "estimate", ws / "art.json", out / "names.parquet"), "empty model name")
+    error(cli(capsys, "estimate", ws / "art.json", out / "names.parquet"), "empty or missing")
+
+
+def test_repeated_item_column_refused(capsys, ws, base, out):
+    df = wide(base, target=False)
+    df.columns = [*df.columns[:-1], df.columns[1]]  # the last item column repeats the first item's name
+    df.to_csv(out / "rep.csv", index=False)
+    error(cli(capsys, "estimate", ws / "art.json", out / "rep.csv"), f"column {df.columns[1]!r} appears 2 times")
+
+
+@pytest.mark.parametrize("text,needle", [("", "unreadable table"), ("model,a,b\n", "no models"),
+                                         ("model\nx\n", "no items")])
+def test_empty_tables_refused(capsys, ws, out, text, needle):
+    (out / "t.csv").write_text(text)
+    error(cli(capsys, "estimate", ws / "art.json", out / "t.csv"), needle)
 
 
 def test_long_table_item_named_na_kept(base, out):

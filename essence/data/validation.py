@@ -150,8 +150,8 @@ def _ids(ids, n: int, what: str, prefix: str) -> np.ndarray:
     if ids.dtype == object:
         gone = [i for i, v in enumerate(ids.ravel().tolist()) if v is None or (isinstance(v, float) and v != v)]
         if gone:
-            raise InputError(f"{what}: {len(gone)} missing id(s) (None or NaN), first at position {gone[0]}; "
-                             f"give every {what[:-1]} a name")
+            raise InputError(f"{what}: {len(gone)} empty or missing name(s) (None or NaN), first at position "
+                             f"{gone[0]}; give every {what[:-1]} a name")
     if ids.ndim != 1:
         raise InputError(f"{what}: expected a 1-D array of ids, got shape {ids.shape}")
     if len(ids) != n:
@@ -160,8 +160,8 @@ def _ids(ids, n: int, what: str, prefix: str) -> np.ndarray:
     ids = ids.astype(str)
     empty = np.flatnonzero(np.char.str_len(np.char.strip(ids)) == 0) if ids.size else np.array([], int)
     if empty.size:
-        raise InputError(f"{what}: {empty.size} empty id(s), first at position {empty[0]}; give every "
-                         f"{what[:-1]} a non-empty name")
+        raise InputError(f"{what}: {empty.size} empty or missing name(s), first at position {empty[0]}; give every "
+                         f"{what[:-1]} a name")
     uniq, counts = np.unique(ids, return_counts=True)
     if (counts > 1).any():
         dups = uniq[counts > 1]
