@@ -80,6 +80,9 @@ def subset_score(X: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray
     if X.ndim != 2:
         raise InputError(f"X: expected (n_models, k), got shape {X.shape}")
     w = np.ones(X.shape[1]) if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != (X.shape[1],) or not np.isfinite(w).all() or (w < 0).any() or not w.sum() > 0:
+        raise InputError(f"weights: must be {X.shape[1]} finite numbers >= 0 (one per chosen item), not all zero; got "
+                         f"{w.size} with min {w.min() if w.size else float('nan'):g} and sum {w.sum():g}")
     obs = ~np.isnan(X)
     den = obs.astype(np.float64) @ w
     if (den <= 0).any():

@@ -196,7 +196,8 @@ class RidgeFitness:
         y = _vector(y_train, X.shape[0], "y_train")
         if X.shape[1] > max_items:
             raise InputError(f"R_train: {X.shape[1]} pool items need a {X.shape[1]}^2 Gram matrix for ridge fitness; "
-                             f"use fitness='gam' or shrink the pool below {max_items} items")
+                             f"use fitness='gam' or shrink the pool below {max_items} items "
+                             "(EssenceSelector: max_pool)")
         if not alpha > 0:
             raise InputError(f"alpha: the ridge penalty must be > 0, got {alpha}")
         with warnings.catch_warnings():
