@@ -3,7 +3,7 @@
     essence data [--link]                                  list / link and verify the shipped datasets
     essence compress DATA --k K [--method M] [--seed S] [--out FILE] [--items-from FILE] [--param N=V]
                      [--force] [--quiet]
-    essence estimate ARTIFACT RESPONSES [--out CSV] [--force]
+    essence estimate ARTIFACT RESPONSES [--out CSV] [--force] [--context|--no-context]
     essence evaluate ARTIFACT DATA [--json]
     essence sweep --data D.. --methods M.. --k K.. [--seeds S..] --out DIR [--jobs N] [--force|--update]
                   [--backend dask --scheduler ADDR]
@@ -143,13 +143,18 @@ def cmd_estimate(args) -> int:
     art = Compressed.load(args.artifact)
     if args.out and Path(args.out).exists() and not args.force:
         raise UsageError(f"{args.out}: already exists; choose another --out or pass --force")
-    df = art.estimate(load(args.responses, allow_empty_items=True))
+    resp = load(args.responses, allow_empty_items=True)
+    df = art.estimate(resp)
     text = df.to_csv(index=False, float_format="%.4f")
     if args.out:
         write_atomic(Path(args.out), text, force=args.force)
         print(f"{len(df)} model(s) -> {args.out}")
     else:
         sys.stdout.write(text)
+    if args.context or (args.context is None and sys.stdout.isatty()):  # essence.report: what the numbers mean
+        from .report import answered_counts, context_lines
+
+        print("\n".join(context_lines(art, df, answered_counts(art, resp))))
     return 0
 
 
@@ -205,6 +210,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("responses", help="new models' results: .npz, .csv or .parquet holding every chosen item")
     e.add_argument("--out", help="CSV path (default: print to stdout)")
     e.add_argument("--force", action="store_true", help="replace an existing --out file")
+    e.add_argument("--context", action=argparse.BooleanOptionalAction, default=None,
+                   help="after the CSV, lines saying what each estimate means (items used, percentile among the "
+                        "reference models, chance level, extrapolation); default: on when stdout is a terminal")
     e.set_defaults(func=cmd_estimate)
 
     v = sub.add_parser("evaluate", help="compare an artifact's estimates with DATA's true scores")

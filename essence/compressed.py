@@ -290,6 +290,7 @@ def compress(
     dataset = {
         "name": data.name, "fingerprint": data.fingerprint(), "n_models": data.n_models, "n_items": data.n_items,
         "target_source": data.target_source, "binary": data.is_binary,
+        "target_quantiles": np.round(np.nanpercentile(data.target, np.arange(101)), 4).tolist(),  # essence.report
     }
     if data.name in METABENCH:
         dataset["caveat"] = POOL_CAVEAT
@@ -299,7 +300,7 @@ def compress(
         **getattr(selector, "info_", {}),
     }
     return Compressed(
-        method=method, k=int(k), seed=int(seed), params=selector.get_params(),
+        method=method, k=int(k), seed=int(seed), params=selector.params_dict(),
         items=data.items[idx].tolist(), reconstructor=rec, interval=interval, dataset=dataset, figures=figures,
         split={"seed": int(seed), "test": test, "val": val, "n_train": train.n_models, "n_val": valid.n_models,
                "n_test": testd.n_models},

@@ -3,10 +3,8 @@
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import os
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -147,7 +145,9 @@ def load(name_or_path, *, verify: bool = True, keep_flagged: bool = False,
     if suffix == ".npz":
         return _load_npz(path, name=path.stem, keep_flagged=keep_flagged, allow_empty_items=allow_empty_items)
     if suffix in (".csv", ".parquet", ".pq"):
-        return _load_table(path, allow_empty_items=allow_empty_items)
+        from .readers import read_table  # column chunks / record batches: big tables in bounded memory
+
+        return read_table(path, allow_empty_items=allow_empty_items)
     raise InputError(f"{path}: unsupported file type {suffix!r}; use .npz, .csv or .parquet")
 
 
@@ -183,109 +183,6 @@ def _load_npz(path: Path, name: str, keep_flagged: bool = False, allow_empty_ite
         if flagged.any():
             out = out.subset(models=~flagged)
     return out
-
-
-def _load_table(path: Path, allow_empty_items: bool = False) -> Responses:
-    import pandas as pd
-
-    try:
-        df = _read_csv(path) if path.suffix.lower() == ".csv" else pd.read_parquet(path)
-    except InputError:
-        raise
-    except Exception as exc:
-        raise InputError(f"{path}: unreadable table ({type(exc).__name__}: {exc})") from None
-    cols = [str(c) for c in df.columns]
-    df.columns = cols
-    for col in ("model", "item"):
-        if col in cols:
-            _check_names(df[col], col, path)
-    if "model" not in cols:
-        raise InputError(
-            f"{path}: no 'model' column; a wide table needs a 'model' column plus one column per item, "
-            "a long table needs columns model, item, score"
-        )
-    if {"item", "score"} <= set(cols):  # long format
-        extra = set(cols) - {"model", "item", "score", "full_score"}
-        if extra:
-            raise InputError(f"{path}: long table has unexpected column(s) {sorted(extra)}; expected model, item, "
-                             "score and optionally full_score")
-        dup = df.duplicated(["model", "item"])
-        if dup.any():
-            row = df[dup].iloc[0]
-            raise InputError(f"{path}: {int(dup.sum())} duplicate (model, item) row(s), e.g. "
-                             f"({row['model']!r}, {row['item']!r}); keep one score per model and item")
-        df["model"] = df["model"].astype(str)
-        df["item"] = df["item"].astype(str)
-        wide = df.pivot(index="model", columns="item", values="score")
-        models = wide.index.to_numpy(dtype=str)
-        items = wide.columns.to_numpy(dtype=str)
-        target = None
-        if "full_score" in cols:
-            fs = df.groupby("model")["full_score"]
-            if (fs.nunique(dropna=False) > 1).any():
-                raise InputError(f"{path}: full_score differs between rows of the same model; give one value per model")
-            target = fs.first().reindex(models).to_numpy()
-        values = _numeric(wide, path)
-        return from_arrays(values, models, items, target, name=path.stem, allow_empty_items=allow_empty_items)
-    # wide format
-    if df["model"].duplicated().any():
-        d = df.loc[df["model"].duplicated(), "model"].iloc[0]
-        raise InputError(f"models: duplicate id {d!r} in {path}; one row per model")
-    target = df.pop("full_score").to_numpy() if "full_score" in cols else None
-    models = df.pop("model").to_numpy()
-    if target is not None:
-        try:
-            target = target.astype(np.float64)
-        except (ValueError, TypeError):
-            raise InputError(f"target: non-numeric full_score values in {path}") from None
-    return from_arrays(_numeric(df, path), models, df.columns.to_numpy(dtype=str), target, name=path.stem,
-                       allow_empty_items=allow_empty_items)
-
-
-#: cell texts read as a missing score (pandas' defaults); model and item names are never read as missing
-#: (a reader passes ``keep_default_na=False, na_values={score column: NA_TEXTS}``)
-NA_TEXTS = ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A",
-             "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
-
-
-def _read_csv(path: Path):
-    """A CSV with the ``model`` / ``item`` columns read as text as written (a model named ``NA`` stays
-    ``"NA"``, an empty name stays empty and is refused) and empty or NA-like score cells read as missing."""
-    import pandas as pd
-
-    cols = pd.read_csv(path, nrows=0).columns
-    with open(path, newline="", encoding="utf-8", errors="replace") as f:  # pandas renames a repeat to 'a.1'
-        header = next(csv.reader(f), [])
-    repeated = sorted((c, n) for c, n in Counter(header).items() if n > 1)
-    if repeated:
-        raise InputError(f"{path}: column {repeated[0][0]!r} appears {repeated[0][1]} times in the header; "
-                         "give each item (and model, full_score) one column")
-    names = [c for c in cols if str(c) in ("model", "item")]
-    return pd.read_csv(path, dtype={c: str for c in names}, keep_default_na=False,
-                       na_values={c: NA_TEXTS for c in cols if c not in names})
-
-
-def _check_names(col, what: str, path: Path) -> None:
-    """Refuse a missing (None / NaN) or blank model or item name in a table, naming its row."""
-    blank = col.isna().to_numpy() | (col.astype(str).str.strip() == "").to_numpy()
-    if blank.any():
-        row = int(np.flatnonzero(blank)[0])
-        raise InputError(f"{path}: {int(blank.sum())} row(s) with an empty or missing {what} name, first at data "
-                         f"row {row + 1}; give every {what} a name")
-
-
-def _numeric(df, path: Path) -> np.ndarray:
-    import pandas as pd
-
-    num = df.apply(pd.to_numeric, errors="coerce")
-    bad = num.isna() & df.notna()
-    if bad.to_numpy().any():
-        r, c = np.argwhere(bad.to_numpy())[0]
-        raise InputError(
-            f"responses: non-numeric value {df.iat[r, c]!r} in {path} (row {r}, column {df.columns[c]!r}); "
-            "scores must be numbers in [0, 1] or empty"
-        )
-    return num.to_numpy(dtype=np.float64)
 
 
 def link_shared_data(dest: Path | None = None, source: Path | None = None, verify: bool = True) -> list[str]:

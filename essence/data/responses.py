@@ -110,10 +110,10 @@ class Responses:
     def fingerprint(self) -> str:
         """SHA-256 (hex, 16 chars) of responses, ids and target: identifies the data an artifact was fitted on."""
         h = hashlib.sha256()
-        h.update(np.ascontiguousarray(self.responses, dtype=np.float64).tobytes())
+        h.update(np.ascontiguousarray(self.responses, dtype=np.float64))  # the buffer itself: no copy
         for arr in (self.models, self.items):
             h.update("\x1f".join(map(str, arr)).encode())
-        h.update(np.ascontiguousarray(self.target, dtype=np.float64).tobytes())
+        h.update(np.ascontiguousarray(self.target, dtype=np.float64))
         return h.hexdigest()[:16]
 
 

@@ -8,6 +8,11 @@ import numpy as np
 from ..errors import InputError, warn
 from .responses import Responses
 
+
+#: cell texts read as a missing score (pandas' defaults); model and item names are never read as missing
+NA_TEXTS = ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A",
+             "NA", "NULL", "NaN", "None", "n/a", "nan", "null"]
+
 __all__ = ["from_arrays"]
 
 
