@@ -28,7 +28,6 @@ scores plus the matrix (long). Measured in ``benchmarks/speed.py --part read`` o
 
 from __future__ import annotations
 
-import csv
 from collections import Counter
 from pathlib import Path
 
@@ -75,10 +74,9 @@ def _columns(path: Path, parquet: bool) -> list[str]:
             import pyarrow.parquet as pq
 
             return [str(c) for c in pq.read_schema(path).names if c != "__index_level_0__"]
-        import pandas as pd
+        import csv
 
-        cols = [str(c) for c in pd.read_csv(path, nrows=0).columns]
-        with open(path, newline="", encoding="utf-8", errors="replace") as f:  # pandas renames a repeat to 'a.1'
+        with open(path, newline="", encoding="utf-8", errors="replace") as f:  # pandas would rename a repeat 'a.1'
             header = next(csv.reader(f), [])
     except Exception as exc:
         raise InputError(f"{path}: unreadable table ({type(exc).__name__}: {exc})") from None
@@ -86,14 +84,9 @@ def _columns(path: Path, parquet: bool) -> list[str]:
     if repeated:
         raise InputError(f"{path}: column {repeated[0][0]!r} appears {repeated[0][1]} times in the header; "
                          "give each item (and model, full_score) one column")
-    return cols
-
-
-def _no_missing_names(col, what: str, path: Path) -> None:
-    """Refuse null model or item names in a pyarrow column (``astype(str)`` would make them ``'None'``)."""
-    if col.null_count:
-        raise InputError(f"{path}: {col.null_count} row(s) with an empty or missing {what} name; give every {what} "
-                         "a name")
+    if not header:
+        raise InputError(f"{path}: unreadable table (the file is empty); write a header row with model and item columns")
+    return [str(c) for c in header]
 
 
 class _Matrix:
@@ -144,6 +137,16 @@ def _target(values, path: Path):
         raise InputError(f"target: non-numeric full_score values in {path}") from None
 
 
+def _names(values, what: str, path: Path) -> np.ndarray:
+    """Model (or item) names as strings, refusing a missing (None / NaN) or blank one with its data row."""
+    vals = list(values)
+    blank = [i for i, v in enumerate(vals) if v is None or (isinstance(v, float) and v != v) or not str(v).strip()]
+    if blank:
+        raise InputError(f"{path}: {len(blank)} row(s) with an empty or missing {what} name, first at data row "
+                         f"{blank[0] + 1}; give every {what} a name")
+    return np.asarray([str(v) for v in vals], dtype=str)
+
+
 def _check_models(models: np.ndarray, path: Path) -> None:
     u, c = np.unique(models, return_counts=True)
     if (c > 1).any():
@@ -158,9 +161,7 @@ def _read_wide_parquet(path: Path, cols: list[str], progress: bool, column_chunk
     try:
         pf = pq.ParquetFile(path)
         n = pf.metadata.num_rows
-        model_col = pf.read(columns=["model"]).column(0)
-        _no_missing_names(model_col, "model", path)
-        models = model_col.to_numpy(zero_copy_only=False).astype(str)
+        models = _names(pf.read(columns=["model"]).column(0).to_pylist(), "model", path)
         target = (_target(pf.read(columns=["full_score"]).column(0).to_numpy(zero_copy_only=False), path)
                   if "full_score" in cols else None)
     except InputError:
@@ -197,7 +198,7 @@ def _read_wide_csv(path: Path, cols: list[str], progress: bool, rows_per_chunk: 
                              na_values={c: NA_TEXTS for c in cols if c != "model"})
         for chunk in tqdm(reader, desc=f"reading {path.name}", unit="chunk", disable=not progress):
             chunk.columns = [str(c) for c in chunk.columns]
-            models.append(chunk["model"].astype(str).to_numpy())
+            models.append(chunk["model"].to_numpy(dtype=object))
             if "full_score" in chunk.columns:
                 target.append(chunk["full_score"].to_numpy())
             vals = _numeric_block(chunk[items], path, row0)
@@ -208,7 +209,7 @@ def _read_wide_csv(path: Path, cols: list[str], progress: bool, rows_per_chunk: 
         raise
     except Exception as exc:
         raise InputError(f"{path}: unreadable table ({type(exc).__name__}: {exc})") from None
-    models = np.concatenate(models) if models else np.array([], dtype=str)
+    models = _names(np.concatenate(models), "model", path) if models else np.array([], dtype=str)
     _check_models(models, path)
     R = np.concatenate(blocks) if blocks else np.empty((0, len(items)))
     return from_arrays(R, models, np.asarray(items, dtype=str),
@@ -278,8 +279,6 @@ def _read_long(path: Path, parquet: bool, with_fs: bool, progress: bool, batch_r
         total, batches = _long_batches(path, parquet, with_fs, batch_rows)
         bar = tqdm(total=total, desc=f"reading {path.name}", unit="row", unit_scale=True, disable=not progress)
         for b in batches:
-            _no_missing_names(b.column(0), "model", path)
-            _no_missing_names(b.column(1), "item", path)
             m = _codes(b.column(0), mt)
             mc.append(m)
             ic.append(_codes(b.column(1), it_))
@@ -298,8 +297,8 @@ def _read_long(path: Path, parquet: bool, with_fs: bool, progress: bool, batch_r
     if not mc:
         raise InputError(f"{path}: no rows; give one row per model and item")
     # sort ids (the order pandas' pivot gives) and remap codes
-    models = np.array(list(mt), dtype=str)
-    items = np.array(list(it_), dtype=str)
+    models = _names(list(mt), "model", path)
+    items = _names(list(it_), "item", path)
     mo, io = np.argsort(models, kind="stable"), np.argsort(items, kind="stable")
     m_rank = np.empty(mo.size, dtype=np.int32)
     m_rank[mo] = np.arange(mo.size, dtype=np.int32)
