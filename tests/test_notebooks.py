@@ -46,7 +46,7 @@ def test_every_numbered_notebook_ends_with_exercises():
         cells = json.loads(nb.read_text())["cells"]
         last = "".join(cells[-1]["source"])
         assert cells[-1]["cell_type"] == "markdown" and last.startswith("## Exercises"), nb.name
-        assert last.count("\n1. ") + last.startswith("## Exercises\n\n1. ") >= 1, nb.name
+        assert "\n1. " in last, nb.name  # at least one numbered task
 
 
 def test_the_glossary_is_linked_from_the_first_notebook():
