@@ -391,6 +391,7 @@ def test_hook_keeps_exactly_the_chosen_documents(tq_export, tq_artifact):
         hook.process_docs(datasets.Dataset.from_list(missing, split="secondary"))
 
 
+@pytest.mark.slow
 def test_real_harness_run_round_trip(tq_export, tq_artifact, tmp_path, monkeypatch, capsys):
     """lm_eval's own evaluator runs the exported task (dummy model; the HCAI/metabench download replaced by
     the real documents), writes --log_samples files with its own tracker; import + estimate read them."""
@@ -535,6 +536,7 @@ def test_match_order_documented():
     assert pos == sorted(pos)
 
 
+@pytest.mark.slow
 def test_group_harness_run_reports_one_estimate(tmp_path, monkeypatch, data):
     """A gsm8k artifact with items of sets A and B is a group of two subtasks; the harness run reports, on the group
     row and on both subtask rows, the estimate from all chosen items, equal to `essence estimate` on the two logs
