@@ -8,12 +8,14 @@ parameter, the value and what is allowed.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import numbers
 
-from .errors import InputError
+from .errors import InputError, UsageError
 
-__all__ = ["whole_number", "real_number", "cli_whole_number", "Whole", "Real", "OneOf", "Flag", "ListOf", "check_params"]
+__all__ = ["whole_number", "real_number", "cli_whole_number", "Whole", "Real", "OneOf", "Flag", "ListOf", "check_params",
+           "parse_params", "parse_value", "RESERVED_PARAMS"]
 
 
 def _show(value) -> str:
@@ -59,6 +61,56 @@ def _range(minimum, maximum, open_min: bool = False) -> str:
     if maximum is not None:
         return f" <= {maximum}"
     return ""
+
+
+#: names a ``--param`` may not set, with the flag that sets them
+RESERVED_PARAMS = {"k": "--k", "seed": "--seed", "method": "--method", "progress": "--quiet"}
+
+
+def parse_value(text: str):
+    """A ``--param`` value: JSON (``200``, ``0.5``, ``true``, ``[1, 2]``, ``"x"``), else a float for ``nan`` /
+    ``inf`` spellings (so the parameter's own domain check names the number), else the text itself."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def parse_params(pairs, qualified: bool = False, reserved: dict | None = None) -> dict:
+    """The one parser of repeated ``--param`` flags (``essence compress`` and ``essence sweep``).
+
+    ``pairs``: the flags' texts (``None`` for none). ``NAME=VALUE`` gives ``{NAME: value}``; with
+    ``qualified`` each is ``METHOD.NAME=VALUE`` and the result is ``{METHOD: {NAME: value}}``. Values go
+    through :func:`parse_value`. ``UsageError`` for a malformed flag, a name given twice, or a name in
+    ``reserved`` (default :data:`RESERVED_PARAMS`: set by its own flag).
+    """
+    reserved = RESERVED_PARAMS if reserved is None else reserved
+    shape = "METHOD.NAME=VALUE, e.g. --param essence.generations=200" if qualified else \
+        "NAME=VALUE, e.g. --param generations=200"
+    out: dict = {}
+    seen: dict = {}
+    for kv in pairs or []:
+        key, eq, val = str(kv).partition("=")
+        key = key.strip()
+        method, name = key.split(".", 1) if qualified and "." in key else ("", key)
+        if not eq or not name or (qualified and not method):
+            raise UsageError(f"--param {kv!r}: expected {shape}")
+        if name in reserved:
+            raise UsageError(f"--param {kv!r}: {name} is set by {reserved[name]}, not by --param; "
+                             f"use {reserved[name]} instead")
+        if key in seen:
+            raise UsageError(f"--param {key} given twice ({seen[key]!r} and {val!r}); give each parameter once")
+        seen[key] = val
+        value = parse_value(val)
+        if qualified:
+            out.setdefault(method, {})[name] = value
+        else:
+            out[name] = value
+    return out
 
 
 def cli_whole_number(minimum: int = 1):

@@ -25,6 +25,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ._io import jsonable
+from .checks import ListOf, Real, Whole, check_params
 from .errors import InputError
 from .tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table, round_list
 
@@ -79,6 +80,9 @@ def subset_score(X: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray
     if X.ndim != 2:
         raise InputError(f"X: expected (n_models, k), got shape {X.shape}")
     w = np.ones(X.shape[1]) if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != (X.shape[1],) or not np.isfinite(w).all() or (w < 0).any() or not w.sum() > 0:
+        raise InputError(f"weights: must be {X.shape[1]} finite numbers >= 0 (one per chosen item), not all zero; got "
+                         f"{w.size} with min {w.min() if w.size else float('nan'):g} and sum {w.sum():g}")
     obs = ~np.isnan(X)
     den = obs.astype(np.float64) @ w
     if (den <= 0).any():
@@ -121,6 +125,7 @@ class GAMReconstructor(Reconstructor):
     """
 
     kind = "gam"
+    _domains = {"n_splines": Whole(4), "lam": Real(0.0)}
 
     def __init__(self, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, weights=None):
         self.n_splines = n_splines
@@ -128,6 +133,7 @@ class GAMReconstructor(Reconstructor):
         self.weights = weights
 
     def fit(self, X, y):
+        check_params(self)
         X = _check_X(X)
         self.k_ = X.shape[1]
         self.table_ = fit_gam_table(subset_score(X, self.weights), y, self.n_splines, self.lam)
@@ -159,6 +165,7 @@ class RidgeReconstructor(Reconstructor):
     """
 
     kind = "ridge"
+    _domains = {"alphas": ListOf(Real(0.0, open_min=True))}
 
     def __init__(self, alphas=(0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)):
         self.alphas = alphas
@@ -166,6 +173,7 @@ class RidgeReconstructor(Reconstructor):
     def fit(self, X, y):
         from sklearn.linear_model import RidgeCV
 
+        check_params(self)
         X = _check_X(X)
         self.k_ = X.shape[1]
         means = np.nanmean(X, axis=0)
@@ -214,6 +222,8 @@ class RidgeGAMReconstructor(RidgeReconstructor):
     """
 
     kind = "ridge_gam"
+    _domains = {**RidgeReconstructor._domains, "n_splines": Whole(4), "lam": Real(0.0), "folds": Whole(2),
+                "seed": Whole(0)}
 
     def __init__(self, alphas=(0.01, 0.1, 1.0, 10.0, 100.0, 1000.0), n_splines: int = 20, lam: float = 5.0,
                  folds: int = 5, seed: int = 0):

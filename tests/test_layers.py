@@ -25,15 +25,16 @@ ROOT = Path(__file__).resolve().parents[1] / "essence"
 LAYERS: list[list[str]] = [
     ["essence.errors"],
     ["essence._io", "essence._runtime"],
-    ["essence.checks", "essence.tables", "essence.readers"],
+    ["essence.checks", "essence.tables"],
     ["essence.data", "essence.metrics", "essence.claims"],  # claims: the field's published numbers
     ["essence.__init__"],  # the package itself (``from . import __version__``)
-    ["essence.features", "essence.synthetic"],
+    ["essence.features", "essence.synthetic"],  # synthetic: generated data for cost curves (builds Responses)
     ["essence.reconstruct", "essence.intervals", "essence.irt", "essence.search", "essence.anchors"],
     ["essence.methods.base"],
     ["essence.methods.__init__"],  # the registry: names -> "module:Class" strings, and the method table
     ["essence.methods.*"],  # cards and one module per method
-    ["essence.compressed"],
+    ["essence.artifact_checks"],  # an artifact's numbers checked on load (reads reconstructor and interval kinds)
+    ["essence.compressed", "essence.report"],  # report: what an estimate means (reads an artifact's numbers)
     ["essence.sweep", "essence.lmeval", "essence.plots", "essence.profile"],
     ["essence.lessons", "essence.ledger"],  # notebook helpers that run sweeps; the claims ledger
     ["essence.cli"],
@@ -64,8 +65,10 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             mod = importlib.util.resolve_name("." * node.level + (node.module or ""), package) if node.level \
                 else node.module
-            found.add(mod)
-            found.update(f"{mod}.{a.name}" for a in node.names)  # `from pkg import submodule`
+            subs = {f"{mod}.{a.name}" for a in node.names} & known  # `from pkg import submodule`
+            found.update(subs)
+            if len(subs) < len(node.names):  # something of the package itself (not only its submodules)
+                found.add(mod)
     return {m for m in found if m in known and m != name}
 
 

