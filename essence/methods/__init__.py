@@ -22,6 +22,7 @@ METHODS: dict[str, str] = {
     "irt": "irt:IRTSelector",
     "tinybench": "tinybench:TinyBenchSelector",
     "disco": "disco:DiscoSelector",
+    "auto": "auto:AutoSelector",
 }
 
 

@@ -27,7 +27,7 @@ from ..reconstruct import GAMReconstructor, RidgeReconstructor, _round, register
 from .base import Selector
 from ..errors import InputError
 
-__all__ = ["DiscoSelector", "SignatureKNNReconstructor", "disagreement", "top_disagreement"]
+__all__ = ["DiscoSelector", "SignatureKNNReconstructor", "disagreement", "top_disagreement", "stratified_disagreement"]
 
 
 def disagreement(responses) -> np.ndarray:
@@ -43,6 +43,26 @@ def disagreement(responses) -> np.ndarray:
         warnings.simplefilter("ignore", RuntimeWarning)
         v = np.nanvar(R, axis=0)
     return np.where(np.isnan(v), 0.0, v)
+
+
+def stratified_disagreement(responses, k: int, seed: int = 0) -> np.ndarray:
+    """One item per difficulty stratum: the items sorted by mean score (NaN ignored) are cut into ``k``
+    consecutive groups of (almost) equal size, and each group gives its item of highest
+    :func:`disagreement` (ties in seeded random order). ``(k,)`` item positions, easiest stratum first.
+
+    Keeps the spread of difficulties a random draw has (the full score is a mean over all of them) while
+    preferring, within a difficulty, the items that separate models most.
+    """
+    R = np.asarray(responses, dtype=np.float64)
+    d = disagreement(R)
+    if not 1 <= k <= d.size:
+        raise InputError(f"k: {k} must be between 1 and the {d.size} items")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean = np.nan_to_num(np.nanmean(R, axis=0), nan=0.0)
+    perm = np.random.default_rng(seed).permutation(d.size)
+    by_mean = perm[np.argsort(mean[perm], kind="stable")]
+    return np.array([g[np.argmax(d[g])] for g in np.array_split(by_mean, k)], dtype=np.intp)
 
 
 def top_disagreement(responses, k: int, seed: int = 0) -> np.ndarray:
@@ -175,14 +195,21 @@ class DiscoSelector(Selector):
         as alpaca_eval2 want small ``K``), chosen on validation with ``gam`` and ``ridge``.
     n_splines, lam : default 25, 5.0
         The GAM candidate's spline basis size and smoothing penalty.
+    selection : {"auto", "top", "stratified"}, default "auto"
+        "top": the k most disagreed items (DISCO's). "stratified": the most disagreed item of each of k
+        difficulty strata (:func:`stratified_disagreement`). "auto": the one whose items give the lower
+        5-fold CV RMSE (line or shrinkage-to-mean reconstructor) over training + validation models. On
+        whole pools with skewed scores the top items can all be of middling difficulty and track the
+        full score badly (alpaca_eval2, 49 systems, k = 40: 9.8 pp against random's 3.6 with "top").
     """
 
     name = "disco"
     signal = "responses"
 
     def __init__(self, k, seed=0, progress=True, n_components=(3, 10), neighbors=(5, 10, 20),
-                 n_splines: int = 25, lam: float = 5.0):
+                 n_splines: int = 25, lam: float = 5.0, selection: str = "auto"):
         super().__init__(k, seed, progress)
+        self.selection = selection
         self.n_components = tuple(int(c) for c in np.atleast_1d(n_components))
         self.neighbors = tuple(int(n) for n in np.atleast_1d(neighbors))
         self.n_splines = n_splines
@@ -193,7 +220,26 @@ class DiscoSelector(Selector):
             vals = getattr(self, nm)
             if not vals or min(vals) < 1:
                 raise InputError(f"{nm}: {vals!r} must be a non-empty list of whole numbers >= 1")
-        idx = top_disagreement(train.responses, self.k, self.seed)
+        if self.selection not in ("auto", "top", "stratified"):
+            raise InputError(f"selection: {self.selection!r}; choose 'auto', 'top' or 'stratified'")
+        sets = {}
+        if self.selection in ("auto", "top"):
+            sets["top"] = top_disagreement(train.responses, self.k, self.seed)
+        if self.selection in ("auto", "stratified"):
+            sets["stratified"] = stratified_disagreement(train.responses, self.k, self.seed)
+        if len(sets) > 1:
+            from ..reconstruct import FEW_MODEL_CHOICES, cv_rmse
+
+            R = np.vstack([train.responses, val.responses])
+            y = np.r_[train.target, val.target]
+            cv = {name: min(cv_rmse(make, R[:, ix], y, seed=self.seed)[0] for make in FEW_MODEL_CHOICES.values())
+                  for name, ix in sets.items()}
+            self.info_["selection_cv_rmse"] = {n: round(v, 4) for n, v in cv.items()}
+            chosen = min(cv, key=lambda n: (cv[n], n != "top"))
+        else:
+            chosen = next(iter(sets))
+        self.info_["selection"] = chosen
+        idx = sets[chosen]
         d = disagreement(train.responses)
         self.info_["disagreement_min_chosen"] = float(d[idx].min())
         self.info_["disagreement_max"] = float(d.max())

@@ -77,9 +77,13 @@ class EssenceSelector(Selector):
     fitness : {"ridge", "gam"}, default "ridge"
         GA fitness: ridge on the subset's items, or the paper's fixed GAM ruler on the subset accuracy.
         See the module docstring for why the default is "ridge".
-    fitness_models : {"auto", "train", "val", "train+val"}, default "auto"
+    fitness_models : {"auto", "train", "val", "train+val", "loo"}, default "auto"
         Models the fitness RMSE is computed on. "auto": in-sample training models for ridge fitness when
-        ``n_train >= 10 k``, else validation models (always validation for "gam", as in the paper).
+        ``n_train >= 10 k``, else "loo" (always validation for "gam", as in the paper). "loo": closed-form
+        leave-one-out RMSE over training + validation models, best over ``loo_alphas``
+        (:class:`~essence.search.fitness_cv.LOORidgeFitness`): 2-7 validation models cannot score 10^5 subsets.
+    loo_alphas : tuple of float, default (1, 10, 100)
+        Ridge penalties the "loo" fitness tries per subset (it keeps the best LOO RMSE).
     ridge_alpha : float, default 1.0
         Penalty of the ridge fitness (responses in [0, 1], scores in pp); 10 gave the same figures.
     population, generations, tournament, elites : int, default 200, 300, 3, 20
@@ -139,8 +143,9 @@ class EssenceSelector(Selector):
                  ebm_max_models: int | None = 1000, ebm_learning_rate: float = 0.04, ebm_max_rounds: int = 2000,
                  ebm_early_stopping_rounds: int = 50, ebm_smoothing_rounds: int = 200, gam_splines: int = 25,
                  gam_lam: float = 5.0, fitness: str = "ridge", fitness_models: str = "auto",
-                 ridge_alpha: float = 1.0, keep_best: str = "fitness"):
+                 ridge_alpha: float = 1.0, keep_best: str = "fitness", loo_alphas=(1.0, 10.0, 100.0)):
         super().__init__(k, seed, progress)
+        self.loo_alphas = tuple(float(a) for a in np.atleast_1d(loo_alphas))
         self.keep_best = keep_best
         self.fitness = fitness
         self.fitness_models = fitness_models
@@ -190,8 +195,8 @@ class EssenceSelector(Selector):
             raise InputError(f"elites: {self.elites} must be smaller than population ({self.population})")
         if self.fitness not in ("gam", "ridge"):
             raise InputError(f"fitness: {self.fitness!r}; choose 'gam' (the paper's fixed ruler) or 'ridge'")
-        if self.fitness_models not in ("auto", "val", "train", "train+val"):
-            raise InputError(f"fitness_models: {self.fitness_models!r}; choose 'auto', 'val', 'train' or 'train+val'")
+        if self.fitness_models not in ("auto", "val", "train", "train+val", "loo"):
+            raise InputError(f"fitness_models: {self.fitness_models!r}; choose 'auto', 'val', 'train', 'train+val' or 'loo'")
         if self.keep_best not in ("validation", "fitness"):
             raise InputError(f"keep_best: {self.keep_best!r}; choose 'validation' or 'fitness'")
         if not float(self.ridge_alpha) > 0:
@@ -204,7 +209,9 @@ class EssenceSelector(Selector):
         at least ``10 k`` of them (the in-sample optimism of a k-item ridge is then small), else validation."""
         if self.fitness_models != "auto":
             return self.fitness_models
-        return "train" if self.fitness == "ridge" and n_train >= 10 * k else "val"
+        if self.fitness == "ridge":  # few models: closed-form LOO over train + val (search/fitness_cv.py)
+            return "train" if n_train >= 10 * k else "loo"
+        return "val"
 
     def _group_settings(self) -> tuple[int, int]:
         gp = self.group_population if self.group_population is not None else max(60, self.population // 3)
@@ -258,14 +265,18 @@ class EssenceSelector(Selector):
         M = pool.size
         Rp_tr, Rp_va = R_tr[:, pool], R_va[:, pool]
         fm = self._fitness_models(train.n_models, k)
-        if fm == "val":
+        if fm in ("val", "loo"):
             Rf, yf = Rp_va, y_va
         elif fm == "train":
             Rf, yf = Rp_tr, y_tr
         else:
             Rf, yf = np.vstack([Rp_tr, Rp_va]), np.r_[y_tr, y_va]
         ridge_base = None
-        if self.fitness == "ridge":
+        if self.fitness == "ridge" and fm == "loo":
+            from ..search.fitness_cv import LOORidgeFitness
+
+            ridge_base = LOORidgeFitness(np.vstack([Rp_tr, Rp_va]), np.r_[y_tr, y_va], alphas=self.loo_alphas)
+        elif self.fitness == "ridge":
             ridge_base = RidgeFitness(Rp_tr, y_tr, None if fm == "train" else Rf, None if fm == "train" else yf,
                                       alpha=float(self.ridge_alpha))
 
