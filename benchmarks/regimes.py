@@ -84,6 +84,8 @@ def run_one(data, name, m, draw, method, k, folds, out: Path) -> dict:
             rec["refused"] = str(exc).splitlines()[0][:300]
             break
         pred[te] = sel.reconstructor_.predict(sub.responses[np.ix_(te, sel.items_)])
+        rec.setdefault("fold_rmse", []).append(float(np.sqrt(np.mean((pred[te] - y[te]) ** 2))))
+        rec.setdefault("fold_baseline_rmse", []).append(float(np.sqrt(np.mean((base[te] - y[te]) ** 2))))
         auto = getattr(sel, "info_", {}).get("auto")
         rec["choices"].append(sel.reconstructor_choice_ if auto is None else
                               f"{auto['choice']}/{sel.reconstructor_choice_}")

@@ -146,3 +146,16 @@ def test_regimes_run_is_cached_and_random_matches_the_baseline_items(tmp_path):
     assert reg.default_k("alpaca_eval2", 805) == 40 and reg.default_k("gsm8k", 486) == 50
     rows = reg.summarise([r, {**r, "draw": 1, "rmse": r["rmse"] + 1, "ratio": r["ratio"] + 0.5}])
     assert rows[0]["draws"] == 2 and rows[0]["ratio"] == pytest.approx(r["ratio"] + 0.25)
+
+
+def test_cli_default_is_auto_and_reports_its_choice(few, tmp_path, capsys):
+    from essence.cli import main
+
+    path = tmp_path / "few.npz"
+    np.savez(path, responses=few.responses, models=few.models, items=few.items, full_score=few.target)
+    out = tmp_path / "art.json"
+    assert main(["compress", str(path), "--k", "10", "--out", str(out), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "auto: few models: nested CV; chose " in printed and "x random items + least-squares line" in printed
+    art = Compressed.load(out)
+    assert art.method == "auto" and art.selection["auto"]["choice"] in ("random", "disco", "essence")
