@@ -40,6 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from essence.data import POOL_CAVEAT, load, split_models  # noqa: E402
+from essence.metrics import ratio_to_random  # noqa: E402
 from essence.methods.essence import EssenceSelector  # noqa: E402
 from essence.search.genetic import RidgeFitness, genetic_search, random_masks  # noqa: E402
 
@@ -129,8 +130,9 @@ def print_learning_curve(name: str, k: int, seeds, alpha: float, fractions, popu
         vals = {c: float(np.mean([rows[i][c] for rows in per_seed])) for c in ("n_train", "train", "val", "test",
                                                                               "random")}
         mean.append(vals)
+        ratio = ratio_to_random([rows[i]["test"] for rows in per_seed], [rows[i]["random"] for rows in per_seed])
         print(f"{row['fraction']:8.3f} {vals['n_train']:7.0f} | {vals['train']:6.3f} {vals['val']:6.3f} "
-              f"{vals['test']:6.3f} | {vals['random']:6.3f} {vals['test'] / vals['random']:5.2f}")
+              f"{vals['test']:6.3f} | {vals['random']:6.3f} {ratio:5.2f}")
     if len(mean) >= 2:
         n = [v["n_train"] for v in mean]
         a_sel = extrapolate(n, [v["test"] for v in mean])

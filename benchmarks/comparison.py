@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from essence.data import DATASETS, POOL_CAVEAT  # noqa: E402
 from essence.methods import METHODS  # noqa: E402
-from essence.sweep import format_summary, format_wide, run_sweep, summarise  # noqa: E402
+from essence.sweep import format_summary, format_wide, ratio_table, run_sweep, summarise  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -61,6 +61,11 @@ def main(argv=None) -> int:
             for metric, label in (("rmse", "test RMSE, pp"), ("kendall", "test Kendall tau")):
                 print(f"\n## k = {k}: {label} (mean ± sd over seeds)\n")
                 print(format_wide(s, k, metric, methods=[m for m in args.methods if m in set(s["method"])]))
+            if "random" in set(s["method"]):
+                print(f"\n## k = {k}: test RMSE / random's (essence.metrics.ratio_to_random: geometric mean of "
+                      "per-seed ratios; < 1 = better than random)\n")
+                ratios = ratio_table(df, k, methods=[m for m in args.methods if m in set(s["method"])])
+                print(ratios.to_markdown(floatfmt=".2f"))
     failed = df[df["error"] != ""]
     if len(failed):
         print(f"\n## Failed runs: {len(failed)} of {len(df)}")

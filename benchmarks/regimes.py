@@ -12,9 +12,10 @@ model is a test model once, and the figures are per draw:
   fitted on all non-test models of the fold (what a user tries first). Each fold draws its own items,
   with the seed every method gets in that fold, so ``random`` has the baseline's items and differs
   from it only by its reconstructor;
-* ratio = method RMSE / baseline RMSE (see :func:`ratio_to_random`).
+* ratio = method RMSE / baseline RMSE (:func:`essence.metrics.ratio_to_random`).
 
-The table gives mean +- sd over draws. A method that refuses (e.g. IRT with too few models) is shown
+The table gives RMSE mean +- sd over draws and the ratio as the geometric mean over draws (the project's
+one ratio definition, paired by draw) +- the sd of the per-draw ratios. A method that refuses (e.g. IRT with too few models) is shown
 with the reason. Each (dataset, m, draw, method, k) run is cached as JSON under ``--out`` (default
 ``build/regimes``), so a rerun resumes. k: 50 on the metabench pools, N/20 on the whole pools
 (alpaca_eval2 805 items -> 40, lcb_codegen 400 -> 20) unless ``--k`` is given.
@@ -37,16 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from essence.data import METABENCH, load, split_models  # noqa: E402
 from essence.methods import METHODS, make_method  # noqa: E402
+from essence.metrics import ratio_to_random  # noqa: E402
 from essence.reconstruct import LineReconstructor, model_folds  # noqa: E402
 
 WHOLE_POOLS = ("alpaca_eval2", "lcb_codegen")
-
-
-def ratio_to_random(method_rmse, baseline_rmse) -> float:
-    """Ratio of a method's test RMSE to the baseline's on the same test models (random items + a least-squares
-    line on their mean, fitted on all non-test models): < 1 is better than the baseline. One number per
-    draw; tables average the per-draw ratios."""
-    return float(method_rmse) / float(baseline_rmse)
 
 
 def default_k(name: str, n_items: int) -> int:
@@ -93,7 +88,7 @@ def run_one(data, name, m, draw, method, k, folds, out: Path) -> dict:
     if "refused" not in rec:
         rec["rmse"] = float(np.sqrt(np.mean((pred - y) ** 2)))
         rec["baseline_rmse"] = float(np.sqrt(np.mean((base - y) ** 2)))
-        rec["ratio"] = ratio_to_random(rec["rmse"], rec["baseline_rmse"])
+        rec["ratio"] = ratio_to_random([rec["rmse"]], [rec["baseline_rmse"]])
     out.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(rec))
@@ -114,7 +109,8 @@ def summarise(rows: list[dict]) -> list[dict]:
             row["refused"] = rs[0].get("refused", "")
         else:
             e, q = np.array([r["rmse"] for r in ok]), np.array([r["ratio"] for r in ok])
-            row.update(rmse=e.mean(), rmse_sd=e.std(ddof=1) if e.size > 1 else 0.0, ratio=q.mean(),
+            row.update(rmse=e.mean(), rmse_sd=e.std(ddof=1) if e.size > 1 else 0.0,
+                       ratio=ratio_to_random(e, [r["baseline_rmse"] for r in ok]),
                        ratio_sd=q.std(ddof=1) if q.size > 1 else 0.0,
                        baseline=float(np.mean([r["baseline_rmse"] for r in ok])))
         out.append(row)
@@ -146,7 +142,7 @@ def main(argv=None) -> int:
                     rows.append(r)
                     msg = r.get("refused") or f"rmse {r['rmse']:.2f} ratio {r['ratio']:.2f}"
                     print(f"{name} m={m} draw={draw} {method} k={k}: {msg} ({r['seconds']} s)", flush=True)
-    print("\n| dataset | models | method | test RMSE (pp) | ratio to random + line | draws |")
+    print("\n| dataset | models | method | test RMSE (pp), mean ± sd | ratio to random + line (geo. mean ± sd) | draws |")
     print("|---|---|---|---|---|---|")
     for s in summarise(rows):
         if "refused" in s:

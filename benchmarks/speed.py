@@ -12,8 +12,24 @@ Parts (each runs in its own subprocess, so every peak-memory figure is that part
   items x 5k models. These matrices are GENERATED at random (timing only, their values
   mean nothing).
 
-    .venv/bin/python benchmarks/speed.py                 # all parts
+* ``scale`` (whole benchmarks, GENERATED data): ``compress`` by the default (``essence``) and by
+  ``random`` at k = 100 on 1k, 5k, 14k, 50k and 100k items x ``--models`` (4,000) models and on 500 to
+  10,000 models x 14k items; each case in a fresh subprocess (time of ``compress``, the process's peak
+  RSS with the data, test RMSE), a markdown table and the log-log slope of time and memory.
+* ``screen`` (GENERATED data): the pre-screen's measured loss: the default without a pre-screen
+  (``max_pool=None``) against the pre-screen variants and random, on one split.
+* ``read`` (GENERATED files in a temporary folder): ``essence.data.load`` of a wide parquet with 14k
+  and 100k item columns and of long parquet / CSV files of 4,000 x 25,000 = 10^8 rows, each in a fresh
+  subprocess: seconds and peak RSS.
+
+The generated data come from :mod:`essence.synthetic` (a seeded multidimensional IRT model); their
+figures say so. Quality claims about real benchmarks are not made on them.
+
+    .venv/bin/python benchmarks/speed.py                 # pipeline, throughput, scaling
     .venv/bin/python benchmarks/speed.py --part pipeline --cold
+    .venv/bin/python benchmarks/speed.py --part scale    # cost curves (tens of minutes)
+    .venv/bin/python benchmarks/speed.py --part screen
+    .venv/bin/python benchmarks/speed.py --part read
 
 The machine's cores may be shared with other work: the figures are wall-clock times on whatever was
 free; the load average at the start and end is printed with them.
@@ -127,7 +143,198 @@ def part_scaling(args) -> dict:
     return out
 
 
-PARTS = {"pipeline": part_pipeline, "throughput": part_throughput, "scaling": part_scaling}
+def part_case(args) -> dict:
+    """One whole-benchmark case in this (fresh) process: GENERATED MIRT data (essence.synthetic), then
+    ``compress`` with ``--method``; peak RSS is this process's, data included."""
+    from essence.compressed import compress
+    from essence.synthetic import generate_mirt
+
+    t0 = time.perf_counter()
+    data = generate_mirt(args.models, args.n_items, seed=args.data_seed)
+    t_gen = time.perf_counter() - t0
+    rss_data = peak_rss_mb()
+    params = json.loads(args.params) if args.params else {}
+    t0 = time.perf_counter()
+    art = compress(data, args.k, method=args.method, seed=args.case_seed, progress=False, **params)
+    wall = time.perf_counter() - t0
+    sel = art.selection
+    return {"data": data.name, "models": args.models, "items": args.n_items, "method": args.method,
+            "k": args.k, "seed": args.case_seed, "params": params, "generate_seconds": round(t_gen, 1), "compress_seconds": round(wall, 1),
+            "peak_rss_mb": round(peak_rss_mb(), 0), "rss_after_data_mb": round(rss_data, 0),
+            "test_rmse": round(art.figures["test"]["rmse"], 3),
+            "pool_size": sel.get("pool_size"), "screen": {k: v for k, v in sel.get("screen", {}).items() if k != "dropped"},
+            "stage_seconds": sel.get("seconds")}
+
+
+def _run_case(args, models: int, items: int, method: str, params: str = "") -> dict:
+    cmd = [sys.executable, __file__, "--child", "--part", "case", "--k", str(args.k), "--models", str(models),
+           "--n-items", str(items), "--method", method, "--data-seed", str(args.data_seed), "--params", params]
+    env = dict(os.environ)
+    env.setdefault("TQDM_DISABLE", "1")
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if out.returncode != 0:
+        return {"models": models, "items": items, "method": method, "error": out.stderr.strip().splitlines()[-1:]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _slope(rows: list, x: str, y: str) -> float | None:
+    """Least-squares slope of log(y) on log(x): cost ~ x^slope."""
+    pts = [(r[x], r[y]) for r in rows if "error" not in r and r[y] > 0]
+    if len(pts) < 2:
+        return None
+    lx, ly = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
+    return round(float(np.polyfit(lx, ly, 1)[0]), 2)
+
+
+def part_scale(args) -> dict:
+    """Cost curves on GENERATED data: each (models, items, method) case in a fresh subprocess; a markdown
+    table and the log-log slope of time and peak RSS against items (at ``--models``) and against models
+    (at ``--scale-items``)."""
+    items = [int(x) for x in args.scale_items.split(",")]
+    models = [int(x) for x in args.scale_models.split(",") if x]
+    methods = args.methods.split(",")
+    rows = []
+    cases = [(args.models, n) for n in items] + [(m, args.fixed_items) for m in models if m != args.models]
+    for m, n in cases:
+        for method in methods:
+            r = _run_case(args, m, n, method)
+            rows.append(r)
+            print(json.dumps(r), file=sys.stderr, flush=True)
+    fits = {}
+    for method in methods:
+        by_items = [r for r in rows if r["method"] == method and r["models"] == args.models]
+        by_models = [r for r in rows if r["method"] == method and r["items"] == args.fixed_items]
+        fits[method] = {"time_vs_items": _slope(by_items, "items", "compress_seconds"),
+                        "rss_vs_items": _slope(by_items, "items", "peak_rss_mb"),
+                        "time_vs_models": _slope(by_models, "models", "compress_seconds"),
+                        "rss_vs_models": _slope(by_models, "models", "peak_rss_mb")}
+    lines = ["| models | items | method | compress s | peak RSS MB | test RMSE pp | pool |",
+             "|---:|---:|---|---:|---:|---:|---:|"]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['models']} | {r['items']} | {r['method']} | failed: {r['error']} | | | |")
+        else:
+            lines.append(f"| {r['models']} | {r['items']} | {r['method']} | {r['compress_seconds']} | "
+                         f"{r['peak_rss_mb']:.0f} | {r['test_rmse']} | {r['pool_size'] or ''} |")
+    return {"note": "GENERATED data (essence.synthetic.generate_mirt, seed %d); k = %d" % (args.data_seed, args.k),
+            "table": "\n".join(lines), "loglog_slopes": fits, "rows": rows}
+
+
+def part_screen(args) -> dict:
+    """The pre-screen's measured loss on GENERATED data of ``--models`` x ``--screen-items`` (small enough
+    for the whole pool's Gram matrix): the default with no pre-screen (``max_pool=None``) against the
+    pre-screen variants, and random, on the same split; each in a fresh subprocess."""
+    variants = [("essence", "max_pool=None (no pre-screen)", {"max_pool": None}),
+                ("essence", "max_pool=2000 stratified (default)", {}),
+                ("essence", "max_pool=2000 pbis", {"screen": "pbis"}),
+                ("essence", "max_pool=2000 random", {"screen": "random"}),
+                ("essence", "max_pool=1000 stratified", {"max_pool": 1000}),
+                ("random", "random", {})]
+    rows = []
+    for method, label, params in variants:
+        r = _run_case(args, args.models, args.screen_items, method, json.dumps(params))
+        r["variant"] = label
+        rows.append(r)
+        print(json.dumps(r), file=sys.stderr, flush=True)
+    lines = ["| variant | compress s | peak RSS MB | test RMSE pp |", "|---|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['variant']} | failed: {r['error']} | | |" if "error" in r else
+                     f"| {r['variant']} | {r['compress_seconds']} | {r['peak_rss_mb']:.0f} | {r['test_rmse']} |")
+    return {"note": "GENERATED data (essence.synthetic.generate_mirt, seed %d), %d models x %d items, k = %d"
+            % (args.data_seed, args.models, args.screen_items, args.k), "table": "\n".join(lines), "rows": rows}
+
+
+def _write_big(kind: str, models: int, items: int, folder: Path, seed: int) -> Path:
+    """Write a GENERATED results file (essence.synthetic) without holding more than a slice of it as text:
+    ``wide-parquet`` (one column per item, written in row groups of 500 models) or ``long-parquet`` /
+    ``long-csv`` (one row per model and item, written 100 models at a time)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from essence.synthetic import generate_matrix
+
+    R = generate_matrix(models, items, seed=seed)
+    mids = np.array([f"gen-m{i}" for i in range(models)])
+    iids = np.array([f"gen-i{j}" for j in range(items)])
+    path = folder / f"{kind}-{models}x{items}.{'csv' if kind.endswith('csv') else 'parquet'}"
+    if kind == "wide-parquet":
+        schema = pa.schema([("model", pa.string())] + [(i, pa.float32()) for i in iids])
+        with pq.ParquetWriter(path, schema) as w:
+            for s in range(0, models, 500):
+                cols = [pa.array(mids[s:s + 500])] + [pa.array(R[s:s + 500, j]) for j in range(items)]
+                w.write_table(pa.Table.from_arrays(cols, schema=schema))
+        return path
+    item_dict = pa.array(iids)
+    writer = None
+    with open(path, "w") if kind == "long-csv" else _nullcontext() as fh:
+        if kind == "long-csv":
+            fh.write("model,item,score\n")
+        for s in range(0, models, 100):
+            block = R[s:s + 100]
+            m_idx = np.repeat(np.arange(s, s + block.shape[0]), items)
+            i_idx = np.tile(np.arange(items), block.shape[0])
+            score = block.ravel()
+            if kind == "long-csv":
+                import pandas as pd
+
+                pd.DataFrame({"model": mids[m_idx], "item": iids[i_idx], "score": score.astype(np.int8)}).to_csv(
+                    fh, header=False, index=False)
+            else:
+                tab = pa.table({"model": pa.array(mids[m_idx]),
+                                "item": pa.DictionaryArray.from_arrays(pa.array(i_idx.astype(np.int32)), item_dict),
+                                "score": pa.array(score)})
+                if writer is None:
+                    writer = pq.ParquetWriter(path, tab.schema)
+                writer.write_table(tab)
+    if writer is not None:
+        writer.close()
+    return path
+
+
+class _nullcontext:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def part_readone(args) -> dict:
+    """Read one file with essence.data.load in this fresh process: seconds and peak RSS."""
+    from essence.data import load
+
+    t0 = time.perf_counter()
+    data = load(args.file)
+    return {"file": Path(args.file).name, "shape": list(data.shape), "load_seconds": round(time.perf_counter() - t0, 1),
+            "peak_rss_mb": round(peak_rss_mb(), 0), "final_matrix_mb": round(data.responses.nbytes / 2**20, 0)}
+
+
+def part_read(args) -> dict:
+    """Reading big GENERATED files: write each (not timed), then load it in a fresh subprocess."""
+    out = {"note": "GENERATED files (essence.synthetic), written to a temporary folder and deleted"}
+    cases = [("wide-parquet", args.models, int(n)) for n in args.read_items.split(",")]
+    cases += [(kind, args.models, args.long_items) for kind in args.long_kinds.split(",") if kind]
+    for kind, m, n in cases:
+        with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
+            t0 = time.perf_counter()
+            path = _write_big(kind, m, n, Path(tmp), args.data_seed)
+            t_write = time.perf_counter() - t0
+            cmd = [sys.executable, __file__, "--child", "--part", "readone", "--file", str(path)]
+            env = dict(os.environ)
+            env.setdefault("TQDM_DISABLE", "1")
+            res = subprocess.run(cmd, capture_output=True, text=True, env=env)
+            row = (json.loads(res.stdout.strip().splitlines()[-1]) if res.returncode == 0
+                   else {"error": res.stderr.strip().splitlines()[-1:]})
+            row.update(kind=kind, rows_in_file=m * n if kind.startswith("long") else m,
+                       file_mb=round(path.stat().st_size / 2**20, 0), write_seconds=round(t_write, 1))
+            out[f"{kind} {m}x{n}"] = row
+            print(json.dumps(row), file=sys.stderr, flush=True)
+    return out
+
+
+PARTS = {"pipeline": part_pipeline, "throughput": part_throughput, "scaling": part_scaling, "scale": part_scale, "screen": part_screen,
+         "read": part_read, "readone": part_readone,
+         "case": part_case}
 
 
 def main(argv=None) -> int:
@@ -138,13 +345,44 @@ def main(argv=None) -> int:
     ap.add_argument("--generations", type=int, default=100, help="throughput: GA generations to time")
     ap.add_argument("--items", default="1000,5000,20000", help="scaling: item counts")
     ap.add_argument("--models", type=int, default=5000, help="scaling: model count")
+    ap.add_argument("--scale-items", default="1000,5000,14000,50000,100000",
+                    help="scale: item counts (at --models models)")
+    ap.add_argument("--scale-models", default="500,1000,4000,10000",
+                    help="scale: model counts (at --fixed-items items)")
+    ap.add_argument("--fixed-items", type=int, default=14000, help="scale: items for the model-count curve")
+    ap.add_argument("--read-items", default="14000,100000", help="read: items of the wide parquet files")
+    ap.add_argument("--long-items", type=int, default=25000,
+                    help="read: items of the long files (x --models rows: 4000 x 25000 = 10^8)")
+    ap.add_argument("--long-kinds", default="long-parquet,long-csv", help="read: long file kinds")
+    ap.add_argument("--tmp", default=None, help="read: folder for the temporary files")
+    ap.add_argument("--file", default="", help=argparse.SUPPRESS)
+    ap.add_argument("--screen-items", type=int, default=6000, help="screen: items of the generated pool")
+    ap.add_argument("--methods", default="essence,random", help="scale: methods to time")
+    ap.add_argument("--data-seed", type=int, default=0, help="scale: seed of the generated data")
+    ap.add_argument("--case-seed", type=int, default=0, help="case: seed of compress (split and method)")
+    ap.add_argument("--n-items", type=int, default=14000, help=argparse.SUPPRESS)
+    ap.add_argument("--method", default="essence", help=argparse.SUPPRESS)
+    ap.add_argument("--params", default="", help=argparse.SUPPRESS)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
     if args.child:
         print(json.dumps(PARTS[args.part](args)))
         return 0
-    parts = list(PARTS) if args.part == "all" else [args.part]
+    if args.part in ("case", "readone"):
+        print(json.dumps(PARTS[args.part](args)))
+        return 0
+    if args.part == "read":
+        print(json.dumps(part_read(args), indent=1))
+        return 0
+    if args.part in ("scale", "screen"):  # they run their own subprocess per case
+        res = PARTS[args.part](args)
+        print(res["note"])
+        print(res["table"])
+        if "loglog_slopes" in res:
+            print("log-log slopes (cost ~ size^slope):", json.dumps(res["loglog_slopes"]))
+        return 0
+    parts = ["pipeline", "throughput", "scaling"] if args.part == "all" else [args.part]
     print(f"load average at start: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores")
     for part in parts:
         cmd = [sys.executable, __file__, "--child", "--part", part, "--k", str(args.k), "--generations",

@@ -1,13 +1,20 @@
-"""Small I/O helpers every module shares: atomic writes and JSON-safe copies.
+"""Small I/O helpers every module shares: output-path checks, atomic writes and JSON-safe copies.
 
 An *atomic* write goes to a temporary file in the destination's folder and is renamed over the
 destination only once it is complete, so a crash or an error never leaves a half-written file, and a
-failed write leaves no temporary file behind.
+failed write leaves no temporary file behind. The finished file gets the permissions a plain ``open``
+would give it (``0o666`` less the umask), or keeps those of the file it replaces.
+
+:func:`check_output` says, before any work is done, whether a path can be written: not a folder (or,
+for an output folder, not a file), no file on the way to it, a folder that can be written, and no
+existing file unless overwriting is allowed. Each problem is one ``InputError`` naming the path.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,27 +23,75 @@ from typing import Iterator
 import numpy as np
 from .errors import InputError
 
-__all__ = ["atomic_path", "write_atomic", "jsonable"]
+__all__ = ["atomic_path", "write_atomic", "jsonable", "check_output"]
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def check_output(path, overwrite: bool = True, folder: bool = False, flag: str = "") -> Path:
+    """Refuse an output ``path`` that cannot be written, before anything is computed or written.
+
+    ``folder``: the output is a folder (created if missing) rather than a file. ``flag`` (e.g. ``"--out"``)
+    prefixes the message. Nothing is created: writability is probed with an anonymous temporary file in
+    the nearest existing folder.
+    """
+    path = Path(path)
+    head = f"{flag} {path}" if flag else str(path)
+    fix = f"choose another {flag}" if flag else "choose another output path"
+    if folder:
+        if path.exists() and not path.is_dir():
+            raise InputError(f"{head}: is a file, not a folder; {fix}")
+    else:
+        if path.is_dir():
+            raise InputError(f"{head}: is a folder; give a file path (a new name inside it, or elsewhere)")
+        if path.exists() and not overwrite:
+            raise InputError(f"{head}: already exists; {fix} or pass --force")
+    anc = path if folder else path.parent
+    anc = Path(os.path.abspath(anc))
+    while not anc.exists():
+        anc = anc.parent
+    if not anc.is_dir():
+        raise InputError(f"{head}: {anc} is a file, not a folder; {fix}")
+    try:
+        with tempfile.TemporaryFile(dir=anc):
+            pass
+    except OSError as exc:
+        raise InputError(f"{head}: cannot write into folder {anc} ({exc.strerror}); {fix}") from None
+    return path
 
 
 @contextmanager
 def atomic_path(path, overwrite: bool = True) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; on success it is fsynced and renamed to ``path``.
 
-    With ``overwrite=False`` an existing ``path`` raises ValueError before anything is written.
+    With ``overwrite=False`` an existing ``path`` raises InputError before anything is written; so does
+    a path that cannot be written (see :func:`check_output`).
     """
     path = Path(path)
-    if not overwrite and path.exists():
-        raise InputError(f"{path}: already exists; choose another output path or pass --force")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    check_output(path, overwrite=overwrite)
+    mode = (stat.S_IMODE(path.stat().st_mode) if path.is_file() else 0o666 & ~_umask())
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write here ({exc.strerror}); choose another output path") from None
     os.close(fd)
     tmp = Path(tmp)
     try:
         yield tmp
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        os.chmod(tmp, mode)
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:
+            if exc.errno in (errno.EISDIR, errno.ENOTDIR, errno.EACCES, errno.EPERM, errno.EROFS):
+                raise InputError(f"{path}: cannot write here ({exc.strerror}); choose another output path") from None
+            raise
     finally:
         tmp.unlink(missing_ok=True)
 

@@ -8,12 +8,14 @@ parameter, the value and what is allowed.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import numbers
 
-from .errors import InputError
+from .errors import InputError, UsageError
 
-__all__ = ["whole_number", "real_number", "cli_whole_number"]
+__all__ = ["whole_number", "real_number", "cli_whole_number", "Whole", "Real", "OneOf", "Flag", "ListOf", "check_params",
+           "parse_params", "parse_value", "RESERVED_PARAMS"]
 
 
 def _show(value) -> str:
@@ -61,6 +63,56 @@ def _range(minimum, maximum, open_min: bool = False) -> str:
     return ""
 
 
+#: names a ``--param`` may not set, with the flag that sets them
+RESERVED_PARAMS = {"k": "--k", "seed": "--seed", "method": "--method", "progress": "--quiet"}
+
+
+def parse_value(text: str):
+    """A ``--param`` value: JSON (``200``, ``0.5``, ``true``, ``[1, 2]``, ``"x"``), else a float for ``nan`` /
+    ``inf`` spellings (so the parameter's own domain check names the number), else the text itself."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def parse_params(pairs, qualified: bool = False, reserved: dict | None = None) -> dict:
+    """The one parser of repeated ``--param`` flags (``essence compress`` and ``essence sweep``).
+
+    ``pairs``: the flags' texts (``None`` for none). ``NAME=VALUE`` gives ``{NAME: value}``; with
+    ``qualified`` each is ``METHOD.NAME=VALUE`` and the result is ``{METHOD: {NAME: value}}``. Values go
+    through :func:`parse_value`. ``UsageError`` for a malformed flag, a name given twice, or a name in
+    ``reserved`` (default :data:`RESERVED_PARAMS`: set by its own flag).
+    """
+    reserved = RESERVED_PARAMS if reserved is None else reserved
+    shape = "METHOD.NAME=VALUE, e.g. --param essence.generations=200" if qualified else \
+        "NAME=VALUE, e.g. --param generations=200"
+    out: dict = {}
+    seen: dict = {}
+    for kv in pairs or []:
+        key, eq, val = str(kv).partition("=")
+        key = key.strip()
+        method, name = key.split(".", 1) if qualified and "." in key else ("", key)
+        if not eq or not name or (qualified and not method):
+            raise UsageError(f"--param {kv!r}: expected {shape}")
+        if name in reserved:
+            raise UsageError(f"--param {kv!r}: {name} is set by {reserved[name]}, not by --param; "
+                             f"use {reserved[name]} instead")
+        if key in seen:
+            raise UsageError(f"--param {key} given twice ({seen[key]!r} and {val!r}); give each parameter once")
+        seen[key] = val
+        value = parse_value(val)
+        if qualified:
+            out.setdefault(method, {})[name] = value
+        else:
+            out[name] = value
+    return out
+
+
 def cli_whole_number(minimum: int = 1):
     """An argparse ``type=`` that parses a whole number ``>= minimum`` (argparse prints the message)."""
 
@@ -75,3 +127,83 @@ def cli_whole_number(minimum: int = 1):
 
     parse.__name__ = f"whole number >= {minimum}"
     return parse
+
+
+# ----------------------------------------------------------------------------------------------
+# Declarative parameter domains (as scikit-learn's ``_parameter_constraints``): a class lists
+# ``_domains = {"name": Whole(1), "lam": Real(0, open_min=True), ...}`` and ``check_params`` checks
+# every listed parameter with the one-line messages above.
+# ----------------------------------------------------------------------------------------------
+class Whole:
+    """A whole number in ``[minimum, maximum]``; ``none=True`` also allows None."""
+
+    def __init__(self, minimum: int | None = None, maximum: int | None = None, none: bool = False):
+        self.minimum, self.maximum, self.none = minimum, maximum, none
+
+    def check(self, name: str, value):
+        if value is None and self.none:
+            return
+        try:
+            whole_number(name, value, self.minimum, self.maximum)
+        except InputError as exc:
+            raise InputError(str(exc).replace(", got", " (or None), got", 1) if self.none else str(exc)) from None
+
+
+class Real:
+    """A finite real number in ``[minimum, maximum]`` (``(minimum, ...`` when ``open_min``); ``none`` allows None."""
+
+    def __init__(self, minimum: float | None = None, maximum: float | None = None, open_min: bool = False,
+                 none: bool = False):
+        self.minimum, self.maximum, self.open_min, self.none = minimum, maximum, open_min, none
+
+    def check(self, name: str, value):
+        if value is None and self.none:
+            return
+        try:
+            real_number(name, value, self.minimum, self.maximum, self.open_min)
+        except InputError as exc:
+            raise InputError(str(exc).replace(", got", " (or None), got", 1) if self.none else str(exc)) from None
+
+
+class OneOf:
+    """One of the given values (compared with ``==``; booleans only match booleans)."""
+
+    def __init__(self, *choices):
+        self.choices = choices
+
+    def check(self, name: str, value):
+        ok = any(value == c and isinstance(value, bool) == isinstance(c, bool) for c in self.choices)
+        if not ok:
+            raise InputError(f"{name}: must be one of {', '.join(map(repr, self.choices))}, got {_show(value)}")
+
+
+class Flag(OneOf):
+    """True or False."""
+
+    def __init__(self):
+        super().__init__(True, False)
+
+
+class ListOf:
+    """A non-empty list/tuple (or one bare value) whose every entry satisfies ``each``."""
+
+    def __init__(self, each):
+        self.each = each
+
+    def check(self, name: str, value):
+        values = list(value) if isinstance(value, (list, tuple)) else [value]
+        if not values:
+            raise InputError(f"{name}: must name at least one value, got {_show(value)}")
+        for v in values:
+            self.each.check(name, v)
+
+
+def check_params(obj, domains: dict | None = None) -> None:
+    """Check ``obj``'s parameters against ``domains`` (default ``type(obj)._domains``): ``name -> domain``.
+
+    Raises ``InputError`` with one line naming the first parameter outside its domain, its value and what
+    is allowed. Parameters not listed are not checked here.
+    """
+    domains = getattr(type(obj), "_domains", {}) if domains is None else domains
+    for name, domain in domains.items():
+        domain.check(name, getattr(obj, name))

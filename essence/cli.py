@@ -3,7 +3,7 @@
     essence data [--link]                                  list / link and verify the shipped datasets
     essence compress DATA --k K [--method M] [--seed S] [--out FILE] [--items-from FILE] [--param N=V]
                      [--force] [--quiet]
-    essence estimate ARTIFACT RESPONSES [--out CSV] [--force]
+    essence estimate ARTIFACT RESPONSES [--out CSV] [--force] [--context|--no-context]
     essence evaluate ARTIFACT DATA [--json]
     essence sweep --data D.. --methods M.. --k K.. [--seeds S..] --out DIR [--jobs N] [--force|--update]
                   [--backend dask --scheduler ADDR]
@@ -21,12 +21,16 @@ import argparse
 import importlib
 import json
 import sys
+import warnings
 from pathlib import Path
 
-from .checks import cli_whole_number
-from .errors import InputError, UsageError
+from ._io import check_output
+from .checks import cli_whole_number, parse_params
+from .errors import EssenceWarning, InputError, UsageError, plain
 
 __all__ = ["main", "write_atomic"]
+
+_PACKAGE_DIR = str(Path(__file__).resolve().parent)
 
 #: modules that add their own subcommands (each defines ``add_subcommand(subparsers)``)
 PLUGIN_MODULES = ("essence.sweep", "essence.lmeval")
@@ -41,8 +45,7 @@ def write_atomic(path: Path, text: str, force: bool = False) -> None:
     """Write ``text`` to ``path`` via a temp file + rename; refuse to replace an existing file unless ``force``."""
     from ._io import write_atomic as _write
 
-    if Path(path).exists() and not force:
-        raise UsageError(f"{path}: already exists; choose another --out or pass --force")
+    check_output(path, overwrite=force, flag="--out")
     _write(path, text)
 
 
@@ -80,26 +83,16 @@ def cmd_compress(args) -> int:
     if args.method not in METHODS:
         raise UsageError(f"unknown method {args.method!r}; choose one of: {', '.join(METHODS)}")
     out = Path(args.out) if args.out else Path(f"{Path(str(args.data)).stem}-{args.method}-k{args.k}-s{args.seed}.json")
-    if out.exists() and not args.force:
-        raise UsageError(f"{out}: already exists; choose another --out or pass --force")
-    params = {}
-    for kv in args.param or []:
-        if "=" not in kv:
-            raise UsageError(f"--param {kv!r}: expected NAME=VALUE, e.g. --param generations=200")
-        key, val = kv.split("=", 1)
-        try:
-            params[key] = json.loads(val)
-        except json.JSONDecodeError:
-            params[key] = val
+    check_output(out, overwrite=args.force, flag="--out")
+    params = parse_params(args.param)
+    settings = sorted(set(params) & _COMPRESS_SETTINGS)
+    if settings:
+        raise UsageError(f"--param {settings[0]}: not a parameter of method {args.method} but a setting of compress(), "
+                         f"which the command line keeps at its default; set it in Python: "
+                         f"essence.compressed.compress(data, k, {settings[0]}=...)")
     data = load(args.data)
     if args.items_from:
-        src = Path(args.items_from)
-        keep = (set(load(src).items.tolist()) if src.suffix.lower() in (".npz", ".csv", ".parquet")
-                else {ln.strip() for ln in src.read_text().splitlines() if ln.strip()})
-        mask = [i in keep for i in data.items.tolist()]
-        if not any(mask):
-            raise UsageError(f"--items-from {src}: none of its items is an item of {data.name}")
-        data = data.subset(items=mask)
+        data = data.subset(items=_items_from(Path(args.items_from), data))
     art = compress(data, k=args.k, method=args.method, seed=args.seed, progress=not args.quiet, **params)
     art.save(out, overwrite=args.force)
     v, t = art.figures.get("validation", {}), art.figures.get("test", {})
@@ -115,6 +108,38 @@ def cmd_compress(args) -> int:
     return 0
 
 
+#: compress() arguments that are not method parameters (the command line keeps their defaults)
+_COMPRESS_SETTINGS = {"data", "split", "test", "val", "level", "min_answered"}
+
+
+def _items_from(src: Path, data) -> list[bool]:
+    """Mask over ``data``'s items of the ids ``src`` holds (a responses file, or one id per line).
+
+    Refuses a missing file, an empty one, and ids that are not items of ``data`` (naming them)."""
+    from .data import load
+
+    if not src.is_file():
+        raise UsageError(f"--items-from {src}: " + ("is a folder" if src.is_dir() else "no such file")
+                         + "; give a responses file (.npz, .csv, .parquet) or a text file with one item id per line")
+    if src.suffix.lower() in (".npz", ".csv", ".parquet"):
+        ids = load(src, allow_empty_items=True).items.tolist()
+    else:
+        try:
+            ids = [ln.strip() for ln in src.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--items-from {src}: not a readable text file ({exc})") from None
+    if not ids:
+        raise UsageError(f"--items-from {src}: holds no item ids; give one item id per line")
+    known = set(data.items.tolist())
+    unknown = [i for i in dict.fromkeys(ids) if i not in known]
+    if unknown:
+        shown = ", ".join(map(repr, unknown[:5])) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        raise UsageError(f"--items-from {src}: {len(unknown)} id(s) are not items of {data.name}: {shown}; "
+                         f"remove them or check the ids against the dataset")
+    keep = set(ids)
+    return [i in keep for i in data.items.tolist()]
+
+
 def cmd_estimate(args) -> int:
     from .compressed import Compressed
     from .data import load
@@ -122,13 +147,18 @@ def cmd_estimate(args) -> int:
     art = Compressed.load(args.artifact)
     if args.out and Path(args.out).exists() and not args.force:
         raise UsageError(f"{args.out}: already exists; choose another --out or pass --force")
-    df = art.estimate(load(args.responses))
+    resp = load(args.responses, allow_empty_items=True)
+    df = art.estimate(resp)
     text = df.to_csv(index=False, float_format="%.4f")
     if args.out:
         write_atomic(Path(args.out), text, force=args.force)
         print(f"{len(df)} model(s) -> {args.out}")
     else:
         sys.stdout.write(text)
+    if args.context or (args.context is None and sys.stdout.isatty()):  # essence.report: what the numbers mean
+        from .report import answered_counts, context_lines
+
+        print("\n".join(context_lines(art, df, answered_counts(art, resp))))
     return 0
 
 
@@ -137,7 +167,7 @@ def cmd_evaluate(args) -> int:
     from .data import load
 
     art = Compressed.load(args.artifact)
-    data = load(args.data)
+    data = load(args.data, allow_empty_items=True)
     res = art.evaluate(data)
     keys = ("n_models", "rmse", "mae", "kendall", "spearman", "rank_err_5", "rank_err_10", "coverage")
     out = {key: res.get(key) for key in keys}
@@ -168,7 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("data", help="dataset name (arc, gsm8k, ...) or path (.npz, .csv, .parquet)")
     c.add_argument("--k", type=cli_whole_number(1), required=True, help="number of items to keep")
     c.add_argument("--method", default="auto", help="selection method (default: auto, chosen by cross-validation)")
-    c.add_argument("--seed", type=int, default=0, help="seed for the model split and the method (default 0)")
+    c.add_argument("--seed", type=cli_whole_number(0), default=0,
+                   help="seed for the model split and the method (default 0)")
     c.add_argument("--out", help="artifact path (default: DATA-METHOD-kK-sS.json)")
     c.add_argument("--items-from", metavar="FILE",
                    help="compress only DATA's items that FILE holds (a responses file such as import-lmeval's "
@@ -183,6 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("responses", help="new models' results: .npz, .csv or .parquet holding every chosen item")
     e.add_argument("--out", help="CSV path (default: print to stdout)")
     e.add_argument("--force", action="store_true", help="replace an existing --out file")
+    e.add_argument("--context", action=argparse.BooleanOptionalAction, default=None,
+                   help="after the CSV, lines saying what each estimate means (items used, percentile among the "
+                        "reference models, chance level, extrapolation); default: on when stdout is a terminal")
     e.set_defaults(func=cmd_estimate)
 
     v = sub.add_parser("evaluate", help="compare an artifact's estimates with DATA's true scores")
@@ -202,12 +236,46 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: subcommands whose --out is a folder (every other --out is a file)
+_FOLDER_OUTPUTS = {"sweep", "export-lmeval"}
+
+
+def _check_out(args) -> None:
+    """Refuse an unusable ``--out`` of any subcommand before it does any work: a folder where a file is
+    written (or a file where a folder is), a file on the way to it, a folder that cannot be written, or an
+    existing file without ``--force``."""
+    out = getattr(args, "out", None)
+    if out:
+        folder = args.command in _FOLDER_OUTPUTS
+        check_output(out, overwrite=folder or bool(getattr(args, "force", False)), folder=folder, flag="--out")
+
+
+def _one_line(message, category, filename) -> str:
+    """A warning as one line: ``essence: warning: ...`` (other packages' warnings name their category)."""
+    text = " ".join(plain(str(message)).split())
+    if not issubclass(category, EssenceWarning) and not str(filename).startswith(_PACKAGE_DIR):
+        text = f"{category.__name__}: {text}"
+    return f"essence: warning: {text}"
+
+
 def main(argv=None) -> int:
+    """Run the command; return its exit status (0 done, 2 the user's mistake, 130 interrupted).
+
+    Warnings are printed as one line each once the command has succeeded; a command that fails prints only
+    its error line (the warnings of a failed run are moot)."""
+    pending: list[str] = []
     try:
-        args = build_parser().parse_args(argv)
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            warnings.showwarning = lambda message, category, filename, *_a, **_k: pending.append(
+                _one_line(message, category, filename))
+            args = build_parser().parse_args(argv)
+            _check_out(args)
+            status = int(args.func(args) or 0)
+        for line in dict.fromkeys(pending):
+            print(line, file=sys.stderr)
+        return status
     except InputError as exc:  # the user's mistake (UsageError included); anything else is a bug
-        msg = " ".join(str(exc).split())
+        msg = " ".join(plain(str(exc)).split())
         print(f"essence: error: {msg}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -24,7 +24,8 @@ from .data import METABENCH, POOL_CAVEAT, Responses, Split, split_models
 from .intervals import IntervalModel, cross_fitted_predictions
 from .metrics import summary
 from .reconstruct import reconstructor_from_dict
-from .errors import InputError
+from .checks import whole_number
+from .errors import InputError, warn
 from .methods.auto import check_models_for_k
 
 __all__ = ["Compressed", "compress", "SCHEMA", "SCHEMA_VERSION"]
@@ -67,7 +68,7 @@ class Compressed:
         if isinstance(data, (str, Path)):
             from .data import load
 
-            data = load(data)
+            data = load(data, allow_empty_items=True)
         if isinstance(data, Responses):
             ids, models, R = data.items, data.models, data.responses
         elif isinstance(data, pd.DataFrame):
@@ -83,7 +84,8 @@ class Compressed:
             shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
             raise InputError(
                 f"{len(missing)} of the artifact's {self.k} items are missing from the responses: {shown}; "
-                "run the new model on every chosen item (see `essence export-lmeval`)"
+                "run the new model on every chosen item (see `essence export-lmeval`); a result a model lacks may "
+                "be an empty cell, but every chosen item needs its column"
             )
         X = R[:, [pos[s] for s in self.items]]
         finite = X[~np.isnan(X)]
@@ -92,7 +94,7 @@ class Compressed:
         empty = np.isnan(X).all(axis=1)
         if empty.any():
             raise InputError(
-                f"{int(empty.sum())} model(s) have no result on any chosen item, e.g. {models[empty][0]!r}; "
+                f"{int(empty.sum())} model(s) have no result on any chosen item, e.g. {str(models[empty][0])!r}; "
                 "drop them or run them on the chosen items"
             )
         return models, X
@@ -116,11 +118,12 @@ class Compressed:
         if isinstance(data, (str, Path)):
             from .data import load
 
-            data = load(data)
+            data = load(data, allow_empty_items=True)
         if not isinstance(data, Responses):
             raise InputError("evaluate: data must be a Responses or a dataset name/path with true scores")
         est = self.estimate(data)
-        return summary(data.target, est["estimate"].to_numpy(), est["lower"].to_numpy(), est["upper"].to_numpy())
+        return _figures(data.target, est["estimate"].to_numpy(), est["lower"].to_numpy(), est["upper"].to_numpy(),
+                        f"{data.name}")
 
     # -- persistence -----------------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -165,10 +168,12 @@ class Compressed:
         missing = [f for f in _REQUIRED if f not in d]
         if missing:
             raise InputError(f"{source}: missing field(s) {', '.join(missing)}; the file is incomplete or hand-edited")
+        from .artifact_checks import check_artifact
+
+        rec, interval = check_artifact(d, source)
         return cls(
             method=d["method"], k=int(d["k"]), seed=int(d["seed"]), params=d["params"], items=list(d["items"]),
-            reconstructor=reconstructor_from_dict(d["reconstructor"]),
-            interval=IntervalModel.from_dict(d["interval"]), dataset=d["dataset"], figures=d["figures"],
+            reconstructor=rec, interval=interval, dataset=d["dataset"], figures=d["figures"],
             split=d.get("split", {}), selection=d.get("selection", {}), created=d.get("created", ""),
             essence_version=d.get("essence_version", "unknown"),
         )
@@ -189,6 +194,46 @@ class Compressed:
         t = self.figures.get("test", {})
         return (f"Compressed(method={self.method!r}, k={self.k}, dataset={self.dataset.get('name')!r}, "
                 f"test_rmse={t.get('rmse', float('nan')):.3f} pp, test_kendall={t.get('kendall', float('nan')):.3f})")
+
+
+#: fewer models than this make figures (RMSE, rank correlation, coverage) too noisy to read: a warning says so
+MIN_FIGURE_MODELS = 10
+
+
+def _figures(y, est, lo, hi, what: str, warn_few: bool = True, quiet: bool = False) -> dict:
+    """:func:`essence.metrics.summary` of estimates against true scores (pp), with a one-line warning (not
+    scipy's raw ConstantInputWarning) when the true scores are all equal and when there are very few models
+    (``warn_few``); ``quiet``: no warning (one was given already)."""
+    from scipy.stats import ConstantInputWarning
+
+    y = np.asarray(y, dtype=np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConstantInputWarning)
+        fig = summary(y, est, lo, hi)
+    if quiet:
+        pass
+    elif y.size > 1 and np.ptp(y) == 0:
+        warn(f"{what}: all {y.size} models have the same true score ({y[0]:g} pp): RMSE and coverage say nothing "
+             "about telling models apart, and rank correlations are undefined")
+    elif warn_few and y.size < MIN_FIGURE_MODELS:
+        warn(f"{what}: computed on only {y.size} model(s); with fewer than {MIN_FIGURE_MODELS} the figures are "
+             "noise (add models)")
+    return fig
+
+
+def _warn_constant(data: Responses) -> bool:
+    """Warn (one line) when every observed result, or every full score, is the same value: no item can tell
+    models apart. Returns whether it warned."""
+    obs = data.responses[~np.isnan(data.responses)]
+    if obs.size and np.ptp(obs) == 0:
+        warn(f"{data.name}: every observed result is {obs[0]:g} (constant data); the chosen items cannot tell "
+             "models apart, and the figures (RMSE, coverage) cannot show an error")
+        return True
+    if data.n_models > 1 and np.ptp(data.target) == 0:
+        warn(f"{data.name}: every model has the same full score ({data.target[0]:g} pp); the figures (RMSE, "
+             "coverage) cannot show an error and rank correlations are undefined")
+        return True
+    return False
 
 
 def compress(
@@ -218,6 +263,9 @@ def compress(
 
     if not isinstance(data, Responses):
         raise InputError("data: expected a Responses (see essence.data.load)")
+    seed = whole_number("seed", seed, 0)
+    min_answered = whole_number("min_answered", min_answered, 1)
+    constant = _warn_constant(data)
     selector = make_method(method, k=k, seed=seed, progress=progress, **params)
     split = split if split is not None else split_models(data, test=test, val=val, seed=seed)
     train, valid, testd = (data.subset(models=ix) for ix in split)
@@ -228,10 +276,9 @@ def compress(
         if few.size == data.n_items:
             raise InputError(f"every item was answered by fewer than {min_answered} training models; "
                              "add models or lower min_answered")
-        warnings.warn(f"{few.size} item(s) were answered by fewer than {min_answered} training models and are "
+        warn(f"{few.size} item(s) were answered by fewer than {min_answered} training models and are "
                       f"left out, e.g. {', '.join(map(repr, data.items[few[:3]].tolist()))} "
-                      f"({data.n_items - few.size} items remain; lower min_answered to keep them)", UserWarning,
-                      stacklevel=2)
+                      f"({data.n_items - few.size} items remain; lower min_answered to keep them)")
         keep = np.setdiff1d(np.arange(data.n_items), few)
         left_out = data.items[few].tolist()
         data = data.subset(items=keep)
@@ -254,10 +301,12 @@ def compress(
         if part.n_models:
             est = pred_val if label == "validation" else rec.predict(part.responses[:, idx])
             lo, hi = interval.interval(est)
-            figures[label] = summary(part.target, est, lo, hi)
+            figures[label] = _figures(part.target, est, lo, hi, f"{label} figures", warn_few=label == "test",
+                                     quiet=constant)
     dataset = {
         "name": data.name, "fingerprint": source.fingerprint(), "n_models": data.n_models,
         "n_items": source.n_items, "target_source": data.target_source, "binary": data.is_binary,
+        "target_quantiles": np.round(np.nanpercentile(data.target, np.arange(101)), 4).tolist(),  # essence.report
     }
     if left_out:
         dataset["items_left_out"] = {"reason": f"answered by fewer than {min_answered} training models",
@@ -270,7 +319,7 @@ def compress(
         **getattr(selector, "info_", {}),
     }
     return Compressed(
-        method=method, k=int(k), seed=int(seed), params=selector.get_params(),
+        method=method, k=int(k), seed=int(seed), params=selector.params_dict(),
         items=data.items[idx].tolist(), reconstructor=rec, interval=interval, dataset=dataset, figures=figures,
         split={"seed": int(seed), "test": test, "val": val, "n_train": train.n_models, "n_val": valid.n_models,
                "n_test": testd.n_models},

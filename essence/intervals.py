@@ -20,8 +20,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from sklearn.base import clone
 
-from .reconstruct import Table1D
+from .tables import Table1D
 from .errors import InputError
 
 __all__ = ["IntervalModel", "cross_fitted_predictions"]
@@ -94,6 +95,6 @@ def cross_fitted_predictions(reconstructor, X, y, n_folds: int = 5, seed: int = 
     out = np.empty(n)
     for f in range(n_folds):
         te = folds == f
-        rec = reconstructor.clone().fit(X[~te], y[~te])
+        rec = clone(reconstructor).fit(X[~te], y[~te])
         out[te] = rec.predict(X[te])
     return out

@@ -41,10 +41,12 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
 from ._io import write_atomic
+from .checks import Flag, OneOf, Real, Whole, check_params
 from .errors import InputError
 
 __all__ = [
@@ -57,11 +59,30 @@ __all__ = [
     "fit_2pl_cached",
     "irt_cache_dir",
     "DEFAULT_FIT",
+    "IRT_SETTINGS",
+    "IRT_DOMAINS",
+    "fit_item_params",
 ]
 
 #: Default py-irt settings, chosen with ``benchmarks/irt_fit.py`` (see its output and the docstring of
 #: :func:`fit_2pl`): hierarchical priors converge in far fewer epochs than py-irt's "vague" ones.
 DEFAULT_FIT = {"epochs": 150, "lr": 0.1, "lr_decay": 0.9999, "priors": "hierarchical", "max_models": 500}
+
+#: The IRT settings a selector exposes (``irt`` and ``tinybench`` share them and their cached fit):
+#: the binarisation threshold, :data:`DEFAULT_FIT`'s keys, the MAP ability's prior sd and the disk cache.
+IRT_SETTINGS = ("binarize", "epochs", "lr", "lr_decay", "priors", "max_models", "prior_sd", "cache")
+
+#: Allowed values of :data:`IRT_SETTINGS` (checked by :func:`essence.checks.check_params` at fit time).
+IRT_DOMAINS = {
+    "binarize": Real(0.0, 1.0),
+    "epochs": Whole(1),
+    "lr": Real(0.0, open_min=True),
+    "lr_decay": Real(0.0, 1.0, open_min=True),
+    "priors": OneOf("hierarchical", "vague"),
+    "max_models": Whole(2, none=True),
+    "prior_sd": Real(0.0, open_min=True),
+    "cache": Flag(),
+}
 
 #: Bumped whenever the fitting procedure changes in a way that changes fitted numbers (cache key).
 _ALGO_VERSION = 1
@@ -246,12 +267,8 @@ def fit_2pl(
     if vals.size and not np.all((vals == 0) | (vals == 1)):
         raise InputError("responses: the 2PL model needs 0/1 responses; threshold continuous scores first "
                          "with essence.irt.binarize(responses, threshold)")
-    if priors not in ("hierarchical", "vague"):
-        raise InputError(f"priors: {priors!r} is not one of 'hierarchical', 'vague'")
-    if not (isinstance(epochs, (int, np.integer)) and epochs >= 1):
-        raise InputError(f"epochs: {epochs!r} must be a positive whole number")
-    if max_models is not None and (not isinstance(max_models, (int, np.integer)) or max_models < 2):
-        raise InputError(f"max_models: {max_models!r} must be None or a whole number >= 2")
+    given = {"priors": priors, "epochs": epochs, "max_models": max_models, "lr": lr, "lr_decay": lr_decay}
+    check_params(SimpleNamespace(**given), {name: IRT_DOMAINS[name] for name in given})
     n_models, n_items = R.shape
     settings = {"epochs": int(epochs), "lr": float(lr), "lr_decay": float(lr_decay), "priors": priors,
                 "max_models": None if max_models is None else int(max_models), "seed": int(seed)}
@@ -405,3 +422,22 @@ def fit_2pl_cached(train, *, threshold: float = 0.5, cache: bool = True, progres
     return params
 
 
+_binarize = binarize  # fit_item_params's keyword ``binarize`` (the selectors' parameter name) shadows it
+
+
+def fit_item_params(train, *, method: str, binarize: float = 0.5, cache: bool = True, progress: bool = True,
+                    seed: int = 0, **settings) -> tuple[ItemParams, np.ndarray, dict]:
+    """2PL parameters of every item of the training :class:`~essence.data.Responses` ``train``.
+
+    ``binarize`` thresholds continuous scores (``x >= binarize`` -> 1), with a warning naming ``method``;
+    ``settings`` are :data:`DEFAULT_FIT`'s keys, passed to :func:`fit_2pl_cached` with ``cache``,
+    ``progress`` and ``seed``. Returns ``(params, Rb, record)``: the (cached) item parameters for
+    ``train.n_items`` items, the binarised responses ``(n_train, n_items)`` and a JSON-able record of
+    the fit (settings, cache hit, timing, threshold) for a selector's ``info_``. Writes nothing else.
+    """
+    Rb = _binarize(train.responses, binarize)
+    if not train.is_binary:
+        warnings.warn(f"{method}: {train.name} has continuous scores; the 2PL model sees them "
+                      f"thresholded at binarize={binarize} (x >= {binarize} -> 1)", UserWarning, stacklevel=4)
+    params = fit_2pl_cached(train, threshold=binarize, cache=cache, progress=progress, seed=seed, **settings)
+    return params, Rb, {**params.settings, **params.info, "binarize": binarize}

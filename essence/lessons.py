@@ -1,5 +1,5 @@
 """Analysis helpers behind the EssenceBench lesson notebooks (01 redundancy, 02 coarse filter, 03 genetic
-search, 04 EBM refinement).
+search, 04 EBM refinement), and notebook 07's chance level.
 
 Small pure functions over arrays, each saying its shapes and units; the stages themselves live in
 :mod:`essence.search` and :class:`essence.methods.essence.EssenceSelector`, and nothing here changes
@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
 from .errors import InputError
+from .tables import GAM_LAM, GAM_N_SPLINES
 
 __all__ = [
     "off_diagonal",
@@ -29,6 +31,10 @@ __all__ = [
     "subset_figures",
     "Trajectory",
     "ga_trajectory",
+    "fitness_setup",
+    "subset_evaluator",
+    "compare_fitnesses",
+    "chance_level",
     "ablation",
     "ablation_traces",
 ]
@@ -214,7 +220,7 @@ def kept_counts(R_train, embeddings, tau_text, tau_rank, drop_constant: bool = T
 
 
 def random_subset_rmse(R_train, y_train, R_eval, y_eval, k: int, pool=None, n_draws: int = 50, seed=0,
-                       n_splines: int = 25, lam: float = 5.0) -> np.ndarray:
+                       n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM) -> np.ndarray:
     """RMSE (pp) of uniformly random k-subsets of a pool, each reconstructed by a GAM on the subset mean.
 
     For each draw: ``k`` items drawn without replacement from ``pool`` (positions into the columns; None
@@ -227,7 +233,7 @@ def random_subset_rmse(R_train, y_train, R_eval, y_eval, k: int, pool=None, n_dr
 
 
 def random_subset_scores(R_train, y_train, R_eval, y_eval, k: int, pool=None, n_draws: int = 50, seed=0,
-                         n_splines: int = 25, lam: float = 5.0) -> dict:
+                         n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM) -> dict:
     """As :func:`random_subset_rmse`, returning ``{"rmse": (n_draws,) pp, "kendall": (n_draws,)}`` (the
     Kendall tau between the evaluation models' true and reconstructed scores). Same draws for the same seed."""
     from .metrics import kendall, rmse
@@ -347,6 +353,73 @@ def ga_trajectory(fitness, k: int, checkpoints, evaluate=None, population: int =
         rows.append(row)
     return Trajectory(table=pd.DataFrame(rows), history=np.asarray(hist), mean_history=np.asarray(mhist),
                       bests=bests, result=res, seconds=secs)
+
+
+def fitness_setup(data, seed: int = 0, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM,
+                  ridge_alpha: float = 1.0) -> dict:
+    """The two fitness functions notebook 03 compares, on ``split_models(data, seed)``.
+
+    ``data``: a :class:`~essence.data.Responses` or a dataset name. Returns
+    ``{"data", "split", "R", "y", "paper", "ridge"}``:
+    the split, all responses ``(n_models, n_items)`` and targets (pp), the paper's fixed GAM ruler
+    (:class:`~essence.search.genetic.SubsetFitness`, fitted on training, scored on validation models)
+    and the ridge fitness (:class:`~essence.search.genetic.RidgeFitness`, on training models).
+    """
+    from .data import load, split_models
+    from .search.genetic import RidgeFitness, SubsetFitness
+
+    data = load(data) if isinstance(data, str) else data
+    split = split_models(data, seed=seed)
+    tr, va, _ = split
+    R, y = data.responses, data.target
+    return {"data": data, "split": split, "R": R, "y": y,
+            "paper": SubsetFitness(R[tr], y[tr], R[va], y[va], n_splines, lam),
+            "ridge": RidgeFitness(R[tr], y[tr], alpha=ridge_alpha)}
+
+
+def subset_evaluator(setup: dict, reconstructors=("gam", "ridge", "ridge_gam")):
+    """``best (k,) positions -> dict``: :func:`subset_figures` on ``setup``'s split (a :func:`fitness_setup`
+    result), the ``evaluate`` argument of :func:`ga_trajectory`."""
+    return lambda best: subset_figures(setup["R"], setup["y"], setup["split"], best, reconstructors)
+
+
+def compare_fitnesses(data, seed: int, k: int, checkpoints, fitnesses: dict, population: int = 200,
+                      elites: int = 20, tournament: int = 3, n_draws: int = 20, n_splines: int = GAM_N_SPLINES,
+                      lam: float = GAM_LAM, ridge_alpha: float = 1.0) -> tuple[dict, float, float]:
+    """Both GA searches of notebook 03 on one dataset and split seed.
+
+    ``fitnesses``: label -> ``"paper"`` or ``"ridge"`` (keys of :func:`fitness_setup`). Returns
+    ``(tables, random_rmse, floor)``: label -> the :func:`ga_trajectory` table (figures on held-out
+    models at each checkpoint); the mean test RMSE (pp) of ``n_draws`` random ``k``-subsets with the GAM
+    (:func:`random_subset_rmse`, seed ``seed``); and the ruler's validation RMSE (pp) on the whole pool.
+    """
+    st = fitness_setup(data, seed, n_splines, lam, ridge_alpha)
+    tables = {label: ga_trajectory(st[key], k, checkpoints, evaluate=subset_evaluator(st), population=population,
+                                   elites=elites, tournament=tournament, seed=seed).table
+              for label, key in fitnesses.items()}
+    tr, _, te = st["split"]
+    rnd = random_subset_rmse(st["R"][tr], st["y"][tr], st["R"][te], st["y"][te], k, n_draws=n_draws,
+                             seed=seed).mean()
+    floor = float(-st["paper"](np.ones((1, st["data"].n_items), dtype=bool))[0])
+    return tables, float(rnd), floor
+
+
+# ----------------------------------------------------------------------------------------------
+# 07 · a new model
+# ----------------------------------------------------------------------------------------------
+def chance_level(docs, free_form: bool = False) -> float:
+    """Expected score of random guessing on harness documents, pp: ``100 * mean(1 / n_options)``.
+
+    ``docs``: the documents of harness ``--log_samples`` files (:func:`essence.lmeval.read_samples`), each
+    with ``contexts`` (one request per answer option). ``free_form=True`` (e.g. GSM8K's generated answers):
+    0. InputError when there are no documents or one has no option.
+    """
+    if free_form:
+        return 0.0
+    n = [len(d.contexts) for d in docs]
+    if not n or min(n) < 1:
+        raise InputError("docs: need at least one document, each with at least one answer option")
+    return 100 * float(np.mean([1 / m for m in n]))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -20,6 +20,8 @@ __all__ = [
     "rank_error_within",
     "coverage",
     "summary",
+    "ratio_to_random",
+    "paired_with_random",
 ]
 
 
@@ -116,3 +118,51 @@ def summary(y_true, y_pred, lower=None, upper=None) -> dict[str, float]:
     if lower is not None and upper is not None:
         out["coverage"] = coverage(a, lower, upper)
     return out
+
+
+def ratio_to_random(rmse_method, rmse_random) -> float:
+    """A method's test RMSE relative to random items': the geometric mean over paired runs of
+    ``rmse_method / rmse_random`` (unitless; < 1 = better than random, 0.7 = 30% lower error).
+
+    ``rmse_method``, ``rmse_random``: ``(n_pairs,)`` test RMSE in pp of the method and of the ``random``
+    method on the same dataset, k and seed (so on the same split: both errors are measured on the same
+    test models). Pairs where either side is missing (NaN, e.g. a failed run) are left out; NaN when no
+    pair is left.
+
+    Why this definition, of the four the project once had (ratio of means, mean of per-seed ratios,
+    geometric mean over datasets): pairing by seed cancels how hard a split's test models are, which
+    varies more between seeds than between methods on small datasets; and a ratio is multiplicative, so
+    its average is taken on the log scale (a method twice as good on one split and twice as bad on
+    another averages to 1, not 1.25). Over several datasets pass every (dataset, seed) pair: with the
+    same seeds on each dataset that is the geometric mean over datasets of each dataset's ratio.
+    """
+    a = np.asarray(rmse_method, dtype=np.float64).ravel()
+    b = np.asarray(rmse_random, dtype=np.float64).ravel()
+    if a.shape != b.shape:
+        raise InputError(f"ratio_to_random: {a.size} method RMSEs but {b.size} random RMSEs; pass one pair per run")
+    ok = np.isfinite(a) & np.isfinite(b)
+    if (a[ok] <= 0).any() or (b[ok] <= 0).any():
+        raise InputError("ratio_to_random: RMSEs must be > 0 (pp)")
+    if not ok.any():
+        return float("nan")
+    return float(np.exp(np.mean(np.log(a[ok] / b[ok]))))
+
+
+def paired_with_random(results, method: str, k: int, datasets=None) -> tuple[np.ndarray, np.ndarray]:
+    """``(rmse_method, rmse_random)``: the pairs :func:`ratio_to_random` takes, from a sweep's results table.
+
+    ``results``: a DataFrame with columns ``dataset, method, k, seed, rmse, error`` (one row per run, as
+    :func:`essence.sweep.run_sweep` returns). One pair per (dataset, seed) at ``k`` where ``method`` and
+    ``random`` both have a row (``datasets``: only these); a failed run counts as NaN (left out by
+    :func:`ratio_to_random`). Arrays ``(n_pairs,)`` in pp, in the table's order.
+    """
+    df = results[results["k"] == k]
+    if datasets is not None:
+        df = df[df["dataset"].isin(list(datasets))]
+    rmse = df["rmse"].where(df["error"].fillna("") == "")
+    keyed = {(d, m, s): v for d, m, s, v in zip(df["dataset"], df["method"], df["seed"], rmse)}
+    pairs = [(v, keyed[d, "random", s]) for (d, m, s), v in keyed.items() if m == method and (d, "random", s) in keyed]
+    if not pairs:
+        return np.empty(0), np.empty(0)
+    a, b = zip(*pairs)
+    return np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)

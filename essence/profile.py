@@ -16,16 +16,19 @@ Note that the pool profile is the mean over the *item pool*, not the model's ful
 The profile asks whether a subset looks like the pool it was drawn from; reconstructing the full score
 is the reconstructor's job.
 
-Functions are pure: arrays in, arrays out; ``responses`` is ``(n_models, n_items)`` in [0, 1] with
-NaN for missing cells.
+The first three functions are pure: arrays in, arrays out; ``responses`` is ``(n_models, n_items)`` in
+[0, 1] with NaN for missing cells. :func:`choose_kmeans_herding` and :func:`profile_lines` are notebook
+06's two steps: choose the items with the real selectors, then every line of its figure and its distance.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from .checks import whole_number
 from .errors import InputError
 
-__all__ = ["mean_profile", "profile_distance", "random_profiles"]
+__all__ = ["mean_profile", "profile_distance", "random_profiles", "choose_kmeans_herding", "profile_lines"]
 
 
 def _responses(responses) -> np.ndarray:
@@ -125,12 +128,58 @@ def random_profiles(responses, k: int, n_draws: int = 50, seed: int = 0) -> np.n
     """
     R = _responses(responses)
     n_items = R.shape[1]
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n_items:
-        raise InputError(f"k: must be a whole number between 1 and the {n_items} items, got {k!r}")
-    if isinstance(n_draws, bool) or not isinstance(n_draws, (int, np.integer)) or n_draws < 1:
-        raise InputError(f"n_draws: must be a whole number >= 1, got {n_draws!r}")
+    k = whole_number("k", k, 1, n_items)
+    n_draws = whole_number("n_draws", n_draws, 1)
     out = np.empty((int(n_draws), R.shape[0]))
     for d in range(int(n_draws)):
         ix = np.sort(np.random.default_rng(seed + d).choice(n_items, size=int(k), replace=False))
         out[d] = mean_profile(R, ix)
     return out
+
+
+def choose_kmeans_herding(data, k: int, seed: int = 0) -> dict:
+    """K-Means and Kernel Herding items of ``data`` (a :class:`~essence.data.Responses`), fitted as ``compress``
+    fits them: on the training and validation models of ``split_models(data, seed)``.
+
+    Returns ``{"split", "held_out", "kmeans", "kmeans_w", "herding"}``: the split, the held-out model rows
+    (validation + test, sorted; no selection saw them), K-Means' ``(k,)`` items and cluster sizes, and
+    Herding's ``(k,)`` items (it reads item texts only). Herding needs the items' texts and SmolLM2.
+    """
+    from .data import split_models
+    from .methods.herding import HerdingSelector
+    from .methods.kmeans import KMeansSelector
+
+    split = split_models(data, seed=seed)
+    train, val = data.subset(models=split.train), data.subset(models=split.val)
+    km = KMeansSelector(k=k, seed=seed, progress=False).fit(train, val)
+    he = HerdingSelector(k=k, seed=seed, progress=False).fit(train, val)
+    held_out = np.sort(np.concatenate([split.val, split.test]))
+    return {"split": split, "held_out": held_out, "kmeans": km.items_, "kmeans_w": km.weights_,
+            "herding": he.items_}
+
+
+def profile_lines(responses, chosen: dict, k: int, n_draws: int = 50, seed: int = 0) -> tuple[dict, dict]:
+    """Every line of a mean-profile figure and its distance from the full line, for the models in ``responses``.
+
+    ``responses``: ``(n_models, n_items)``; ``chosen``: :func:`choose_kmeans_herding`'s output (``kmeans``,
+    ``kmeans_w``, ``herding``); ``k``, ``n_draws``, ``seed``: the random subsets (:func:`random_profiles`).
+    Returns ``(panel, extra)``. ``panel`` is what :func:`essence.plots.plot_mean_profile` draws:
+    ``profiles`` (``full``, ``kmeans`` weighted by cluster size, ``herding``; each ``(n_models,)`` pp),
+    ``random_draws`` ``(n_draws, n_models)`` and ``distance`` (RMSE from the full line, pp; random as a
+    "one draw: mean ± sd" label). ``extra``: unweighted K-Means' distance, the two biases (pp) and the
+    random draws' distances ``(n_draws,)``.
+    """
+    full = mean_profile(responses)
+    draws = random_profiles(responses, k, n_draws=n_draws, seed=seed)
+    prof = {"full": full,
+            "kmeans": mean_profile(responses, chosen["kmeans"], chosen["kmeans_w"]),
+            "herding": mean_profile(responses, chosen["herding"])}
+    d_rnd = np.array([profile_distance(p, full) for p in draws])
+    dist = {"kmeans": profile_distance(prof["kmeans"], full),
+            "herding": profile_distance(prof["herding"], full),
+            "random": f"one draw: RMSE {d_rnd.mean():.2f} ± {d_rnd.std(ddof=1):.2f} pp"}
+    extra = {"kmeans_unweighted": profile_distance(mean_profile(responses, chosen["kmeans"]), full),
+             "kmeans_bias": profile_distance(prof["kmeans"], full, "bias"),
+             "herding_bias": profile_distance(prof["herding"], full, "bias"),
+             "random_draws": d_rnd}
+    return {"profiles": prof, "random_draws": draws, "distance": dist}, extra

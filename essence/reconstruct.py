@@ -2,7 +2,9 @@
 
 Every reconstructor follows one contract (scikit-learn style):
 
-* ``__init__`` stores parameters only; ``get_params()`` returns them (plain JSON values);
+* every reconstructor is a scikit-learn ``BaseEstimator``: ``__init__`` stores its parameters unchanged,
+  ``get_params()`` returns them and ``sklearn.base.clone`` gives an unfitted copy; values are checked
+  and converted in ``fit``;
 * ``fit(X, y)`` with ``X`` ``(n_models, k)`` in [0, 1] (NaN = missing) and ``y`` ``(n_models,)`` in
   percentage points; returns ``self``;
 * ``predict(X)`` returns ``(n_models,)`` estimates in percentage points, clipped to [0, 100];
@@ -10,16 +12,21 @@ Every reconstructor follows one contract (scikit-learn style):
   :func:`reconstructor_from_dict` rebuilds an object whose ``predict`` gives the same numbers.
 
 Smooth 1-D functions fitted with pygam are exported as lookup tables on a fine grid
-(:class:`Table1D`), which also makes them cheap to evaluate on a whole GA population at once.
+(:class:`~essence.tables.Table1D`), which also makes them cheap to evaluate on a whole GA population at
+once. :data:`RECONSTRUCTOR_KINDS` names every kind an artifact can hold, including the methods' own.
 """
 
 from __future__ import annotations
 
-import warnings
+import importlib
 from typing import Callable
 
 import numpy as np
+from sklearn.base import BaseEstimator
+
+from ._io import jsonable
 from .errors import InputError
+from .tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table, round_list
 
 __all__ = [
     "Table1D",
@@ -29,8 +36,10 @@ __all__ = [
     "WeightedMeanReconstructor",
     "fit_gam_table",
     "subset_score",
+    "Reconstructor",
+    "RECONSTRUCTOR_KINDS",
+    "reconstructor_class",
     "reconstructor_from_dict",
-    "register_reconstructor",
     "choose_on_validation",
     "LineReconstructor",
     "MeanRidgeReconstructor",
@@ -38,31 +47,32 @@ __all__ = [
     "cv_rmse",
 ]
 
-_REGISTRY: dict[str, type] = {}
+#: Every reconstructor kind an artifact can name -> ``"module:Class"``. A static table, resolved with
+#: importlib when an artifact is loaded, so this module imports no method module (methods sit above it).
+RECONSTRUCTOR_KINDS: dict[str, str] = {
+    "gam": "essence.reconstruct:GAMReconstructor",
+    "ridge": "essence.reconstruct:RidgeReconstructor",
+    "ridge_gam": "essence.reconstruct:RidgeGAMReconstructor",
+    "weighted_mean": "essence.reconstruct:WeightedMeanReconstructor",
+    "irt_gam": "essence.methods.irt:IRTGAMReconstructor",
+    "gpirt": "essence.methods.tinybench:GPIRTReconstructor",
+    "signature_knn": "essence.methods.disco:SignatureKNNReconstructor",
+    "line": "essence.reconstruct:LineReconstructor",
+    "mean_ridge": "essence.reconstruct:MeanRidgeReconstructor",
+}
 
 
-def register_reconstructor(cls):
-    """Class decorator: make ``cls`` loadable by :func:`reconstructor_from_dict` under ``cls.kind``."""
-    _REGISTRY[cls.kind] = cls
-    return cls
+def reconstructor_class(kind: str) -> type:
+    """The class registered under ``kind`` in :data:`RECONSTRUCTOR_KINDS`; InputError naming the known kinds."""
+    if kind not in RECONSTRUCTOR_KINDS:
+        raise InputError(f"reconstructor: unknown kind {kind!r}; known kinds: {', '.join(sorted(RECONSTRUCTOR_KINDS))}")
+    module, name = RECONSTRUCTOR_KINDS[kind].split(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def reconstructor_from_dict(d: dict):
     """Rebuild a fitted reconstructor from :meth:`to_dict` output."""
-    kind = d.get("kind")
-    if kind not in _REGISTRY:
-        # methods register kinds of their own (irt_gam, gpirt, ...) when their module is imported;
-        # the registry of methods is lazy, so import them all before giving up
-        from .methods import METHODS, get_method
-
-        for name in METHODS:
-            try:
-                get_method(name)
-            except ImportError:
-                continue
-    if kind not in _REGISTRY:
-        raise InputError(f"reconstructor: unknown kind {kind!r}; known kinds: {', '.join(sorted(_REGISTRY))}")
-    return _REGISTRY[kind].from_dict(d)
+    return reconstructor_class(d.get("kind")).from_dict(d)
 
 
 def subset_score(X: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
@@ -75,71 +85,15 @@ def subset_score(X: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray
     if X.ndim != 2:
         raise InputError(f"X: expected (n_models, k), got shape {X.shape}")
     w = np.ones(X.shape[1]) if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != (X.shape[1],) or not np.isfinite(w).all() or (w < 0).any() or not w.sum() > 0:
+        raise InputError(f"weights: must be {X.shape[1]} finite numbers >= 0 (one per chosen item), not all zero; got "
+                         f"{w.size} with min {w.min() if w.size else float('nan'):g} and sum {w.sum():g}")
     obs = ~np.isnan(X)
     den = obs.astype(np.float64) @ w
     if (den <= 0).any():
         bad = np.flatnonzero(den <= 0)
         raise InputError(f"X: {bad.size} model(s) (rows {bad[:5].tolist()}) have no result on any chosen item")
     return 100.0 * (np.where(obs, X, 0.0) @ w) / den
-
-
-# ----------------------------------------------------------------------------------------------
-# A smooth 1-D function as a table
-# ----------------------------------------------------------------------------------------------
-class Table1D:
-    """A 1-D function stored as values on a sorted grid; linear interpolation, constant beyond the ends.
-
-    ``x`` and ``y`` are ``(n_grid,)``. Evaluating on an array of any shape returns the same shape.
-    """
-
-    def __init__(self, x, y):
-        self.x = np.asarray(x, dtype=np.float64)
-        self.y = np.asarray(y, dtype=np.float64)
-        if self.x.ndim != 1 or self.x.shape != self.y.shape or self.x.size < 2:
-            raise InputError("Table1D: x and y must be 1-D of the same length >= 2")
-        if np.any(np.diff(self.x) <= 0):
-            raise InputError("Table1D: x must be strictly increasing")
-
-    def __call__(self, v) -> np.ndarray:
-        v = np.asarray(v, dtype=np.float64)
-        return np.interp(v.ravel(), self.x, self.y).reshape(v.shape)
-
-    def to_dict(self) -> dict:
-        return {"x": _round(self.x), "y": _round(self.y)}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "Table1D":
-        return cls(d["x"], d["y"])
-
-
-def _round(a: np.ndarray, digits: int = 10) -> list[float]:
-    return [float(v) for v in np.round(np.asarray(a, dtype=np.float64), digits)]
-
-
-def fit_gam_table(x, y, n_splines: int = 25, lam: float = 5.0, lo: float = 0.0, hi: float = 100.0,
-                  n_grid: int = 2001) -> Table1D:
-    """Fit ``y ~ s(x)`` with pygam's LinearGAM and export it as a :class:`Table1D` on ``[lo, hi]``.
-
-    ``x``, ``y`` are ``(n,)``, both in percentage points. With fewer than 4 distinct x values a
-    GAM is not identifiable; a least-squares line (or the mean, for one distinct value) is used instead.
-    The grid step (0.05 pp by default) keeps the table within 1e-3 pp of pygam's own predictions.
-    """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    grid = np.linspace(lo, hi, n_grid)
-    n_distinct = np.unique(x).size
-    if n_distinct < 4:
-        if n_distinct == 1:
-            return Table1D(grid, np.full_like(grid, y.mean()))
-        slope, icpt = np.polyfit(x, y, 1)
-        return Table1D(grid, icpt + slope * grid)
-    from pygam import LinearGAM, s
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        gam = LinearGAM(s(0, n_splines=n_splines, lam=lam)).fit(x[:, None], y)
-        vals = gam.predict(grid[:, None])
-    return Table1D(grid, vals)
 
 
 def _check_X(X, k: int | None = None) -> np.ndarray:
@@ -151,22 +105,24 @@ def _check_X(X, k: int | None = None) -> np.ndarray:
     return X
 
 
-class _Base:
+class Reconstructor(BaseEstimator):
+    """Base of every reconstructor: scikit-learn's parameter handling plus the artifact helpers.
+
+    ``kind`` names the class in :data:`RECONSTRUCTOR_KINDS`; :meth:`params_dict` is ``get_params()`` as
+    plain JSON values (what ``to_dict`` stores under ``"params"`` and ``from_dict`` passes back).
+    """
+
     kind = "base"
 
-    def get_params(self) -> dict:
-        raise NotImplementedError
-
-    def clone(self):
-        """An unfitted copy with the same parameters."""
-        return type(self)(**self.get_params())
+    def params_dict(self) -> dict:
+        """The constructor parameters as JSON values (tuples and arrays become lists)."""
+        return jsonable(self.get_params(deep=False))
 
 
 # ----------------------------------------------------------------------------------------------
 # GAM on the subset score
 # ----------------------------------------------------------------------------------------------
-@register_reconstructor
-class GAMReconstructor(_Base):
+class GAMReconstructor(Reconstructor):
     """Full score = g(subset score): a GAM (pygam, ``s(0)``) on the (weighted) mean over the chosen items, pp.
 
     Parameters: ``n_splines`` and ``lam`` of the spline term; optional item ``weights`` ``(k,)`` (e.g.
@@ -175,13 +131,10 @@ class GAMReconstructor(_Base):
 
     kind = "gam"
 
-    def __init__(self, n_splines: int = 25, lam: float = 5.0, weights=None):
+    def __init__(self, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, weights=None):
         self.n_splines = n_splines
         self.lam = lam
-        self.weights = None if weights is None else [float(w) for w in weights]
-
-    def get_params(self) -> dict:
-        return {"n_splines": self.n_splines, "lam": self.lam, "weights": self.weights}
+        self.weights = weights
 
     def fit(self, X, y):
         X = _check_X(X)
@@ -194,7 +147,7 @@ class GAMReconstructor(_Base):
         return np.clip(self.table_(subset_score(X, self.weights)), 0.0, 100.0)
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "params": self.get_params(), "k": self.k_, "table": self.table_.to_dict()}
+        return {"kind": self.kind, "params": self.params_dict(), "k": self.k_, "table": self.table_.to_dict()}
 
     @classmethod
     def from_dict(cls, d: dict):
@@ -207,8 +160,7 @@ class GAMReconstructor(_Base):
 # ----------------------------------------------------------------------------------------------
 # Ridge on the item responses
 # ----------------------------------------------------------------------------------------------
-@register_reconstructor
-class RidgeReconstructor(_Base):
+class RidgeReconstructor(Reconstructor):
     """Full score = ``b + X w``: ridge regression on the chosen items' responses, pp.
 
     The penalty is chosen among ``alphas`` by efficient leave-one-out CV (scikit-learn's RidgeCV) on
@@ -218,10 +170,7 @@ class RidgeReconstructor(_Base):
     kind = "ridge"
 
     def __init__(self, alphas=(0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)):
-        self.alphas = [float(a) for a in alphas]
-
-    def get_params(self) -> dict:
-        return {"alphas": self.alphas}
+        self.alphas = alphas
 
     def fit(self, X, y):
         from sklearn.linear_model import RidgeCV
@@ -231,7 +180,7 @@ class RidgeReconstructor(_Base):
         means = np.nanmean(X, axis=0)
         self.fill_ = np.where(np.isnan(means), 0.0, means)
         Xf = np.where(np.isnan(X), self.fill_, X)
-        m = RidgeCV(alphas=self.alphas).fit(Xf, np.asarray(y, dtype=np.float64))
+        m = RidgeCV(alphas=[float(a) for a in self.alphas]).fit(Xf, np.asarray(y, dtype=np.float64))
         self.coef_ = np.asarray(m.coef_, dtype=np.float64)
         self.intercept_ = float(m.intercept_)
         self.alpha_ = float(m.alpha_)
@@ -244,8 +193,8 @@ class RidgeReconstructor(_Base):
 
     def to_dict(self) -> dict:
         return {
-            "kind": self.kind, "params": self.get_params(), "k": self.k_, "coef": _round(self.coef_, 12),
-            "intercept": float(self.intercept_), "alpha": self.alpha_, "fill": _round(self.fill_, 12),
+            "kind": self.kind, "params": self.params_dict(), "k": self.k_, "coef": round_list(self.coef_, 12),
+            "intercept": float(self.intercept_), "alpha": self.alpha_, "fill": round_list(self.fill_, 12),
         }
 
     @classmethod
@@ -262,7 +211,6 @@ class RidgeReconstructor(_Base):
 # ----------------------------------------------------------------------------------------------
 # Ridge index, then a GAM on it (a single-index model)
 # ----------------------------------------------------------------------------------------------
-@register_reconstructor
 class RidgeGAMReconstructor(RidgeReconstructor):
     """Full score = g(b + X w): ridge on the chosen items' responses gives a linear index (pp), and a 1-D GAM
     ``g`` bends it where the full score is not linear in the items (floors and ceilings of the scale).
@@ -279,14 +227,10 @@ class RidgeGAMReconstructor(RidgeReconstructor):
     def __init__(self, alphas=(0.01, 0.1, 1.0, 10.0, 100.0, 1000.0), n_splines: int = 20, lam: float = 5.0,
                  folds: int = 5, seed: int = 0):
         super().__init__(alphas)
-        self.n_splines = int(n_splines)
-        self.lam = float(lam)
-        self.folds = int(folds)
-        self.seed = int(seed)
-
-    def get_params(self) -> dict:
-        return {"alphas": self.alphas, "n_splines": self.n_splines, "lam": self.lam, "folds": self.folds,
-                "seed": self.seed}
+        self.n_splines = n_splines
+        self.lam = lam
+        self.folds = folds
+        self.seed = seed
 
     def fit(self, X, y):
         from sklearn.linear_model import Ridge
@@ -332,8 +276,7 @@ class RidgeGAMReconstructor(RidgeReconstructor):
 # ----------------------------------------------------------------------------------------------
 # Weighted mean (no fitting): tinyBenchmarks' anchor estimator
 # ----------------------------------------------------------------------------------------------
-@register_reconstructor
-class WeightedMeanReconstructor(_Base):
+class WeightedMeanReconstructor(Reconstructor):
     """Full score = ``100 * sum_j w_j x_j / sum_j w_j``: the anchor-weighted mean, pp. Nothing is fitted.
 
     It estimates the mean over the *pool*; where the target is a score over a larger benchmark (the
@@ -343,10 +286,7 @@ class WeightedMeanReconstructor(_Base):
     kind = "weighted_mean"
 
     def __init__(self, weights=None):
-        self.weights = None if weights is None else [float(w) for w in weights]
-
-    def get_params(self) -> dict:
-        return {"weights": self.weights}
+        self.weights = weights
 
     def fit(self, X, y=None):
         self.k_ = _check_X(X).shape[1]
@@ -356,7 +296,7 @@ class WeightedMeanReconstructor(_Base):
         return np.clip(subset_score(_check_X(X, self.k_), self.weights), 0.0, 100.0)
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "params": self.get_params(), "k": self.k_}
+        return {"kind": self.kind, "params": self.params_dict(), "k": self.k_}
 
     @classmethod
     def from_dict(cls, d: dict):
@@ -368,7 +308,7 @@ class WeightedMeanReconstructor(_Base):
 RECONSTRUCTOR_CHOICES = ("gam", "ridge", "ridge_gam")
 
 
-def reconstructor_makers(names=RECONSTRUCTOR_CHOICES, n_splines: int = 25, lam: float = 5.0) -> dict[str, Callable[[], object]]:
+def reconstructor_makers(names=RECONSTRUCTOR_CHOICES, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM) -> dict[str, Callable[[], object]]:
     """Zero-argument factories, by label, for :func:`choose_on_validation`: ``"gam"`` (a
     :class:`GAMReconstructor` with ``n_splines`` and ``lam`` on the subset mean, the paper's), ``"ridge"``
     (:class:`RidgeReconstructor` on the items) and ``"ridge_gam"`` (:class:`RidgeGAMReconstructor`: ridge,
@@ -410,17 +350,13 @@ def choose_on_validation(candidates: dict[str, Callable[[], object]], X_train, y
 # ----------------------------------------------------------------------------------------------
 # Few-model reconstructors and the cross-validated choice
 # ----------------------------------------------------------------------------------------------
-@register_reconstructor
-class LineReconstructor(_Base):
+class LineReconstructor(Reconstructor):
     """Full score = ``a + b * m``: a least-squares line on the subset score ``m`` (pp, plain mean of the
     chosen items). Two numbers to learn, so it holds with a handful of models; the baseline a user tries
     first ("random items + a straight line"). With one distinct ``m`` it predicts the mean target.
     """
 
     kind = "line"
-
-    def get_params(self) -> dict:
-        return {}
 
     def fit(self, X, y):
         X = _check_X(X)
@@ -449,8 +385,7 @@ class LineReconstructor(_Base):
         return obj
 
 
-@register_reconstructor
-class MeanRidgeReconstructor(_Base):
+class MeanRidgeReconstructor(Reconstructor):
     """Full score = ``a + b * m + X w``: the :class:`LineReconstructor` on the subset score ``m`` plus a ridge
     on the chosen items' responses fitted to the line's residuals, i.e. item weights shrunk toward equal
     weights (the plain mean). The penalty is chosen among ``alphas`` by efficient leave-one-out CV
@@ -461,10 +396,7 @@ class MeanRidgeReconstructor(_Base):
     kind = "mean_ridge"
 
     def __init__(self, alphas=(1.0, 10.0, 100.0, 1000.0, 1e4, 1e5)):
-        self.alphas = [float(a) for a in alphas]
-
-    def get_params(self) -> dict:
-        return {"alphas": self.alphas}
+        self.alphas = alphas
 
     def fit(self, X, y):
         from sklearn.linear_model import RidgeCV
@@ -476,7 +408,7 @@ class MeanRidgeReconstructor(_Base):
         means = np.nanmean(X, axis=0) if X.shape[0] else np.zeros(self.k_)
         self.fill_ = np.where(np.isnan(means), 0.0, means)
         resid = y - (self.line_.intercept_ + self.line_.slope_ * subset_score(X))
-        m = RidgeCV(alphas=self.alphas).fit(np.where(np.isnan(X), self.fill_, X), resid)
+        m = RidgeCV(alphas=[float(a) for a in self.alphas]).fit(np.where(np.isnan(X), self.fill_, X), resid)
         self.coef_ = np.asarray(m.coef_, dtype=np.float64)
         self.intercept_ = float(m.intercept_)
         self.alpha_ = float(m.alpha_)
@@ -488,9 +420,9 @@ class MeanRidgeReconstructor(_Base):
         return np.clip(base + np.where(np.isnan(X), self.fill_, X) @ self.coef_ + self.intercept_, 0.0, 100.0)
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "params": self.get_params(), "k": self.k_, "line": self.line_.to_dict(),
-                "coef": _round(self.coef_, 12), "intercept": self.intercept_, "alpha": self.alpha_,
-                "fill": _round(self.fill_, 12)}
+        return {"kind": self.kind, "params": self.params_dict(), "k": self.k_, "line": self.line_.to_dict(),
+                "coef": round_list(self.coef_, 12), "intercept": self.intercept_, "alpha": self.alpha_,
+                "fill": round_list(self.fill_, 12)}
 
     @classmethod
     def from_dict(cls, d: dict):

@@ -6,7 +6,11 @@
     python scripts/reproduce.py --only 00_data  # one notebook (name or prefix)
 
 Executed copies go to build/notebooks/, HTML to build/html/ (index.html links every notebook and
-figure). Notebook sources are never modified. Exits non-zero if any notebook fails.
+figure; formulas render offline with the MathJax that ships in jupyter-server-mathjax). A full run
+(not --quick) also writes each executed notebook back in place, outputs included, so the repository
+shows every table and figure; outputs are made to read the same on every machine (see
+``clean_outputs``): no timings, progress bars, stderr, machine paths or memory addresses. Exits
+non-zero if any notebook fails (a failed notebook is not written back).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import argparse
 import html
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -23,14 +28,58 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def declared_parameters(nb_path: Path) -> set[str]:
-    """Names assigned in the notebook's cell tagged ``parameters``."""
-    import re
+#: MathJax 2 config shipped in jupyter-server-mathjax (TeX + MathML input, HTML-CSS output)
+MATHJAX_CONFIG = "TeX-AMS-MML_HTMLorMML-full,Safe"
 
-    for c in json.loads(nb_path.read_text())["cells"]:
-        if "parameters" in c.get("metadata", {}).get("tags", []):
-            return set(re.findall(r"^([A-Za-z_]\w*)\s*=", "".join(c["source"]), flags=re.M))
-    return set()
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def declared_parameters(nb_path: Path) -> set[str]:
+    """Names the notebook's ``parameters`` cell declares (read by papermill)."""
+    import papermill as pm
+
+    return set(pm.inspect_notebook(str(nb_path)))
+
+
+def _relative(path: Path, start: Path) -> str:
+    """``path`` relative to ``start`` (the notebook folder), POSIX style, so no executed copy names a machine."""
+    return Path(os.path.relpath(path, start)).as_posix()
+
+
+def clean_outputs(nb, root: Path = ROOT) -> None:
+    """Make an executed notebook read the same on every machine and run (in place).
+
+    Drops papermill's and nbclient's timing metadata and input/output paths, every stderr stream
+    (progress bars and warnings go to the log, not to cells), and memory addresses in reprs; replaces
+    any remaining mention of ``root`` by ``.``.
+    """
+    nb.metadata.pop("papermill", None)
+    for key in ("widgets",):
+        nb.metadata.pop(key, None)
+    for cell in nb.cells:
+        cell.metadata.pop("papermill", None)
+        cell.metadata.pop("execution", None)
+        if cell.cell_type != "code":
+            continue
+        kept = []
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream" and out.get("name") == "stderr":
+                continue
+            for field in ("text",):
+                if field in out:
+                    out[field] = _scrub(out[field], root)
+            for mime, value in out.get("data", {}).items():
+                if mime.startswith("text/") and isinstance(value, str):
+                    out["data"][mime] = _scrub(value, root)
+            out.get("metadata", {}).pop("execution", None)
+            kept.append(out)
+        cell.outputs = kept
+
+
+def _scrub(text, root: Path):
+    if isinstance(text, list):
+        text = "".join(text)
+    return _ADDRESS.sub("", text).replace(str(root) + "/", "").replace(str(root), ".")
 
 
 def run_notebook(src: Path, out: Path, params: dict, timeout: int) -> float:
@@ -44,13 +93,34 @@ def run_notebook(src: Path, out: Path, params: dict, timeout: int) -> float:
     return time.perf_counter() - t0
 
 
+def ship_mathjax(html_dir: Path) -> None:
+    """Copy the MathJax of jupyter-server-mathjax next to the HTML pages (once), so formulas render offline."""
+    import jupyter_server_mathjax
+
+    target = html_dir / "mathjax"
+    if not (target / "MathJax.js").is_file():
+        shutil.copytree(Path(jupyter_server_mathjax.__file__).parent / "static", target, dirs_exist_ok=True)
+
+
 def render_html(executed: Path, html_dir: Path) -> Path:
     from nbconvert import HTMLExporter
 
-    body, _ = HTMLExporter().from_filename(str(executed))
+    exporter = HTMLExporter(mathjax_url=f"mathjax/MathJax.js?config={MATHJAX_CONFIG}")
+    body, _ = exporter.from_filename(str(executed))
     target = html_dir / f"{executed.stem}.html"
     target.write_text(body, encoding="utf-8")
     return target
+
+
+def write_clean(executed: Path, target: Path) -> None:
+    """Clean ``executed`` (see :func:`clean_outputs`) and write it to ``target`` atomically."""
+    import nbformat
+
+    nb = nbformat.read(str(executed), as_version=4)
+    clean_outputs(nb)
+    tmp = target.with_name(f".{target.name}.tmp")
+    nbformat.write(nb, str(tmp))
+    os.replace(tmp, target)
 
 
 def _title(nb_path: Path) -> str:
@@ -112,6 +182,8 @@ def main(argv=None) -> int:
     ap.add_argument("--build", default=str(ROOT / "build"), help="build folder (default build/)")
     ap.add_argument("--figures", help="figures folder (default figures/, or build/quick-figures with --quick)")
     ap.add_argument("--timeout", type=int, default=3600, help="per-cell timeout in seconds")
+    ap.add_argument("--no-write-back", action="store_true",
+                    help="leave notebooks/ untouched (a full run otherwise writes the executed notebooks back)")
     args = ap.parse_args(argv)
 
     os.environ.setdefault("MPLBACKEND", "Agg")
@@ -121,6 +193,7 @@ def main(argv=None) -> int:
     nb_dir, html_dir = build / "notebooks", build / "html"
     for d in (nb_dir, html_dir / "figures", figures):
         d.mkdir(parents=True, exist_ok=True)
+    ship_mathjax(html_dir)
 
     notebooks = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     if args.only:
@@ -133,7 +206,8 @@ def main(argv=None) -> int:
     t_all = time.perf_counter()
     for src in notebooks:
         out = nb_dir / src.name
-        offered = {"quick": bool(args.quick), "figures_dir": str(figures), "build_dir": str(build)}
+        offered = {"quick": bool(args.quick), "figures_dir": _relative(figures, src.parent),
+                   "build_dir": _relative(build, src.parent)}
         params = {k: v for k, v in offered.items() if k in declared_parameters(src)}
         print(f"[reproduce] {src.name} ...", flush=True)
         t0 = time.perf_counter()
@@ -146,6 +220,10 @@ def main(argv=None) -> int:
             print(f"[reproduce] {src.name} FAILED: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
                   file=sys.stderr)
         secs = time.perf_counter() - t0
+        if out.exists():
+            write_clean(out, out)
+            if ok and not args.quick and not args.no_write_back:
+                write_clean(out, src)
         page = render_html(out, html_dir) if out.exists() else None
         entries.append({"name": src.stem, "title": _title(src), "ok": ok, "seconds": secs,
                         "html": page.name if page else ""})

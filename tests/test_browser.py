@@ -73,3 +73,22 @@ def test_index_renders_in_headless_chromium(quick_build, tmp_path):
     nb_html = build / "html" / "00_data.html"
     dom_nb = _chromium(tmp_path, "--dump-dom", nb_html.resolve().as_uri()).stdout
     assert "The data: per-item results" in dom_nb
+
+
+@pytest.mark.slow
+def test_formulas_render_offline(quick_build, tmp_path):
+    """MathJax ships with the build: no page shows raw TeX delimiters once its scripts have run."""
+    build, proc = quick_build
+    html_dir = build / "html"
+    assert (html_dir / "mathjax" / "MathJax.js").is_file(), "MathJax was not copied next to the pages"
+    page = html_dir / "03_genetic_search.html"
+    assert page.exists(), proc.stderr[-2000:]
+    source = page.read_text()
+    assert "mathjax/MathJax.js" in source and "cdnjs" not in source.split("MathJax.js")[0][-300:]
+    assert r"\binom{M}{k}" in source  # the TeX is there before rendering
+    dom = _chromium(tmp_path, "--virtual-time-budget=30000", "--dump-dom", page.resolve().as_uri()).stdout
+    assert "MathJax" in dom, "MathJax did not run"
+    visible = re.sub(r"<script.*?</script>", "", dom, flags=re.S)  # MathJax keeps the TeX in script tags
+    visible = re.sub(r"<style.*?</style>", "", visible, flags=re.S)
+    raw = re.findall(r"\$[^$<>]{0,80}\\(?:binom|in|sum|frac)[^$<>]{0,80}\$", visible)
+    assert not raw, f"raw TeX shown on the page: {raw[:3]}"

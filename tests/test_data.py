@@ -243,3 +243,42 @@ def test_link_shared_data(tmp_path):
     with pytest.raises(ValueError, match="checksum mismatch for livecodebench/lcb_codegen.npz"):
         D.link_shared_data(dest=tmp_path)
     assert p.read_bytes() == b"garbage"
+
+
+def test_names_must_be_present_and_non_empty(small):
+    r = small.subset(models=np.arange(3), items=np.arange(4))
+    for models, match in ((["a", "", "c"], "models: 1 empty or missing"), (["a", None, "c"], "empty or missing"),
+                          (["a", "  ", "c"], "empty or missing")):
+        with pytest.raises(ValueError, match=match):
+            D.from_arrays(r.responses, np.array(models, dtype=object), r.items)
+    with pytest.raises(ValueError, match="items: 1 empty or missing"):
+        D.from_arrays(r.responses, r.models, ["i0", "i1", "", "i3"])
+
+
+def test_csv_names_read_as_written(tmp_path, small):
+    r = small.subset(models=np.arange(3), items=np.arange(4))
+    df = pd.DataFrame(r.responses.copy(), columns=r.items)
+    df.insert(0, "model", ["NA", "None", "null"])
+    df.iloc[0, 1] = np.nan
+    df.to_csv(tmp_path / "t.csv", index=False, na_rep="NA")  # a missing score written as NA stays missing
+    got = D.load(tmp_path / "t.csv")
+    assert got.models.tolist() == ["NA", "None", "null"] and np.isnan(got.responses[0, 0])
+
+
+def test_full_scores_are_percentage_points(small):
+    r = small.subset(models=np.arange(20), items=np.arange(10))
+    for bad, match in ((np.r_[250.0, r.target[1:]], "outside 0-100"), (np.r_[-10.0, r.target[1:]], "outside 0-100"),
+                       (r.target / 100, "multiply them by 100")):
+        with pytest.raises(ValueError, match=match):
+            D.from_arrays(r.responses, r.models, r.items, target=bad)
+    assert D.from_arrays(r.responses, r.models, r.items, target=r.target).target_source == "full_score"
+
+
+def test_allow_empty_items_keeps_unanswered_items(small):
+    r = small.subset(models=[0], items=np.arange(5))
+    R = r.responses.copy()
+    R[0, 2] = np.nan
+    with pytest.raises(ValueError, match="no result from any model"):
+        D.from_arrays(R, r.models, r.items)
+    kept = D.from_arrays(R, r.models, r.items, allow_empty_items=True)
+    assert kept.n_items == 5 and np.isnan(kept.responses[0, 2])

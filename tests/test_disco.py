@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 
 from essence.compressed import Compressed, compress
 from essence.methods.disco import SignatureKNNReconstructor, disagreement, top_disagreement
@@ -88,9 +89,9 @@ def test_knn_exact_match_and_round_trip(small):
     assert checked > 10
     back = reconstructor_from_dict(json.loads(json.dumps(rec.to_dict())))
     np.testing.assert_array_equal(back.predict(X), rec.predict(X))
-    assert rec.clone().get_params() == {"n_components": 3, "n_neighbors": 1}
+    assert clone(rec).get_params() == {"n_components": 3, "n_neighbors": 1}
     with pytest.raises(ValueError, match="n_neighbors"):
-        SignatureKNNReconstructor(n_neighbors=0)
+        SignatureKNNReconstructor(n_neighbors=0).fit(X, y)
 
 
 def test_disco_end_to_end(small, tmp_path):

@@ -150,3 +150,25 @@ def test_k_equal_to_the_pool_returns_every_item(small):
     art = compress(r, 12, method="essence", seed=0, progress=False, **{**FAST, "tau_rank": 1.0})
     assert sorted(art.items) == sorted(r.items.tolist())
     assert art.selection["refinement_note"] == "pool size equals k: nothing to refine"
+
+
+def test_pre_screen_shrinks_big_pools_and_is_recorded():
+    """A GENERATED pool above max_pool is screened to max_pool items before the filter and the GA; the
+    artifact records the pool size and what was dropped; the shipped-size path (pool <= max_pool) is
+    untouched (nothing screened)."""
+    from essence.synthetic import generate_mirt
+
+    data = generate_mirt(300, 400, seed=0)
+    art = compress(data, 10, method="essence", seed=0, progress=False, **{**FAST, "max_pool": 150})
+    sel = art.selection
+    assert sel["screen"]["applied"] and sel["screen"]["n_items"] == 400 and sel["screen"]["n_kept"] == 150
+    assert sel["screen"]["n_dropped"] == 250 and len(sel["screen"]["dropped"]) == 50  # first 50 listed
+    assert sel["pool_size"] == sel["filter"]["n_kept"] <= 150 and sel["ga"]["pool_size"] == sel["pool_size"]
+    assert not set(sel["screen"]["dropped"]) & set(art.items)
+    assert art.params["max_pool"] == 150 and art.params["screen"] == "stratified"
+    plain = compress(data, 10, method="essence", seed=0, progress=False, **FAST)
+    assert plain.selection["screen"]["applied"] is False and plain.selection["pool_size"] == 400
+    with pytest.raises(ValueError, match="max_pool"):
+        compress(data, 10, method="essence", seed=0, progress=False, **{**FAST, "max_pool": 0})
+    with pytest.raises(ValueError, match="screen"):
+        compress(data, 10, method="essence", seed=0, progress=False, **{**FAST, "screen": "best"})

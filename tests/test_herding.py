@@ -117,7 +117,7 @@ def test_registered():
     assert get_method("herding") is HerdingSelector
     assert HerdingSelector.needs_no_models and HerdingSelector.signal == "text (LM hidden states)"
     sel = make_method("herding", k=5, bandwidth=2.0, max_length=256)
-    assert sel.get_params() == {"k": 5, "seed": 0, "bandwidth": 2.0, "max_length": 256, "batch_size": 16}
+    assert sel.params_dict() == {"k": 5, "seed": 0, "bandwidth": 2.0, "max_length": 256, "batch_size": 16}
 
 
 def test_no_texts_is_refused(small):

@@ -174,3 +174,39 @@ def test_ablation_runs_variants_through_the_cached_sweep(tmp_path):
     assert L.ablation_traces("mmlu", tmp_path / "plain")["stage"].tolist() == ["ga"]
     with pytest.raises(ValueError, match="variants"):
         L.ablation("mmlu", {}, [5], [0], tmp_path)
+
+
+def test_chance_level_of_real_harness_logs():
+    from essence.data import data_roots
+    from essence.lmeval import read_samples
+
+    logs = next(r / "lm_eval" / "pythia-14m" for r in data_roots() if (r / "lm_eval" / "pythia-14m").is_dir())
+    arc = read_samples(sorted(logs.glob("samples_metabench_arc_secondary_*.jsonl")))
+    n = np.array([len(d.contexts) for d in arc])
+    assert L.chance_level(arc) == pytest.approx(100 * np.mean(1 / n))
+    assert 20 < L.chance_level(arc) < 30  # four options, a few with three or five
+    wino = read_samples(sorted(logs.glob("samples_metabench_winogrande_secondary_*.jsonl")))
+    assert L.chance_level(wino) == pytest.approx(50.0)  # two options each
+    assert L.chance_level(arc, free_form=True) == 0.0
+    with pytest.raises(ValueError, match="at least one document"):
+        L.chance_level([])
+
+
+def test_fitness_setup_and_compare_fitnesses(small):
+    st = L.fitness_setup(small, seed=1, n_splines=10, lam=5.0, ridge_alpha=2.0)
+    tr, va, _ = split_models(small, seed=1)
+    np.testing.assert_array_equal(st["split"].train, tr)
+    assert isinstance(st["paper"], SubsetFitness) and isinstance(st["ridge"], RidgeFitness)
+    mask = np.zeros((1, small.n_items), dtype=bool)
+    mask[0, :10] = True
+    ref = SubsetFitness(small.responses[tr], small.target[tr], small.responses[va], small.target[va], 10, 5.0)
+    assert st["paper"](mask)[0] == pytest.approx(ref(mask)[0])
+    figures = L.subset_evaluator(st, ("gam",))(np.arange(10))
+    assert figures == L.subset_figures(st["R"], st["y"], st["split"], np.arange(10), ("gam",))
+    tables, rnd, floor = L.compare_fitnesses(small, 1, 8, [0, 5], {"paper": "paper", "ridge": "ridge"},
+                                             population=20, elites=2, n_draws=5, n_splines=10)
+    assert set(tables) == {"paper", "ridge"} and list(tables["ridge"]["generation"]) == [0, 5]
+    assert rnd > 0 and floor == pytest.approx(float(-st["paper"](np.ones((1, small.n_items), dtype=bool))[0]))
+    again = L.compare_fitnesses(small, 1, 8, [0, 5], {"ridge": "ridge"}, population=20, elites=2, n_draws=5,
+                                n_splines=10)
+    assert again[0]["ridge"].equals(tables["ridge"]) and again[1] == rnd  # seeded

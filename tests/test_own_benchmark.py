@@ -14,6 +14,7 @@ CSV of per-item results -> ``essence compress`` -> ``essence export-lmeval`` -> 
 from __future__ import annotations
 
 import hashlib
+import io
 import importlib.util
 import json
 from pathlib import Path
@@ -166,3 +167,61 @@ def test_own_continuous_benchmark(tmp_path, capsys):
     truth = ae.target[new]  # its real win rate over all 805 instructions, pp
     assert est["lower"].iloc[0] <= truth <= est["upper"].iloc[0]
     assert abs(est["estimate"].iloc[0] - truth) < 2, (est, truth)
+
+
+def _page_heredoc(page: str, opener: str) -> str:
+    """The body of the page's ``opener <<'EOF'`` ... ``EOF`` block, as written on the page."""
+    start = page.index(opener + " <<'EOF'\n") + len(opener + " <<'EOF'\n")
+    return page[start:page.index("\nEOF\n", start) + 1]
+
+
+@pytest.mark.slow
+def test_page_one_step_with_smollm2(tmp_path):
+    """docs/own-benchmark.md as a user runs it: its example code and task YAML (read from the page), compress, then
+    `essence run --model smollm2` -- the harness for real, offline, on 3 items -- and the same logs imported with the
+    export's items file and estimated: the harness's own essence_estimate, `essence run`'s and `essence estimate`'s
+    agree to 0.01 pp."""
+    import os
+    import subprocess
+    import sys
+
+    from essence.lmeval.run import smollm2_args
+
+    try:
+        smollm2_args()
+    except ValueError as exc:
+        pytest.skip(str(exc))
+    page = (Path(__file__).resolve().parents[1] / "docs" / "own-benchmark.md").read_text()
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "mybench.yaml").write_text(_page_heredoc(page, "cat > tasks/mybench.yaml"))
+    root = str(Path(__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+
+    def run(*args, check=True):
+        p = subprocess.run([sys.executable, *map(str, args)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                           timeout=1800)
+        if check:
+            assert p.returncode == 0, p.stderr[-3000:]
+        return p
+
+    run("-c", _page_heredoc(page, "python -"))
+    assert len((tmp_path / "tasks" / "mybench.jsonl").read_text().splitlines()) == 136
+    run("-m", "essence.cli", "compress", "results.csv", "--k", 3, "--method", "random", "--seed", 0, "--out", "k3.json",
+        "--quiet")
+    out = run("-m", "essence.cli", "run", "k3.json", "--model", "smollm2", "--source-task", "mybench", "--include-path",
+              "tasks", "--id-field", "qid", "--logs", "runs", "--out", "est.csv").stdout
+    assert "essence_estimate" in out and "; the same as essence's" in out, out
+    assert "SmolLM2-135M-Instruct.Q4_1: estimated full score" in out and "scored on 3 of the 3 chosen items" in out
+    assert "among the 3854 reference models of results" in out and "chance level:" in out
+    est = pd.read_csv(tmp_path / "est.csv")
+    (items,) = (tmp_path / "runs" / "task").glob("*.items.json")
+    samples = sorted((tmp_path / "runs").glob("*/samples_*.jsonl"))
+    assert len(samples) == 1
+    run("-m", "essence.cli", "import-lmeval", *samples, "--items", items, "--out", "again.csv")
+    again = pd.read_csv(io.StringIO(run("-m", "essence.cli", "estimate", "k3.json", "again.csv").stdout))
+    (results,) = samples[0].parent.glob("results_*.json")
+    harness = json.loads(results.read_text())["results"][samples[0].name.split("samples_")[1].rsplit("_", 1)[0]]
+    for col in ("estimate", "lower", "upper"):
+        assert abs(harness[f"essence_{col},none"] - again[col].iloc[0]) < 0.01
+        assert abs(est[col].iloc[0] - again[col].iloc[0]) < 0.01
+    assert again["model"].tolist() == ["SmolLM2-135M-Instruct.Q4_1"]

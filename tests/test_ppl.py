@@ -93,7 +93,7 @@ def test_registered_and_params():
     assert get_method("ppl") is PPLSelector and PPLSelector.needs_no_models
     assert DEFAULT_BINS == 10
     sel = make_method("ppl", k=5, n_bins=4)
-    assert sel.get_params() == {"k": 5, "seed": 0, "n_bins": 4, "max_length": 1024, "batch_size": 16}
+    assert sel.params_dict() == {"k": 5, "seed": 0, "n_bins": 4, "max_length": 1024, "batch_size": 16}
 
 
 def test_no_texts_is_refused():

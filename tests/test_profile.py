@@ -106,3 +106,28 @@ def test_plot_mean_profile_draws_every_line(small, tmp_path):
         assert any("RMSE 1.00 pp" in lab for lab in labels) and any("one draw: x" in lab for lab in labels)
     paths = plots.savefig(fig, "profile_test", tmp_path)
     assert all(p.exists() for p in paths)
+
+
+def test_profile_lines_match_the_pure_functions(small):
+    from essence.profile import profile_lines
+
+    chosen = {"kmeans": np.arange(0, 80, 8), "kmeans_w": np.arange(1.0, 11.0), "herding": np.arange(5, 15)}
+    R = small.responses[:300]
+    panel, extra = profile_lines(R, chosen, k=10, n_draws=7, seed=2)
+    full = mean_profile(R)
+    np.testing.assert_array_equal(panel["profiles"]["full"], full)
+    np.testing.assert_array_equal(panel["profiles"]["kmeans"], mean_profile(R, chosen["kmeans"], chosen["kmeans_w"]))
+    assert panel["distance"]["herding"] == profile_distance(mean_profile(R, chosen["herding"]), full)
+    assert panel["random_draws"].shape == (7, 300) and extra["random_draws"].shape == (7,)
+    np.testing.assert_array_equal(panel["random_draws"], random_profiles(R, 10, n_draws=7, seed=2))
+    assert extra["kmeans_unweighted"] == profile_distance(mean_profile(R, chosen["kmeans"]), full)
+    assert panel["distance"]["random"].startswith("one draw: RMSE ")
+
+
+@pytest.mark.slow
+def test_choose_kmeans_herding_fits_on_training_and_validation_only(alpaca):
+    from essence.profile import choose_kmeans_herding
+
+    c = choose_kmeans_herding(alpaca, k=8, seed=0)
+    assert c["kmeans"].shape == (8,) and c["herding"].shape == (8,) and c["kmeans_w"].sum() == alpaca.n_items
+    np.testing.assert_array_equal(c["held_out"], np.sort(np.concatenate([c["split"].val, c["split"].test])))

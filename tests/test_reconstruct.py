@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 import pytest
 
+from sklearn.base import clone
+
 from essence.intervals import IntervalModel, cross_fitted_predictions
 from essence.reconstruct import (
     GAMReconstructor,
@@ -139,7 +141,7 @@ def test_ridge_gam_bends_the_ridge_index(gsm8k):
     assert rmse(y[te], bent.predict(X[te])) < 0.95 * rmse(y[te], ridge.predict(X[te]))
     again = RidgeGAMReconstructor().fit(X[tr], y[tr])               # seeded folds: deterministic
     np.testing.assert_array_equal(again.predict(X[te]), bent.predict(X[te]))
-    assert bent.clone().get_params() == bent.get_params()
+    assert clone(bent).get_params() == bent.get_params()
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # RidgeCV on constant columns

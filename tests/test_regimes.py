@@ -144,8 +144,9 @@ def test_regimes_run_is_cached_and_random_matches_the_baseline_items(tmp_path):
     assert len(r["choices"]) == 3
     assert reg.run_one(data, "lcb_codegen", 30, 0, "random", 10, 3, tmp_path) == r  # from the cache
     assert reg.default_k("alpaca_eval2", 805) == 40 and reg.default_k("gsm8k", 486) == 50
-    rows = reg.summarise([r, {**r, "draw": 1, "rmse": r["rmse"] + 1, "ratio": r["ratio"] + 0.5}])
-    assert rows[0]["draws"] == 2 and rows[0]["ratio"] == pytest.approx(r["ratio"] + 0.25)
+    b = r["baseline_rmse"]
+    rows = reg.summarise([r, {**r, "draw": 1, "rmse": 2 * r["rmse"], "ratio": 2 * r["ratio"]}])
+    assert rows[0]["draws"] == 2 and rows[0]["ratio"] == pytest.approx(np.sqrt(2) * r["rmse"] / b)
 
 
 def test_cli_default_is_auto_and_reports_its_choice(few, tmp_path, capsys):

@@ -122,7 +122,7 @@ def test_stale_cache_entry_is_recomputed_with_a_note(counting, slice_npz, tmp_pa
     rec = load_runs(out)[("gsm8k_slice", "counting", 5, 0)]
     assert rec["signature"]["params"]["alpha"] == 1
     # the method's code changed: stale too
-    monkeypatch.setattr("essence.sweep._source_hash", lambda module: "0123456789abcdef")
+    monkeypatch.setattr("essence.sweep.plan._source_hash", lambda module: "0123456789abcdef")
     counting.calls.clear()
     _sweep([slice_npz], out, ks=[5], seeds=[0], update=True, method_params={"counting": {"alpha": 1}})
     assert len(counting.calls) == 1 and "method_source" in capsys.readouterr().err
@@ -270,7 +270,7 @@ def test_dask_backend_equals_local(slice_npz, tmp_path, capsys):
 
 
 def test_unreachable_scheduler_is_a_usage_error(slice_npz, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("essence.sweep.DASK_CONNECT_TIMEOUT", "1s")
+    monkeypatch.setattr("essence.sweep.backends.DASK_CONNECT_TIMEOUT", "1s")
     rc = main(["sweep", "--data", slice_npz, "--methods", "random", "--k", "5", "--seeds", "0",
                "--out", str(tmp_path / "sw"), "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9", "--quiet"])
     err = capsys.readouterr().err
@@ -343,12 +343,56 @@ def test_format_wide():
     })
     text = format_wide(summarise(df), 5, methods=["irt", "random", "kmeans"])
     lines = text.splitlines()
-    assert lines[0] == "| dataset | irt | random | kmeans |"
-    assert lines[2] == "| arc* | 0.60 ± 0.14 | 2.00 ± 1.41 | - |"
-    assert lines[3] == "| lcb_codegen | failed | 4.00 | - |"
+    cells = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines[:4]]
+    assert cells[0] == ["dataset", "irt", "random", "kmeans"]  # a pipe table (DataFrame.to_markdown)
+    assert set("".join(cells[1])) <= {"-", ":"}
+    assert cells[2] == ["arc*", "0.60 ± 0.14", "2.00 ± 1.41", "-"]
+    assert cells[3] == ["lcb_codegen", "failed", "4.00", "-"]
     assert edata.POOL_CAVEAT in text
     assert "0.850 ± 0.071" in format_wide(summarise(df), 5, metric="kendall")
     with pytest.raises(ValueError, match="k = 7"):
         format_wide(summarise(df), 7)
     with pytest.raises(ValueError, match="metric"):
         format_wide(summarise(df), 5, metric="mae")
+
+
+def _runs():
+    """A small results table: two datasets, random and two methods, two seeds; one failed run."""
+    rows = []
+    for ds, base in (("arc", 4.0), ("lcb_codegen", 2.0)):
+        for s_ in (0, 1):
+            rows.append((ds, "random", 5, s_, base * (1 + s_), 0.5, ""))
+            rows.append((ds, "essence", 5, s_, base * (1 + s_) / 2, 0.8, ""))
+            rows.append((ds, "irt", 5, s_, np.nan if ds == "lcb_codegen" else base * 0.9, 0.6,
+                         "ValueError: x" if ds == "lcb_codegen" else ""))
+    return pd.DataFrame(rows, columns=["dataset", "method", "k", "seed", "rmse", "kendall", "error"])
+
+
+def test_summary_ratio_and_ratio_table_use_the_one_ratio():
+    from essence.metrics import ratio_to_random
+    from essence.sweep import ratio_table
+
+    df = _runs()
+    s = summarise(df).set_index(["dataset", "method"])
+    assert s.loc[("arc", "essence"), "ratio_to_random"] == pytest.approx(0.5)
+    assert s.loc[("arc", "irt"), "ratio_to_random"] == pytest.approx(ratio_to_random([3.6, 3.6], [4.0, 8.0]))
+    assert np.isnan(s.loc[("lcb_codegen", "irt"), "ratio_to_random"])  # every run failed
+    t = ratio_table(df, 5, methods=["essence", "irt"])
+    assert list(t.index) == ["arc", "lcb_codegen"] and list(t.columns) == ["essence", "irt"]
+    assert t.loc["arc", "irt"] == pytest.approx(s.loc[("arc", "irt"), "ratio_to_random"])
+
+
+def test_mean_sd_and_verdict():
+    from essence.sweep import mean_sd, verdict
+
+    assert mean_sd(1.234, 0.5) == "1.23 ± 0.50" and mean_sd(1.0, np.nan, 3) == "1.000"
+    assert mean_sd(np.nan, 1.0) == "-" and mean_sd(np.nan, 1.0, missing="failed") == "failed"
+    s = summarise(_runs())
+    line = verdict(s, "arc", 5)
+    assert line.startswith("* **arc ***: lowest error EssenceBench 3.00 pp (Kendall 0.800)")
+    assert "random 6.00 ± 2.83 pp" in line and line.endswith(".")
+    assert "clearly below random (mean ± sd apart): none" in line  # 3.00 + 1.41 is not below 6.00 - 2.83
+    assert verdict(s, "nowhere", 5) == "* **nowhere**: no finished run."
+    worse = s.copy()
+    worse.loc[worse["method"] == "essence", "rmse_mean"] = 9.0
+    assert "EssenceBench 9.00 pp (rank 3 of 3)" in verdict(worse, "arc", 5)

@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 
 from essence.compressed import Compressed, compress
 from essence.irt import ItemParams, estimate_ability, prob
@@ -72,11 +73,11 @@ def test_gpirt_reconstructor_mixes_and_round_trips():
     for r in (rec, cal):
         back = reconstructor_from_dict(json.loads(json.dumps(r.to_dict())))
         np.testing.assert_array_equal(back.predict(X), r.predict(X))
-        assert r.clone().get_params() == r.get_params()
+        assert clone(r).params_dict() == r.params_dict()
     with pytest.raises(ValueError, match="gp_lambda"):
-        GPIRTReconstructor(**{**common, "gp_lambda": 1.5})
+        GPIRTReconstructor(**{**common, "gp_lambda": 1.5}).fit(X, y)
     with pytest.raises(ValueError, match="anchors"):
-        GPIRTReconstructor(**{**common, "anchors": [0, 9]})
+        GPIRTReconstructor(**{**common, "anchors": [0, 9]}).fit(X, y)
 
 
 def test_tinybench_end_to_end(small, tmp_path):

@@ -40,7 +40,10 @@ from pathlib import Path
 
 from .. import __version__
 from ..data import METABENCH
-from .samples import default_id_mapping
+from .._io import jsonable
+from . import standalone
+from .samples import METABENCH_METRICS, default_id_mapping
+from .taskfiles import group_yaml, hook_text, task_yaml
 from ..errors import InputError
 
 __all__ = ["export_task", "ExportResult", "validate_with_harness", "find_task_yaml", "find_task_yamls", "SUBSET_SCHEMA"]
@@ -185,7 +188,8 @@ class ExportResult:
         lines.append(f"{self.n_items} chosen items as task {self.name} ({src}); a document is chosen when {how}")
         lines += [f"validated: {c}" for c in self.checks]
         lines.append(f"run:  lm_eval --model hf --model_args pretrained=MODEL --tasks {self.name} --include_path "
-                     f"{self.directory} --log_samples --output_path results")
+                     f"{self.directory} --log_samples --output_path results   (reports essence_estimate, "
+                     "essence_lower, essence_upper: the estimated full score and its interval, pp)")
         return lines
 
 
@@ -297,149 +301,23 @@ def _parts_for(art, name: str, source_task, include_paths, id_field, id_prefix, 
     return parts, id_field, id_prefix
 
 
-def _q(s: str) -> str:
-    """A YAML double-quoted scalar (JSON string syntax is valid YAML)."""
-    return json.dumps(str(s), ensure_ascii=False)
-
-
-def _task_yaml(part: _Part, hook_module: str, func: str, art_label: str, fp: str, k: int) -> str:
-    import yaml
-
-    meta = part.source_cfg.get("metadata")
-    meta = dict(meta) if isinstance(meta, dict) else ({} if meta is None else {"_metadata": meta})
-    meta.setdefault("version", 0.0)
-    meta.update({"essence_artifact": art_label, "essence_fingerprint": fp, "essence_source_task": part.source_task,
-                 "essence_items": len(part.items)})
-    try:
-        meta_text = yaml.safe_dump({"metadata": meta}, sort_keys=False, allow_unicode=True)
-    except yaml.YAMLError:
-        meta_text = yaml.safe_dump({"metadata": {k: v for k, v in meta.items() if k.startswith("essence_") or k == "version"}},
-                                   sort_keys=False)
-    lines = [
-        f"# Written by `essence export-lmeval` (essence {__version__}) from {art_label} (fingerprint {fp}).",
-        f"# {len(part.items)} of its {k} chosen items, as documents of the task {part.source_task}: everything but the",
-        "# keys below (dataset, prompt, metrics, filters) comes from the source task through `include`;",
-        f"# process_docs keeps the chosen documents of split {part.eval_split!r} (see {hook_module}.py).",
-        f"include: {_q(part.source_yaml)}",
-        f"task: {_q(part.task)}",
-        "tag: []",
-    ]
-    if part.source_cfg.get("task_alias"):
-        lines.append(f"task_alias: {_q(part.task)}")
-    lines.append(f"process_docs: !function {hook_module}.{func}")
-    return "\n".join(lines) + "\n" + meta_text
-
-
-def _group_yaml(name: str, parts: list[_Part], art_label: str, fp: str) -> str:
-    lines = [
-        f"# Written by `essence export-lmeval` (essence {__version__}) from {art_label} (fingerprint {fp}).",
-        "# The chosen items live in two source tasks; this group runs both subset tasks.",
-        f"group: {_q(name)}",
-        "task:",
-        *[f"  - {_q(p.task)}" for p in parts],
-        "metadata:",
-        "  version: 1.0",
-        f"  essence_fingerprint: {_q(fp)}",
-    ]
-    return "\n".join(lines) + "\n"
-
-
-_HOOK = '''"""lm-evaluation-harness hook written by `essence export-lmeval` (essence {version}).
-
-Restricts {parts_doc} to the {k} documents chosen by the compressed benchmark {artifact}
-(fingerprint {fingerprint}). The chosen item ids and their document keys are in {ids_file}, next to
-this file. A document is kept when its key is listed for its task, where
-
-    key(doc) = {key_doc}
-
-computed on the document after the source task's own process_docs (which runs first). Only the
-evaluation split is restricted; other splits (few-shot examples) only get the source's process_docs.
-A chosen document missing from the dataset, or two documents with one key, stop the run with an error.
-Standard library only.
-"""
-
-import hashlib
-import importlib.util
-import json
-import pathlib
-
-IDS_FILE = pathlib.Path(__file__).resolve().with_name({ids_file!r})
-
-
-def _spec():
-    try:
-        return json.loads(IDS_FILE.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise RuntimeError(f"essence subset: cannot read {{IDS_FILE}} ({{exc}}); re-run essence export-lmeval") from None
-
-
-def _source_process_docs(ref):
-    """The source task's own process_docs, loaded from its file (None when it has none)."""
-    if ref is None:
-        return None
-    path = pathlib.Path(ref["file"])
-    name = "essence_source_" + hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:16]
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or not path.is_file():
-        raise RuntimeError(f"essence subset: the source task's process_docs file {{path}} is gone; re-run essence "
-                           "export-lmeval where the harness runs")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return getattr(module, ref["function"])
-
-
-def _json_default(o):
-    if isinstance(o, (set, frozenset)):
-        return list(o)
-    if hasattr(o, "__index__"):
-        return int(o)
-    return str(o)
-
-
-def doc_key(doc, match):
-    """The key of one document under the id mapping ``match`` (``{{"field": ..., "prefix": ...}}``)."""
-    if match["field"] == "doc_hash":
-        text = json.dumps(dict(doc), indent=2, ensure_ascii=False, default=_json_default)
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
-    value = doc.get(match["field"]) if hasattr(doc, "get") else None
-    if value is None or isinstance(value, (dict, list)):
-        return None
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return str(value)
-
-
-def restrict(dataset, task):
-    """The documents of ``dataset`` chosen for ``task`` (a key of the ids file's "tasks")."""
-    spec = _spec()
-    part = spec["tasks"][task]
-    split = getattr(dataset, "split", None)
-    is_eval = None if split is None else str(split) == part["eval_split"]
-    source = _source_process_docs(part["source_process_docs"])
-    if source is not None:
-        dataset = source(dataset)
-    if is_eval is False:
-        return dataset
-    wanted = {{it["key"]: it["id"] for it in part["items"]}}
-    keep, found = [], {{}}
-    for i, doc in enumerate(dataset):
-        key = doc_key(doc, spec["match"])
-        if key in wanted:
-            if key in found:
-                raise ValueError(f"essence subset {{task}}: documents {{found[key]}} and {{i}} both have key {{key!r}} "
-                                 f"({{spec['match']['field']}}); the id mapping does not name one document")
-            found[key] = i
-            keep.append(i)
-    if is_eval is None and not keep:
-        return dataset  # a split of unknown name with none of the chosen documents: not the evaluation split
-    missing = [wanted[k] for k in wanted if k not in found]
-    if missing:
-        raise ValueError(f"essence subset {{task}}: {{len(missing)}} of the {{len(wanted)}} chosen documents are not in "
-                         f"the dataset, e.g. {{missing[:3]}}; is the source task the one the items came from?")
-    if hasattr(dataset, "select"):
-        return dataset.select(keep)
-    return [dataset[i] for i in keep]
-{functions}'''
+def choose_metric(art, parts: list[_Part], metric: str | None = None) -> str:
+    """The per-document metric whose values are the artifact's item scores: ``metric`` if given, else the
+    one a shipped metabench dataset was built with, else ``acc`` when the source task has it (or names no
+    metrics), else the source task's first metric. InputError when the source task lacks ``metric``."""
+    names = []
+    for p in parts:
+        for m in p.source_cfg.get("metric_list") or []:
+            if isinstance(m, dict) and isinstance(m.get("metric"), str) and m["metric"] not in names:
+                names.append(m["metric"])
+    if metric is not None:
+        if names and metric not in names:
+            raise InputError(f"--metric {metric!r}: the source task's metrics are {', '.join(names)}; choose one of them")
+        return metric
+    ds = art.dataset.get("name", "")
+    if ds in METABENCH_METRICS:
+        return METABENCH_METRICS[ds]
+    return "acc" if not names or "acc" in names else names[0]
 
 
 def export_task(
@@ -453,6 +331,7 @@ def export_task(
     data=None,
     force: bool = False,
     validate: bool = True,
+    metric: str | None = None,
 ) -> ExportResult:
     """Write the chosen items of ``artifact`` (a :class:`~essence.compressed.Compressed` or its path) as
     harness task ``name`` in ``directory``; see the module docstring for the files and the id mapping.
@@ -460,7 +339,9 @@ def export_task(
     ``source_task``: the harness task (name or YAML path) whose documents the items are; default for
     metabench artifacts: ``metabench_<name>_secondary`` (item set B) and/or ``metabench_<name>``
     (set A). ``include_path``: folder(s) of the user's own tasks. ``data``: the dataset (name, path or
-    `Responses`) to read metabench item sets from (default: the artifact's dataset name). Refuses to
+    `Responses`) to read metabench item sets from (default: the artifact's dataset name). ``metric``: the
+    per-document metric the artifact's items were scored with, which the exported task's estimate reads
+    (default: :func:`choose_metric`). Refuses to
     replace files unless ``force``; nothing is written to ``directory`` unless every file was written
     and (``validate``) passed :func:`validate_with_harness`.
     """
@@ -484,6 +365,7 @@ def export_task(
         if p.existing is not None and p.existing.parent != directory.resolve():
             raise InputError(f"--task {p.task!r} already names a harness task ({p.existing}); choose another name")
 
+    metric = choose_metric(artifact, parts, metric)
     fp = str(artifact.dataset.get("fingerprint", ""))
     hook_module = "essence_" + re.sub(r"\W", "_", name)
     ids_name = f"{name}.items.json"
@@ -505,18 +387,23 @@ def export_task(
                      "items": [{"id": i, "key": key} for i, key in p.items]}
             for p in parts
         },
+        "estimator": {"metric": metric, "items": list(artifact.items), "reconstructor": artifact.reconstructor.to_dict(),
+                      "interval": artifact.interval.to_dict(), "level": artifact.interval.level},
     }
     key_doc = ("sha256(json.dumps(doc, indent=2, ensure_ascii=False)) -- the harness's doc_hash"
                if id_field == "doc_hash" else f"str(doc[{id_field!r}])" + (f"   (item id = {id_prefix!r} + key)" if id_prefix
                                                                           else "   (= the item id)"))
     functions = "".join(f"\n\ndef {funcs[p.task]}(dataset):\n    return restrict(dataset, {p.task!r})\n" for p in parts)
-    hook = _HOOK.format(version=__version__, parts_doc=" and ".join(p.source_task for p in parts), k=artifact.k,
+    estimator_file = f"{hook_module}_estimator.py"
+    hook = hook_text(estimator_file=estimator_file, metric=metric, version=__version__, parts_doc=" and ".join(p.source_task for p in parts), k=artifact.k,
                         artifact=art_label, fingerprint=fp, ids_file=ids_name, key_doc=key_doc, functions=functions)
-    files: dict[str, str] = {ids_name: json.dumps(spec, indent=1, ensure_ascii=False) + "\n", f"{hook_module}.py": hook}
+    files: dict[str, str] = {ids_name: json.dumps(jsonable(spec), indent=1, ensure_ascii=False, allow_nan=False) + "\n",
+                             estimator_file: Path(standalone.__file__).read_text(encoding="utf-8"),
+                             f"{hook_module}.py": hook}
     for p in parts:
-        files[f"{p.task}.yaml"] = _task_yaml(p, hook_module, funcs[p.task], art_label, fp, artifact.k)
+        files[f"{p.task}.yaml"] = task_yaml(p, hook_module, funcs[p.task], art_label, fp, artifact.k)
     if multi:
-        files[f"{name}.yaml"] = _group_yaml(name, parts, art_label, fp)
+        files[f"{name}.yaml"] = group_yaml(name, parts, art_label, fp, metric)
     existing = [f for f in files if (directory / f).exists()]
     if existing and not force:
         raise InputError(f"{directory / existing[0]}: already exists; choose another --out or --task, or pass --force")
@@ -532,7 +419,7 @@ def export_task(
             checks = validate_with_harness(tmp, [p.task for p in parts], group=name if multi else None)
         directory.mkdir(parents=True, exist_ok=True)
         # the ids file and the hook first: a YAML is never visible without what it needs
-        order = [ids_name, f"{hook_module}.py"] + [f for f in files if f.endswith(".yaml")]
+        order = [ids_name, estimator_file, f"{hook_module}.py"] + [f for f in files if f.endswith(".yaml")]
         for fname in order:
             os.replace(tmp / fname, directory / fname)
     finally:
@@ -582,7 +469,7 @@ def validate_with_harness(directory, tasks: list[str], group: str | None = None)
     for t in tasks:
         if t not in index:
             raise InputError(f"harness check failed: TaskManager(include_path={directory}) does not find task {t!r}")
-        if kind(index[t]) not in ("task",):
+        if kind(index[t]) not in ("task", "py_task"):
             raise InputError(f"harness check failed: {t!r} is indexed as a {kind(index[t])}, not a task")
         try:
             cfg = dict(loader(ypath(index[t]), True))
@@ -591,6 +478,9 @@ def validate_with_harness(directory, tasks: list[str], group: str | None = None)
                              f"{exc})") from None
         for key in ("tag", "group", "task_list"):
             cfg.pop(key, None)
+        cls = cfg.pop("class", None)
+        if cls is not None and not (isinstance(cls, type) and cls.__name__ == "SubsetTask"):
+            raise InputError(f"harness check failed: {t}'s class is {cls!r}, not the essence hook's SubsetTask")
         try:
             tc = TaskConfig(**cfg)
         except Exception as exc:
@@ -613,6 +503,8 @@ def validate_with_harness(directory, tasks: list[str], group: str | None = None)
             f"process_docs is {src.name}:{fn.__name__}, which reads its {len(spec['tasks'][t]['items'])} keys"
             + (" and loads the source's process_docs" if spec["tasks"][t]["source_process_docs"] else
                " (the source task has no process_docs of its own)")
+            + (f"; class {src.name}:SubsetTask adds essence_estimate/lower/upper from {spec['estimator']['metric']}"
+               if cls is not None else "")
         )
     if group is not None:
         if group not in index or kind(index[group]) != "group":

@@ -24,12 +24,11 @@ baseline. Estimates of the winner are slightly optimistic (it is the minimum ove
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ..data import Responses, split_models
-from ..errors import InputError
+from ..checks import Real, Whole
+from ..errors import InputError, warn
 from ..reconstruct import LineReconstructor, model_folds
 from .base import Selector
 
@@ -64,10 +63,9 @@ def check_models_for_k(k: int, n_models: int, n_items: int | None = None) -> Non
                          f"compression needs at least {MIN_MODELS} with full results (5-fold CV of the "
                          "reconstructor); add models")
     if n_models < k:
-        warnings.warn(f"k = {k} items but only {n_models} models to learn from: item weights cannot be learnt "
+        warn(f"k = {k} items but only {n_models} models to learn from: item weights cannot be learnt "
                       f"from fewer models than items, so expect a line on the subset mean at best; give at "
-                      f"least {k} models (10 x k = {10 * k} for the GA's in-sample fitness) or lower k",
-                      UserWarning, stacklevel=3)
+                      f"least {k} models (10 x k = {10 * k} for the GA's in-sample fitness) or lower k", stacklevel=3)
 
 
 def _line_baseline(train: Responses, held: Responses, seed: int, k: int) -> np.ndarray:
@@ -102,11 +100,12 @@ class AutoSelector(Selector):
 
     name = "auto"
     signal = "responses (chosen by cross-validation)"
+    _domains = {**Selector._domains, "folds": Whole(2), "many_models_per_item": Real(0.0, open_min=True)}
 
     def __init__(self, k, seed=0, progress=True, candidates=None, folds: int = 3,
                  many_models_per_item: float = 10.0):
         super().__init__(k, seed, progress)
-        self.candidates = None if candidates is None else tuple(str(c) for c in candidates)
+        self.candidates = candidates
         self.folds = folds
         self.many_models_per_item = many_models_per_item
 
@@ -123,8 +122,6 @@ class AutoSelector(Selector):
         pooled = _concat(train, val)
         n = pooled.n_models
         check_models_for_k(self.k, n, pooled.n_items)
-        if not (isinstance(self.folds, (int, np.integer)) and self.folds >= 2):
-            raise InputError(f"folds: {self.folds!r} must be a whole number >= 2")
         lab = model_folds(n, self.folds, self.seed)
         many = n >= self.many_models_per_item * self.k
         info: dict = {"regime": "many models: EssenceBench" if many else "few models: nested CV",
@@ -145,7 +142,8 @@ class AutoSelector(Selector):
             info["estimate_source"] = "5-fold CV of the reconstructor over the non-test models (items chosen on them)"
             info["candidates"] = {"essence": _stats(folds_rmse or [est], est)}
         else:
-            names = list(self.candidates) if self.candidates is not None else list(FEW_MODEL_CANDIDATES)
+            names = ([str(c) for c in self.candidates] if self.candidates is not None
+                     else list(FEW_MODEL_CANDIDATES))
             if "random" not in names:
                 names.insert(0, "random")
             unknown = [c for c in names if c not in METHODS or c == "auto"]
@@ -183,8 +181,8 @@ class AutoSelector(Selector):
                     estimate_sd=stats["fold_sd"], ratio_to_baseline=round(est / base["rmse"], 4)
                     if base["rmse"] > 0 else None, worse_than_baseline=bool(est > base["rmse"]))
         if info["worse_than_baseline"]:
-            warnings.warn(f"auto: the best method found ({chosen}, estimated {est:.2f} pp) is estimated worse than "
-                          f"{BASELINE} ({base['rmse']:.2f} pp) on these models", UserWarning, stacklevel=3)
+            warn(f"auto: the best method found ({chosen}, estimated {est:.2f} pp) is estimated worse than "
+                          f"{BASELINE} ({base['rmse']:.2f} pp) on these models", stacklevel=3)
         for attr in ("items_", "reconstructor_", "reconstructor_choice_", "reconstructor_scores_",
                      "reconstructor_fitted_on_"):
             if hasattr(sel, attr):

@@ -24,32 +24,67 @@ subset score, :meth:`reconstructor_candidates`.
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
+from sklearn.base import BaseEstimator
 
 from .._io import jsonable
 from .._runtime import single_thread
+from ..checks import Flag, Whole, check_params, whole_number
 from ..data import Responses
+from ..irt import IRT_SETTINGS, fit_item_params
 from ..reconstruct import FEW_MODEL_CHOICES, GAMReconstructor, choose_by_cv
 from ..errors import InputError
 
-__all__ = ["Selector", "check_k"]
+__all__ = ["Selector", "check_k", "require_texts", "irt_item_params"]
 
 
 def check_k(k, n_available: int, what: str = "items") -> int:
     """Validate a budget: an int with ``1 <= k <= n_available``; ValueError saying what to do otherwise."""
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise InputError(f"k: must be a whole number of items, got {k!r}")
-    if k <= 0:
-        raise InputError(f"k: must be at least 1, got {k}; choose how many items to keep")
+    k = whole_number("k", k, 1)
     if k > n_available:
         raise InputError(f"k: {k} is larger than the {n_available} {what} available; choose k <= {n_available}")
     return int(k)
 
 
-class Selector:
-    """Base class. ``name`` is the registry name; ``signal`` says what the method chooses from."""
+def require_texts(data: Responses, method: str) -> np.ndarray:
+    """The item texts ``(n_items,)`` of ``data``; ValueError when the dataset has none (or some are empty)."""
+    if data.texts is None:
+        raise InputError(
+            f"dataset {data.name!r} has no item texts; {method} chooses by item text: use a dataset with texts "
+            "or another method (random, kmeans, essence, irt, ...)"
+        )
+    empty = np.flatnonzero(np.char.str_len(np.char.strip(data.texts.astype(str))) == 0)
+    if empty.size:
+        raise InputError(
+            f"dataset {data.name!r}: {empty.size} item(s) have an empty text, e.g. "
+            f"{', '.join(map(repr, data.items[empty[:3]].tolist()))}; {method} chooses by item text: "
+            "fill in those texts or drop the items"
+        )
+    return data.texts
+
+
+def irt_item_params(selector, train: Responses):
+    """2PL parameters of all items with ``selector``'s IRT settings (:data:`essence.irt.IRT_SETTINGS`).
+
+    The one call the ``irt`` and ``tinybench`` selectors share (they share the cached fit too): returns
+    ``(params, Rb)`` from :func:`essence.irt.fit_item_params` and records the fit in
+    ``selector.info_["irt_fit"]``.
+    """
+    settings = {n: getattr(selector, n) for n in IRT_SETTINGS if n not in ("binarize", "prior_sd", "cache")}
+    params, Rb, record = fit_item_params(train, method=selector.name, binarize=selector.binarize,
+                                         cache=selector.cache, progress=selector.progress, seed=selector.seed,
+                                         **settings)
+    selector.info_["irt_fit"] = record
+    return params, Rb
+
+
+class Selector(BaseEstimator):
+    """Base class. ``name`` is the registry name; ``signal`` says what the method chooses from.
+
+    A scikit-learn ``BaseEstimator``: ``get_params``/``set_params`` and ``sklearn.base.clone`` come from
+    there. ``_domains`` maps a parameter to its allowed values (:mod:`essence.checks`); :meth:`fit` and
+    :func:`essence.methods.make_method` check them before any work. ``k`` is checked against the items.
+    """
 
     name = "base"
     #: what the choice is based on: "responses" (training models' results), "texts" (item text only), ...
@@ -62,21 +97,24 @@ class Selector:
         self.seed = seed
         self.progress = progress
 
-    # -- sklearn-style parameter handling ----------------------------------------------------------
+    #: parameter -> allowed values, checked by :func:`essence.checks.check_params` (subclasses extend it)
+    _domains = {"seed": Whole(0), "progress": Flag()}
+
+    # -- parameters ----------------------------------------------------------------------------------
     @classmethod
     def _param_names(cls) -> list[str]:
-        names = []
-        for klass in cls.__mro__:
-            if klass is object or "__init__" not in klass.__dict__:
-                continue
-            for p in inspect.signature(klass.__init__).parameters.values():
-                if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) and p.name not in names:
-                    names.append(p.name)
-        return names
+        """The constructor's parameter names (scikit-learn's ``_get_param_names``, in signature order)."""
+        return list(cls._get_param_names())
 
-    def get_params(self) -> dict:
-        """Constructor parameters and their values (``progress`` excluded: it changes nothing chosen)."""
-        return {n: jsonable(getattr(self, n)) for n in self._param_names() if n != "progress"}
+    def params_dict(self) -> dict:
+        """Constructor parameters as JSON values, ``progress`` left out (it changes nothing chosen): what an
+        artifact and a sweep signature record."""
+        return {n: jsonable(v) for n, v in self.get_params(deep=False).items() if n != "progress"}
+
+    def check_params(self) -> "Selector":
+        """InputError naming the first parameter outside its domain (see ``_domains``); returns ``self``."""
+        check_params(self)
+        return self
 
     # -- the contract --------------------------------------------------------------------------------
     def fit(self, train: Responses, val: Responses) -> "Selector":
@@ -85,6 +123,7 @@ class Selector:
             raise InputError("fit: train and val must be Responses (see essence.data.load)")
         if not np.array_equal(train.items, val.items):
             raise InputError("fit: train and val must hold the same items in the same order")
+        self.check_params()
         check_k(self.k, train.n_items)
         self.info_ = {}
         with single_thread():  # see essence._runtime: faster on shared cores, same items on any machine
@@ -115,5 +154,5 @@ class Selector:
         return {"gam": GAMReconstructor}
 
     def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params_dict().items())
         return f"{type(self).__name__}({args})"

@@ -17,7 +17,10 @@ Every method, whatever its timing, fits its reconstructor on training models' fu
 from __future__ import annotations
 
 import numpy as np
+
 from ..errors import InputError
+from ..metrics import paired_with_random, ratio_to_random
+from . import METHOD_INFO
 
 __all__ = ["CARDS", "CARD_FIELDS", "TIMINGS", "card", "cards_table"]
 
@@ -40,7 +43,6 @@ TIMINGS = ("before", "after")
 
 CARDS: dict[str, dict[str, str]] = {
     "random": {
-        "label": "Random",
         "source": "baseline",
         "in_survey": "no",
         "signal": "none",
@@ -52,7 +54,6 @@ CARDS: dict[str, dict[str, str]] = {
         "guarantee": "sampling error O(1/sqrt(k))",
     },
     "kmeans": {
-        "label": "K-Means",
         "source": "survey (internal practice); anchors as in tinyBenchmarks",
         "in_survey": "yes",
         "signal": "items' score vectors over training models",
@@ -64,7 +65,6 @@ CARDS: dict[str, dict[str, str]] = {
         "guarantee": "none",
     },
     "herding": {
-        "label": "Kernel Herding",
         "source": "survey (internal practice)",
         "in_survey": "yes",
         "signal": "item text: last-layer hidden state of a small LM (SmolLM2-135M)",
@@ -76,7 +76,6 @@ CARDS: dict[str, dict[str, str]] = {
         "guarantee": "MMD falls as O(1/T) (random: O(1/sqrt(T)))",
     },
     "ppl": {
-        "label": "PPL strata",
         "source": "survey (industry practice)",
         "in_survey": "yes",
         "signal": "item text: perplexity under a small LM (SmolLM2-135M)",
@@ -88,7 +87,6 @@ CARDS: dict[str, dict[str, str]] = {
         "guarantee": "none",
     },
     "irt": {
-        "label": "MetaBench IRT",
         "source": "MetaBench (arXiv 2407.12844)",
         "in_survey": "yes",
         "signal": "2PL IRT item parameters fitted on training models' responses",
@@ -100,7 +98,6 @@ CARDS: dict[str, dict[str, str]] = {
         "guarantee": "IRT measurement theory (if its assumptions hold)",
     },
     "essence": {
-        "label": "EssenceBench",
         "source": "EssenceBench (arXiv 2510.10457)",
         "in_survey": "yes",
         "signal": "scores of training models + item texts (redundancy filter) + EBM attributions",
@@ -112,7 +109,6 @@ CARDS: dict[str, dict[str, str]] = {
         "guarantee": "none (empirical search)",
     },
     "tinybench": {
-        "label": "tinyBenchmarks",
         "source": "tinyBenchmarks (arXiv 2402.14992)",
         "in_survey": "no",
         "signal": "items' correctness vectors (K-Means anchors) + 2PL IRT",
@@ -124,7 +120,6 @@ CARDS: dict[str, dict[str, str]] = {
         "guarantee": "none (gp-IRT weight minimises MSE of the mix)",
     },
     "disco": {
-        "label": "DISCO",
         "source": "DISCO (ICLR 2026)",
         "in_survey": "no",
         "signal": "disagreement (score variance) of items across training models",
@@ -164,6 +159,10 @@ _HEADERS = {
 }
 
 
+for _name, _card in CARDS.items():  # the label comes from the one method table
+    CARDS[_name] = {"label": METHOD_INFO[_name].label, **_card}
+
+
 def card(name: str) -> dict[str, str]:
     """The card of a registered method (a copy); ValueError naming the methods that have one."""
     if name not in CARDS:
@@ -183,8 +182,8 @@ def cards_table(methods=None, results=None, k: int = 50, fields=CARD_FIELDS):
         over its finished runs: ``runs ok / all``, ``mean seconds per run`` (wall time of one
         ``compress`` call, s, every dataset and k), ``mean test RMSE at k=<k> (pp)`` (mean over the
         datasets it finished at that k: mean over seeds first, then over datasets),
-        ``RMSE / random at k=<k>`` (geometric mean over datasets of its mean RMSE divided by random's on
-        the same dataset; < 1 = better than random; NaN without random runs) and ``datasets at k=<k>``.
+        ``RMSE / random at k=<k>`` (:func:`essence.metrics.ratio_to_random` over every dataset and seed
+        both ran; < 1 = better than random; NaN without random runs) and ``datasets at k=<k>``.
         Failed runs are counted, never dropped silently.
     k : int
         The budget of the measured RMSE columns.
@@ -213,17 +212,12 @@ def cards_table(methods=None, results=None, k: int = 50, fields=CARD_FIELDS):
     df = results.copy()
     df["ok"] = df["error"].fillna("") == ""
     at_k = df[df["ok"] & (df["k"] == k)].groupby(["method", "dataset"])["rmse"].mean()
-    rand = at_k.loc["random"] if "random" in at_k.index.get_level_values(0) else None
     measured = {}
     for m in methods:
         g = df[df["method"] == m]
         ok = g[g["ok"]]
         per_ds = at_k.loc[m] if m in at_k.index.get_level_values(0) else pd.Series(dtype=float)
-        if rand is not None and len(per_ds):
-            common = per_ds.index.intersection(rand.index)
-            ratio = float(np.exp(np.mean(np.log(per_ds[common] / rand[common])))) if len(common) else np.nan
-        else:
-            ratio = np.nan
+        ratio = ratio_to_random(*paired_with_random(df, m, k))
         measured[m] = {
             "runs ok / all": f"{len(ok)}/{len(g)}",
             "mean seconds per run": float(ok["seconds"].mean()) if len(ok) else np.nan,

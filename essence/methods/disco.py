@@ -23,7 +23,9 @@ import warnings
 
 import numpy as np
 
-from ..reconstruct import GAMReconstructor, RidgeReconstructor, _round, register_reconstructor
+from ..checks import ListOf, OneOf, Real, Whole, check_params
+from ..reconstruct import GAMReconstructor, Reconstructor, RidgeReconstructor
+from ..tables import GAM_LAM, GAM_N_SPLINES, round_list
 from .base import Selector
 from ..errors import InputError
 
@@ -75,8 +77,7 @@ def top_disagreement(responses, k: int, seed: int = 0) -> np.ndarray:
     return order[:k].astype(np.intp)
 
 
-@register_reconstructor
-class SignatureKNNReconstructor:
+class SignatureKNNReconstructor(Reconstructor):
     """Full score = distance-weighted mean target of the K nearest training models in PCA space.
 
     Parameters
@@ -94,20 +95,11 @@ class SignatureKNNReconstructor:
     """
 
     kind = "signature_knn"
+    _domains = {"n_components": Whole(1), "n_neighbors": Whole(1)}
 
     def __init__(self, n_components: int = 10, n_neighbors: int = 10):
-        if not (isinstance(n_components, (int, np.integer)) and n_components >= 1):
-            raise InputError(f"n_components: {n_components!r} must be a whole number >= 1")
-        if not (isinstance(n_neighbors, (int, np.integer)) and n_neighbors >= 1):
-            raise InputError(f"n_neighbors: {n_neighbors!r} must be a whole number >= 1")
-        self.n_components = int(n_components)
-        self.n_neighbors = int(n_neighbors)
-
-    def get_params(self) -> dict:
-        return {"n_components": self.n_components, "n_neighbors": self.n_neighbors}
-
-    def clone(self):
-        return type(self)(**self.get_params())
+        self.n_components = n_components
+        self.n_neighbors = n_neighbors
 
     def _fill(self, X) -> np.ndarray:
         X = np.asarray(X, dtype=np.float64)
@@ -120,6 +112,7 @@ class SignatureKNNReconstructor:
         return (self._fill(X) - self.mean_) @ self.components_.T
 
     def fit(self, X, y):
+        check_params(self)
         X = np.asarray(X, dtype=np.float64)
         y = np.asarray(y, dtype=np.float64)
         if X.ndim != 2 or y.shape != (X.shape[0],):
@@ -162,9 +155,9 @@ class SignatureKNNReconstructor:
 
     def to_dict(self) -> dict:
         return {
-            "kind": self.kind, "params": self.get_params(), "fill": _round(self.fill_, 10),
-            "mean": _round(self.mean_, 10), "components": [_round(r, 10) for r in self.components_],
-            "train_z": [_round(r, 5) for r in self.train_z_], "train_y": _round(self.train_y_, 7),
+            "kind": self.kind, "params": self.params_dict(), "fill": round_list(self.fill_, 10),
+            "mean": round_list(self.mean_, 10), "components": [round_list(r, 10) for r in self.components_],
+            "train_z": [round_list(r, 5) for r in self.train_z_], "train_y": round_list(self.train_y_, 7),
         }
 
     @classmethod
@@ -193,7 +186,7 @@ class DiscoSelector(Selector):
         Candidate ``K`` for the kNN predictor. Every pair (components ``c``, ``K``) is a reconstructor
         candidate ``knn_c<c>_k<K>`` (on gsm8k 3 components work best, on arc 10; small model sets such
         as alpaca_eval2 want small ``K``), chosen on validation with ``gam`` and ``ridge``.
-    n_splines, lam : default 25, 5.0
+    n_splines, lam : default essence.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
         The GAM candidate's spline basis size and smoothing penalty.
     selection : {"auto", "top", "stratified"}, default "auto"
         "top": the k most disagreed items (DISCO's). "stratified": the most disagreed item of each of k
@@ -205,23 +198,19 @@ class DiscoSelector(Selector):
 
     name = "disco"
     signal = "responses"
+    _domains = {**Selector._domains, "n_components": ListOf(Whole(1)), "neighbors": ListOf(Whole(1)),
+                "n_splines": Whole(4), "lam": Real(0.0), "selection": OneOf("auto", "top", "stratified")}
 
     def __init__(self, k, seed=0, progress=True, n_components=(3, 10), neighbors=(5, 10, 20),
-                 n_splines: int = 25, lam: float = 5.0, selection: str = "auto"):
+                 n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, selection: str = "auto"):
         super().__init__(k, seed, progress)
         self.selection = selection
-        self.n_components = tuple(int(c) for c in np.atleast_1d(n_components))
-        self.neighbors = tuple(int(n) for n in np.atleast_1d(neighbors))
+        self.n_components = n_components
+        self.neighbors = neighbors
         self.n_splines = n_splines
         self.lam = lam
 
     def select(self, train, val) -> np.ndarray:
-        for nm in ("n_components", "neighbors"):
-            vals = getattr(self, nm)
-            if not vals or min(vals) < 1:
-                raise InputError(f"{nm}: {vals!r} must be a non-empty list of whole numbers >= 1")
-        if self.selection not in ("auto", "top", "stratified"):
-            raise InputError(f"selection: {self.selection!r}; choose 'auto', 'top' or 'stratified'")
         sets = {}
         if self.selection in ("auto", "top"):
             sets["top"] = top_disagreement(train.responses, self.k, self.seed)
@@ -247,7 +236,7 @@ class DiscoSelector(Selector):
 
     def reconstructor_candidates(self, train, idx) -> dict:
         cands = {f"knn_c{c}_k{K}": (lambda c=c, K=K: SignatureKNNReconstructor(c, K))
-                 for c in self.n_components for K in self.neighbors}
+                 for c in np.atleast_1d(self.n_components).tolist() for K in np.atleast_1d(self.neighbors).tolist()}
         cands["gam"] = lambda: GAMReconstructor(n_splines=self.n_splines, lam=self.lam)
         cands["ridge"] = RidgeReconstructor
         return cands

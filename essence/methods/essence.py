@@ -3,6 +3,9 @@ EBM-attribution-guided refinement.
 
 Stages (see :mod:`essence.search` for each one's definition):
 
+0. **pre-screen** (:func:`~essence.search.screen.screen_pool`), only for pools above ``max_pool`` items
+   (whole benchmarks; never on the shipped pools): keep the ``max_pool`` most discriminating items,
+   stratified by accuracy. Recorded in ``info_["screen"]`` (what was dropped) and ``info_["pool_size"]``.
 1. **filter** (:func:`~essence.search.redundancy.coarse_filter`): drop items text-redundant
    (MiniLM cosine > ``tau_text``) or rank-redundant (Pearson over training models > ``tau_rank``) with an
    earlier kept item, and items constant over the training models; optionally a MetaBench-style
@@ -38,10 +41,14 @@ models influence any choice.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
 from ..reconstruct import choose_on_validation, reconstructor_makers
+from ..tables import GAM_LAM, GAM_N_SPLINES
+from ..checks import Flag, ListOf, OneOf, Real, Whole, check_params
 from .base import Selector
 from ..errors import InputError
 
@@ -74,6 +81,18 @@ class EssenceSelector(Selector):
         Optional MetaBench pre-filter on training models (the port's 0.95 and 0.05): drop items with mean
         score above ``max_item_mean`` or |point-biserial| with the full score below ``min_item_pbis``.
         Off by default: the metabench pools already passed this filter on all models.
+    max_pool : int or None, default 2000
+        Pre-screen (:func:`~essence.search.screen.screen_pool`): a pool of more items than this (after the
+        pre-filter) is shrunk to ``max_pool`` items before the redundancy filter, so that whole benchmarks
+        (10^4 - 10^5 items) stay in the regime the GA works in (see :mod:`essence.search.screen` for why and
+        ``benchmarks/speed.py --part screen`` for the measured loss). The shipped pools (at most 805 items)
+        are never screened. None = no pre-screen (the ridge fitness then refuses pools above 8,000 items).
+    screen : {"stratified", "pbis", "random"}, default "stratified"
+        Pre-screen criterion: the most discriminating items (|point-biserial| with the full score) within
+        each of ``screen_bins`` equal-count bins of item accuracy, the most discriminating overall, or a
+        seeded uniform draw.
+    screen_bins : int, default 10
+        Accuracy bins of the "stratified" pre-screen.
     fitness : {"ridge", "gam"}, default "ridge"
         GA fitness: ridge on the subset's items, or the paper's fixed GAM ruler on the subset accuracy.
         See the module docstring for why the default is "ridge".
@@ -133,6 +152,21 @@ class EssenceSelector(Selector):
 
     name = "essence"
     signal = "responses+texts"
+    _domains = {
+        **Selector._domains, "tau_text": Real(-1.0, 1.0), "tau_rank": Real(-1.0, 1.0), "drop_constant": Flag(),
+        "max_item_mean": Real(0.0, 1.0, none=True), "min_item_pbis": Real(0.0, 1.0, none=True),
+        "population": Whole(2), "generations": Whole(0), "tournament": Whole(1), "elites": Whole(0),
+        "mutation_rate": Real(0.0, 1.0, open_min=True, none=True), "patience": Whole(1, none=True),
+        "rounds": Whole(0), "group_fraction": Real(0.0, 1.0, open_min=True), "group_population": Whole(2, none=True),
+        "group_generations": Whole(0, none=True), "seed_groups_with_best": Flag(), "ebm_elites": Whole(1),
+        "ebm_max_models": Whole(10, none=True), "ebm_learning_rate": Real(0.0, open_min=True),
+        "ebm_max_rounds": Whole(1), "ebm_early_stopping_rounds": Whole(0), "ebm_smoothing_rounds": Whole(0),
+        "gam_splines": Whole(4), "gam_lam": Real(0.0), "fitness": OneOf("gam", "ridge"),
+        "fitness_models": OneOf("auto", "val", "train", "train+val", "loo"), "ridge_alpha": Real(0.0, open_min=True),
+        "keep_best": OneOf("validation", "fitness"), "max_pool": Whole(1, none=True),
+        "screen": OneOf("stratified", "pbis", "random"), "screen_bins": Whole(1),
+        "loo_alphas": ListOf(Real(0.0, open_min=True)),
+    }
 
     def __init__(self, k: int, seed: int = 0, progress: bool = True, tau_text: float = 0.95, tau_rank: float = 0.9,
                  drop_constant: bool = True, max_item_mean: float | None = None, min_item_pbis: float | None = None,
@@ -141,11 +175,15 @@ class EssenceSelector(Selector):
                  group_fraction: float = 0.75, group_population: int | None = None,
                  group_generations: int | None = None, seed_groups_with_best: bool = True, ebm_elites: int = 6,
                  ebm_max_models: int | None = 1000, ebm_learning_rate: float = 0.04, ebm_max_rounds: int = 2000,
-                 ebm_early_stopping_rounds: int = 50, ebm_smoothing_rounds: int = 200, gam_splines: int = 25,
-                 gam_lam: float = 5.0, fitness: str = "ridge", fitness_models: str = "auto",
-                 ridge_alpha: float = 1.0, keep_best: str = "fitness", loo_alphas=(1.0, 10.0, 100.0)):
+                 ebm_early_stopping_rounds: int = 50, ebm_smoothing_rounds: int = 200, gam_splines: int = GAM_N_SPLINES,
+                 gam_lam: float = GAM_LAM, fitness: str = "ridge", fitness_models: str = "auto",
+                 ridge_alpha: float = 1.0, keep_best: str = "fitness", max_pool: int | None = 2000,
+                 screen: str = "stratified", screen_bins: int = 10, loo_alphas=(1.0, 10.0, 100.0)):
         super().__init__(k, seed, progress)
-        self.loo_alphas = tuple(float(a) for a in np.atleast_1d(loo_alphas))
+        self.loo_alphas = loo_alphas
+        self.max_pool = max_pool
+        self.screen = screen
+        self.screen_bins = screen_bins
         self.keep_best = keep_best
         self.fitness = fitness
         self.fitness_models = fitness_models
@@ -177,32 +215,9 @@ class EssenceSelector(Selector):
 
     # ------------------------------------------------------------------------------------------
     def _check_params(self) -> None:
-        def whole(name, lo, allow_none=False):
-            v = getattr(self, name)
-            if v is None and allow_none:
-                return
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
-                raise InputError(f"{name}: must be a whole number >= {lo}, got {v!r}")
-
-        for name, lo in (("population", 2), ("generations", 0), ("tournament", 1), ("elites", 0),
-                         ("rounds", 0), ("ebm_elites", 1), ("ebm_max_rounds", 1), ("ebm_early_stopping_rounds", 0),
-                         ("ebm_smoothing_rounds", 0), ("gam_splines", 4)):
-            whole(name, lo)
-        for name, lo in (("group_population", 2), ("group_generations", 0), ("patience", 1),
-                         ("ebm_max_models", 10)):
-            whole(name, lo, allow_none=True)
+        check_params(self)  # every parameter against _domains
         if self.elites >= self.population:
             raise InputError(f"elites: {self.elites} must be smaller than population ({self.population})")
-        if self.fitness not in ("gam", "ridge"):
-            raise InputError(f"fitness: {self.fitness!r}; choose 'gam' (the paper's fixed ruler) or 'ridge'")
-        if self.fitness_models not in ("auto", "val", "train", "train+val", "loo"):
-            raise InputError(f"fitness_models: {self.fitness_models!r}; choose 'auto', 'val', 'train', 'train+val' or 'loo'")
-        if self.keep_best not in ("validation", "fitness"):
-            raise InputError(f"keep_best: {self.keep_best!r}; choose 'validation' or 'fitness'")
-        if not float(self.ridge_alpha) > 0:
-            raise InputError(f"ridge_alpha: must be > 0, got {self.ridge_alpha}")
-        if not 0 < float(self.group_fraction) <= 1:
-            raise InputError(f"group_fraction: must be in (0, 1], got {self.group_fraction}")
 
     def _fitness_models(self, n_train: int, k: int) -> str:
         """Resolve ``fitness_models="auto"``: in-sample training models for ridge fitness when there are
@@ -220,19 +235,61 @@ class EssenceSelector(Selector):
 
     # ------------------------------------------------------------------------------------------
     def select(self, train, val) -> np.ndarray:
-        from ..search.attribution import attribution_groups, ebm_attribution
-        from ..search.genetic import RidgeFitness, SubsetFitness, genetic_search
-        from ..search.redundancy import coarse_filter, item_prefilter
-
+        """The three stages: :meth:`_build_pool` (pre-filter, pre-screen, redundancy filter),
+        :meth:`_pool_ga` and ``rounds`` x :meth:`_refine_round`. Returns the best subset over all stages:
+        ``(k,)`` increasing positions into ``train.items``."""
         self._check_params()
         k = int(self.k)
         rng = np.random.default_rng(self.seed)
         seconds: dict[str, float] = {}
-        info = self.info_
+        pool = self._build_pool(train, k, seconds)
+        run = self._prepare_run(train, val, pool, k, rng)
+        t0 = time.perf_counter()
+        ga, best = self._pool_ga(run)
+        seconds["ga"] = time.perf_counter() - t0
+        best_score, best_rmse = run.yardstick(best), run.common_rmse(best)
+        self.info_["ga"] = {
+            "fitness": self.fitness, "fitness_models": run.fm, "pool_size": int(run.M), "k": k,
+            "population": int(self.population), "generations_run": ga.generations_run,
+            "stopped_early": ga.stopped_early, "evaluations": ga.evaluations, "seconds": round(ga.seconds, 3),
+            "individuals_per_second": round(ga.evaluations / max(ga.seconds, 1e-9), 1),
+            "best_fitness_rmse": round(-ga.best_fitness, 5), "best_val_rmse": round(best_rmse, 5),
+            "history": ga.history_summary(every=max(1, ga.generations_run // 40)),
+        }
+        trace = [{"stage": "ga", "fitness_rmse": round(best_score, 5), "val_rmse": round(best_rmse, 5)}]
 
-        # -- 1. pre-filter and coarse redundancy filter (training models only) ---------------------
+        rounds_info = []
+        elite_masks = ga.elite_masks(self.ebm_elites)
+        times = {"ebm": 0.0, "group_ga": 0.0}
+        if run.M == k and self.rounds:
+            self.info_["refinement_note"] = "pool size equals k: nothing to refine"
+        for r in range(self.rounds if run.M > k else 0):
+            rinfo, elite_masks, cand, score, cand_rmse = self._refine_round(run, r, elite_masks, best, times)
+            improved = cand_rmse < best_rmse if self.keep_best == "validation" else score < best_score
+            if improved:
+                best, best_score, best_rmse = np.sort(cand), score, cand_rmse
+            rinfo.update({"improved_global_best": bool(improved), "global_best_fitness_rmse": round(best_score, 5),
+                          "global_best_val_rmse": round(best_rmse, 5)})
+            rounds_info.append(rinfo)
+            trace.append({"stage": f"round {r + 1}", "fitness_rmse": round(best_score, 5),
+                          "val_rmse": round(best_rmse, 5)})
+        seconds.update(times)
+        self.info_.update({
+            "rounds": rounds_info, "val_rmse_trace": trace, "best_fitness_rmse": round(best_score, 5),
+            "best_val_rmse": round(best_rmse, 5), "seconds": {k_: round(v, 3) for k_, v in seconds.items()},
+        })
+        return np.sort(pool[best])
+
+    # -- stage 1: the candidate pool ---------------------------------------------------------------
+    def _build_pool(self, train, k: int, seconds: dict) -> np.ndarray:
+        """Pre-filter, pre-screen (pools above ``max_pool``) and coarse redundancy filter, on the training
+        models only. Returns the pool: increasing positions into ``train.items``. Records ``prefilter``,
+        ``screen``, ``filter`` and ``pool_size`` in ``info_``."""
+        from ..search.redundancy import coarse_filter, item_prefilter
+        from ..search.screen import screen_pool
+
+        info = self.info_
         R_tr, y_tr = train.responses, train.target
-        R_va, y_va = val.responses, val.target
         pre = item_prefilter(R_tr, y_tr, self.max_item_mean, self.min_item_pbis)
         cand = np.flatnonzero(pre["keep"])
         info["prefilter"] = {
@@ -241,6 +298,15 @@ class EssenceSelector(Selector):
             "dropped_too_easy": train.items[pre["too_easy"][:50]].tolist(),
             "dropped_low_pbis": train.items[pre["low_pbis"][:50]].tolist(),
         }
+        t0 = time.perf_counter()
+        if self.max_pool is not None:
+            scr = screen_pool(R_tr[:, cand] if cand.size < train.n_items else R_tr, y_tr, int(self.max_pool),
+                              self.screen, bins=self.screen_bins, seed=[int(self.seed), 13])
+            info["screen"] = {**scr["info"], "dropped": train.items[cand[scr["dropped"][:50]]].tolist()}
+            cand = cand[scr["keep"]]
+        else:
+            info["screen"] = {"applied": False, "max_items": None, "n_items": int(cand.size)}
+        seconds["screen"] = time.perf_counter() - t0
         emb = None
         t0 = time.perf_counter()
         if train.texts is not None and float(self.tau_text) < 1.0 and cand.size > 1:
@@ -254,16 +320,27 @@ class EssenceSelector(Selector):
         info["filter"] = filt.to_info(item_ids=train.items[cand])
         pool = cand[filt.kept]
         seconds["filter"] = filt.seconds
+        info["pool_size"] = int(pool.size)
         if k > pool.size:
+            screened = info["screen"].get("applied")
             raise InputError(
                 f"k: {k} is larger than the {pool.size} items left after the redundancy filter "
                 f"(of {train.n_items}; tau_text={self.tau_text}, tau_rank={self.tau_rank}, "
                 f"drop_constant={self.drop_constant}); lower k or raise tau_text / tau_rank"
                 + (f" (or keep the {filt.constant.size} constant items with drop_constant=False)"
                    if self.drop_constant and filt.constant.size else "")
+                + (f" (or raise max_pool={self.max_pool})" if screened else "")
             )
+        return pool
+
+    # -- shared state of the GA stages -------------------------------------------------------------
+    def _prepare_run(self, train, val, pool: np.ndarray, k: int, rng) -> "_Run":
+        """The pool's responses, the fitness models and the three scoring functions every GA stage uses."""
+        from ..search.genetic import RidgeFitness, SubsetFitness
+
         M = pool.size
-        Rp_tr, Rp_va = R_tr[:, pool], R_va[:, pool]
+        Rp_tr, Rp_va = train.responses[:, pool], val.responses[:, pool]
+        y_tr, y_va = train.target, val.target
         fm = self._fitness_models(train.n_models, k)
         if fm in ("val", "loo"):
             Rf, yf = Rp_va, y_va
@@ -275,7 +352,7 @@ class EssenceSelector(Selector):
         if self.fitness == "ridge" and fm == "loo":
             from ..search.fitness_cv import LOORidgeFitness
 
-            ridge_base = LOORidgeFitness(np.vstack([Rp_tr, Rp_va]), np.r_[y_tr, y_va], alphas=self.loo_alphas)
+            ridge_base = LOORidgeFitness(np.vstack([Rp_tr, Rp_va]), np.r_[y_tr, y_va], alphas=tuple(np.atleast_1d(self.loo_alphas)))
         elif self.fitness == "ridge":
             ridge_base = RidgeFitness(Rp_tr, y_tr, None if fm == "train" else Rf, None if fm == "train" else yf,
                                       alpha=float(self.ridge_alpha))
@@ -286,17 +363,6 @@ class EssenceSelector(Selector):
                 return ridge_base if cols.size == M else ridge_base.restrict(cols)
             return SubsetFitness(Rp_tr[:, cols], y_tr, Rf[:, cols], yf, self.gam_splines, self.gam_lam)
 
-        def common_rmse(local: np.ndarray) -> float:
-            """Validation RMSE (pp) of the best reconstructor candidate (see ``reconstructor_candidates``)
-            refitted on this subset over the training models: what the user would get."""
-            _, _, scores = choose_on_validation(self.reconstructor_candidates(train, local), Rp_tr[:, local],
-                                                y_tr, Rp_va[:, local], y_va)
-            return float(min(v for v in scores.values() if isinstance(v, float)))
-
-        ga_kw = dict(tournament=self.tournament, mutation_rate=self.mutation_rate, patience=self.patience)
-
-        # -- 2. GA over the whole pool ------------------------------------------------------------
-        t0 = time.perf_counter()
         fit_pool = make_fitness(np.arange(M))
 
         def yardstick(local: np.ndarray) -> float:
@@ -306,92 +372,105 @@ class EssenceSelector(Selector):
             mask[0, local] = True
             return float(-fit_pool(mask)[0])
 
-        ga = genetic_search(None, None, None, None, k, population=self.population, generations=self.generations,
-                            elites=self.elites, seed=rng, progress=self.progress, desc="GA (pool)",
-                            fitness=fit_pool, **ga_kw)
-        best = ga.best.copy()
-        best_score = yardstick(best)
-        best_rmse = common_rmse(best)
-        seconds["ga"] = time.perf_counter() - t0
-        info["ga"] = {
-            "fitness": self.fitness, "fitness_models": fm, "pool_size": int(M), "k": k,
-            "population": int(self.population), "generations_run": ga.generations_run,
-            "stopped_early": ga.stopped_early, "evaluations": ga.evaluations, "seconds": round(ga.seconds, 3),
-            "individuals_per_second": round(ga.evaluations / max(ga.seconds, 1e-9), 1),
-            "best_fitness_rmse": round(-ga.best_fitness, 5), "best_val_rmse": round(best_rmse, 5),
-            "history": ga.history_summary(every=max(1, ga.generations_run // 40)),
-        }
-        trace = [{"stage": "ga", "fitness_rmse": round(best_score, 5), "val_rmse": round(best_rmse, 5)}]
+        def common_rmse(local: np.ndarray) -> float:
+            """Validation RMSE (pp) of the best reconstructor candidate (see ``reconstructor_candidates``)
+            refitted on this subset over the training models: what the user would get."""
+            _, _, scores = choose_on_validation(self.reconstructor_candidates(train, local), Rp_tr[:, local],
+                                                y_tr, Rp_va[:, local], y_va)
+            return float(min(v for v in scores.values() if isinstance(v, float)))
 
-        # -- 3. attribution-guided refinement -----------------------------------------------------
+        return _Run(train=train, pool=pool, M=M, k=k, rng=rng, fm=fm, Rp_tr=Rp_tr, y_tr=y_tr,
+                    make_fitness=make_fitness, fit_pool=fit_pool, yardstick=yardstick, common_rmse=common_rmse,
+                    ga_kw=dict(tournament=self.tournament, mutation_rate=self.mutation_rate,
+                               patience=self.patience))
+
+    # -- stage 2: GA over the whole pool -----------------------------------------------------------
+    def _pool_ga(self, run: "_Run"):
+        """``(GAResult, best)``: the main GA over the pool; ``best`` is ``(k,)`` pool positions."""
+        from ..search.genetic import genetic_search
+
+        ga = genetic_search(None, None, None, None, run.k, population=self.population, generations=self.generations,
+                            elites=self.elites, seed=run.rng, progress=self.progress, desc="GA (pool)",
+                            fitness=run.fit_pool, **run.ga_kw)
+        return ga, ga.best.copy()
+
+    # -- stage 3: one attribution-guided refinement round ------------------------------------------
+    def _refine_round(self, run: "_Run", r: int, elite_masks: np.ndarray, best: np.ndarray, times: dict):
+        """EBM attributions from ``elite_masks`` ``(n, M)`` -> High / Low / Random groups -> a GA in each;
+        the group whose best subset scores best under the pool fitness gives the candidate.
+
+        Returns ``(round_info, next_elite_masks (n', M), candidate (k,) pool positions, its fitness RMSE,
+        its validation RMSE)``; adds seconds to ``times["ebm"]`` and ``times["group_ga"]``."""
+        from ..search.attribution import attribution_groups, ebm_attribution
+        from ..search.genetic import genetic_search
+
         gp, gg = self._group_settings()
-        rounds_info = []
-        elite_masks = ga.elite_masks(self.ebm_elites)
-        t_ebm = t_group = 0.0
         ebm_params = dict(interactions=0, outer_bags=1, learning_rate=self.ebm_learning_rate,
                           max_rounds=self.ebm_max_rounds, early_stopping_rounds=self.ebm_early_stopping_rounds,
                           smoothing_rounds=self.ebm_smoothing_rounds, n_jobs=1)
-        if M == k and self.rounds:
-            info["refinement_note"] = "pool size equals k: nothing to refine"
-        for r in range(self.rounds if M > k else 0):
-            t0 = time.perf_counter()
-            att = ebm_attribution(Rp_tr, y_tr, elite_masks, max_models=self.ebm_max_models, seed=rng,
-                                  progress=self.progress, **ebm_params)
-            groups = attribution_groups(att.attribution, k, seed=rng, group_fraction=self.group_fraction)
-            t_ebm += time.perf_counter() - t0
-            t0 = time.perf_counter()
-            per_group = {}
-            results = {}
-            for gname, g in groups.items():
-                init = None
-                if self.seed_groups_with_best:
-                    init = np.isin(g, best)[None, :]
-                res = genetic_search(None, None, None, None, k, population=gp, generations=gg,
-                                     elites=min(self.elites, gp - 1), init=init, seed=rng, progress=self.progress,
-                                     desc=f"GA round {r + 1} ({gname})", fitness=make_fitness(g), **ga_kw)
-                cand_local = g[res.best]
-                score = yardstick(cand_local)
-                results[gname] = (cand_local, score, res, g)
-                per_group[gname] = {
-                    "size": int(g.size), "best_group_fitness_rmse": round(-res.best_fitness, 5),
-                    "best_fitness_rmse": round(score, 5), "generations_run": res.generations_run,
-                    "history": res.history_summary(every=max(1, res.generations_run // 20)),
-                }
-            t_group += time.perf_counter() - t0
-            gbest = min(results, key=lambda n: (results[n][1], n))
-            cand_local, score, res, g = results[gbest]
-            cand_rmse = common_rmse(cand_local)
-            improved = cand_rmse < best_rmse if self.keep_best == "validation" else score < best_score
-            if improved:
-                best, best_score, best_rmse = np.sort(cand_local), score, cand_rmse
-            # next round's elites come from the winning group's GA, mapped back to the whole pool
-            em = res.elite_masks(self.ebm_elites)
-            elite_masks = np.zeros((em.shape[0], M), dtype=bool)
-            elite_masks[:, g] = em
-            top = np.argsort(-att.attribution, kind="stable")[:10]
-            rounds_info.append({
-                "round": r + 1, "best_group": gbest, "candidate_fitness_rmse": round(score, 5),
-                "candidate_val_rmse": round(cand_rmse, 5),
-                "improved_global_best": bool(improved), "global_best_fitness_rmse": round(best_score, 5),
-                "global_best_val_rmse": round(best_rmse, 5),
-                "groups": per_group, "ebm_models": att.n_models, "ebm_elites": int(att.per_elite.shape[0]),
-                "ebm_seconds": round(att.seconds, 3), "items_with_attribution": int((att.counts > 0).sum()),
-                "top_attribution_items": train.items[pool[top]].tolist(),
-                "top_attribution": [round(float(a), 4) for a in att.attribution[top]],
-            })
-            trace.append({"stage": f"round {r + 1}", "fitness_rmse": round(best_score, 5),
-                          "val_rmse": round(best_rmse, 5)})
-        seconds["ebm"] = t_ebm
-        seconds["group_ga"] = t_group
-        info["rounds"] = rounds_info
-        info["val_rmse_trace"] = trace
-        info["best_fitness_rmse"] = round(best_score, 5)
-        info["best_val_rmse"] = round(best_rmse, 5)
-        info["seconds"] = {k_: round(v, 3) for k_, v in seconds.items()}
-        return np.sort(pool[best])
+        t0 = time.perf_counter()
+        att = ebm_attribution(run.Rp_tr, run.y_tr, elite_masks, max_models=self.ebm_max_models, seed=run.rng,
+                              progress=self.progress, **ebm_params)
+        groups = attribution_groups(att.attribution, run.k, seed=run.rng, group_fraction=self.group_fraction)
+        times["ebm"] += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        per_group, results = {}, {}
+        for gname, g in groups.items():
+            init = np.isin(g, best)[None, :] if self.seed_groups_with_best else None
+            res = genetic_search(None, None, None, None, run.k, population=gp, generations=gg,
+                                 elites=min(self.elites, gp - 1), init=init, seed=run.rng, progress=self.progress,
+                                 desc=f"GA round {r + 1} ({gname})", fitness=run.make_fitness(g), **run.ga_kw)
+            cand_local = g[res.best]
+            score = run.yardstick(cand_local)
+            results[gname] = (cand_local, score, res, g)
+            per_group[gname] = {
+                "size": int(g.size), "best_group_fitness_rmse": round(-res.best_fitness, 5),
+                "best_fitness_rmse": round(score, 5), "generations_run": res.generations_run,
+                "history": res.history_summary(every=max(1, res.generations_run // 20)),
+            }
+        times["group_ga"] += time.perf_counter() - t0
+        gbest = min(results, key=lambda n: (results[n][1], n))
+        cand_local, score, res, g = results[gbest]
+        cand_rmse = run.common_rmse(cand_local)
+        # next round's elites come from the winning group's GA, mapped back to the whole pool
+        em = res.elite_masks(self.ebm_elites)
+        next_elites = np.zeros((em.shape[0], run.M), dtype=bool)
+        next_elites[:, g] = em
+        top = np.argsort(-att.attribution, kind="stable")[:10]
+        rinfo = {
+            "round": r + 1, "best_group": gbest, "candidate_fitness_rmse": round(score, 5),
+            "candidate_val_rmse": round(cand_rmse, 5), "groups": per_group, "ebm_models": att.n_models,
+            "ebm_elites": int(att.per_elite.shape[0]), "ebm_seconds": round(att.seconds, 3),
+            "items_with_attribution": int((att.counts > 0).sum()),
+            "top_attribution_items": run.train.items[run.pool[top]].tolist(),
+            "top_attribution": [round(float(a), 4) for a in att.attribution[top]],
+        }
+        return rinfo, next_elites, cand_local, score, cand_rmse
 
     def reconstructor_candidates(self, train, idx) -> dict:
         """The GAM on the subset score, ridge on the chosen items' responses, and ridge followed by a GAM on
         its index (our extension, :class:`~essence.reconstruct.RidgeGAMReconstructor`); the base class keeps
         the one with the lowest validation RMSE."""
         return reconstructor_makers(n_splines=self.gam_splines, lam=self.gam_lam)
+
+
+@dataclass
+class _Run:
+    """What the GA stages of one :meth:`EssenceSelector.select` call share: the pool (``(M,)`` positions
+    into the training items), its training responses ``(n_train, M)`` and scores, the fitness-models choice,
+    the fitness factory for sub-pools, the pool fitness, the two subset scores (``yardstick``: pool-fitness
+    RMSE; ``common_rmse``: validation RMSE of the refitted reconstructor) and the GA settings."""
+
+    train: object
+    pool: np.ndarray
+    M: int
+    k: int
+    rng: np.random.Generator
+    fm: str
+    Rp_tr: np.ndarray
+    y_tr: np.ndarray
+    make_fitness: Callable
+    fit_pool: Callable
+    yardstick: Callable
+    common_rmse: Callable
+    ga_kw: dict

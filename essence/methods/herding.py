@@ -30,30 +30,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Responses
-from .base import Selector, check_k
+from ..checks import Real, Whole, whole_number
+from .base import Selector, check_k, require_texts
 from ..errors import InputError
 
 __all__ = ["HerdingSelector", "kernel_herding", "median_heuristic", "rbf_kernel", "require_texts"]
 
 #: Pool size above which the median heuristic is computed on a fixed random subsample of this many items.
 MEDIAN_MAX_POINTS = 2000
-
-
-def require_texts(data: Responses, method: str) -> np.ndarray:
-    """The item texts ``(n_items,)`` of ``data``; ValueError when the dataset has none (or some are empty)."""
-    if data.texts is None:
-        raise InputError(
-            f"dataset {data.name!r} has no item texts; {method} chooses by item text: use a dataset with texts "
-            "or another method (random, kmeans, essence, irt, ...)"
-        )
-    empty = np.flatnonzero(np.char.str_len(np.char.strip(data.texts.astype(str))) == 0)
-    if empty.size:
-        raise InputError(
-            f"dataset {data.name!r}: {empty.size} item(s) have an empty text, e.g. "
-            f"{', '.join(map(repr, data.items[empty[:3]].tolist()))}; {method} chooses by item text: "
-            "fill in those texts or drop the items"
-        )
-    return data.texts
 
 
 def _features(X, what: str = "X") -> np.ndarray:
@@ -154,8 +138,7 @@ def kernel_herding(
     X = _features(X)
     n = X.shape[0]
     k = check_k(k, n)
-    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
-        raise InputError(f"block_size: must be a positive whole number, got {block_size!r}")
+    block_size = whole_number("block_size", block_size, 1)
     sigma = median_heuristic(X) if bandwidth is None else _check_bandwidth(bandwidth)
     gamma = 1.0 / (2.0 * sigma**2)
     x2 = (X * X).sum(axis=1)
@@ -222,6 +205,8 @@ class HerdingSelector(Selector):
 
     name = "herding"
     signal = "text (LM hidden states)"
+    _domains = {**Selector._domains, "bandwidth": Real(0.0, open_min=True, none=True), "max_length": Whole(1),
+                "batch_size": Whole(1)}
     needs_no_models = True
 
     def __init__(

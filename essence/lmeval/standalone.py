@@ -1,0 +1,157 @@
+"""An artifact's estimator without essence: standard library + numpy only.
+
+This file is copied, as it is, next to an exported harness task (``essence_NAME_estimator.py``), so
+that the harness run itself reports the estimated full score (see :mod:`essence.lmeval.hooks`). It
+must not import anything from essence. It re-implements ``predict`` of every reconstructor kind an
+artifact can hold (``gam``, ``ridge``, ``ridge_gam``, ``weighted_mean``, ``irt_gam``, ``gpirt``,
+``signature_knn``) and the interval of ``essence.intervals.IntervalModel`` from their ``to_dict()``
+numbers; ``tests/test_lmeval_estimate.py`` checks it against ``Compressed.estimate`` for every kind.
+
+``estimate(spec, scores)``: ``spec`` is ``{"items": [k ids], "reconstructor": {...}, "interval": {...}}``
+(what ``export-lmeval`` writes under ``"estimator"`` in ``NAME.items.json``); ``scores`` maps item id
+-> score in [0, 1] (missing items: NaN, as ``essence estimate`` treats them). Returns
+``(estimate, lower, upper)`` in percentage points.
+"""
+
+import math
+
+import numpy as np
+
+THETA_MAX = 6.0  # abilities are clipped to +-THETA_MAX (essence.methods.irt)
+
+
+def _table(d, v):
+    """``Table1D``: linear interpolation on the stored grid, constant beyond its ends."""
+    v = np.asarray(v, dtype=np.float64)
+    return np.interp(v.ravel(), np.asarray(d["x"], float), np.asarray(d["y"], float)).reshape(v.shape)
+
+
+def _subset_score(X, weights=None):
+    """``100 * weighted nanmean(X, axis=1)`` (pp); ``X`` ``(n, k)``."""
+    w = np.ones(X.shape[1]) if weights is None else np.asarray(weights, dtype=np.float64)
+    obs = ~np.isnan(X)
+    den = obs.astype(np.float64) @ w
+    if (den <= 0).any():
+        raise ValueError("no result on any chosen item")
+    return 100.0 * (np.where(obs, X, 0.0) @ w) / den
+
+
+def _sigmoid(z):
+    return 0.5 * (1.0 + np.tanh(0.5 * z))
+
+
+def _binarize(X, threshold):
+    return np.where(np.isnan(X), np.nan, (X >= float(threshold)).astype(np.float64))
+
+
+def _ability(X, a, b, prior_sd=1.0, max_iter=100, tol=1e-10):
+    """MAP 2PL ability ``(n,)`` under N(0, prior_sd^2): damped Newton steps (essence.irt.estimate_ability)."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    obs = ~np.isnan(X)
+    Xo = np.where(obs, X, 0.0)
+    W = obs.astype(np.float64)
+    prec = 1.0 / prior_sd**2
+    theta = np.zeros(X.shape[0])
+    for _ in range(max_iter):
+        p = _sigmoid(a[None, :] * (theta[:, None] - b[None, :]))
+        grad = ((Xo - p) * W) @ a - theta * prec
+        hess = (p * (1.0 - p) * W) @ (a**2) + prec
+        step = np.clip(grad / hess, -1.0, 1.0)
+        theta = theta + step
+        if np.max(np.abs(step), initial=0.0) < tol:
+            break
+    return theta
+
+
+def _filled(d, X):
+    fill = np.asarray(d["fill"], dtype=np.float64)
+    return np.where(np.isnan(X), fill[None, :], X)
+
+
+def _ridge_index(d, X):
+    return _filled(d, X) @ np.asarray(d["coef"], dtype=np.float64) + float(d["intercept"])
+
+
+def _gpirt(d, X):
+    p = d["params"]
+    anchors = np.asarray(p["anchors"], dtype=np.intp)
+    w = np.asarray(p["weights"], dtype=np.float64)
+    obs = ~np.isnan(X)
+    anchor_est = (np.where(obs, X, 0.0) @ w) / (obs @ w)
+    pa = np.asarray(p["pool_a"], dtype=np.float64)
+    pb = np.asarray(p["pool_b"], dtype=np.float64)
+    fixed = np.array([np.nan if v is None else float(v) for v in p["pool_p_fixed"]], dtype=np.float64)
+    theta = _ability(_binarize(X, p["threshold"]), pa[anchors], pb[anchors], p["prior_sd"])
+    P = _sigmoid(pa[None, :] * (theta[:, None] - pb[None, :]))
+    isfixed = ~np.isnan(fixed)
+    if isfixed.any():
+        P[:, isfixed] = fixed[isfixed]
+    unseen = np.ones_like(P, dtype=bool)
+    unseen[:, anchors] = ~obs
+    pirt = (np.where(obs, X, 0.0).sum(axis=1) + np.where(unseen, P, 0.0).sum(axis=1)) / pa.size
+    g = p["gp_lambda"] * 100.0 * anchor_est + (1.0 - p["gp_lambda"]) * 100.0 * pirt
+    return _table(d["table"], g) if d.get("table") is not None else g
+
+
+def _knn(d, X):
+    fill = np.asarray(d["fill"], dtype=np.float64)
+    comps = np.asarray(d["components"], dtype=np.float64).reshape(-1, fill.size)
+    T = np.asarray(d["train_z"], dtype=np.float64).reshape(-1, comps.shape[0])
+    ty = np.asarray(d["train_y"], dtype=np.float64)
+    Z = (np.where(np.isnan(X), fill[None, :], X) - np.asarray(d["mean"], dtype=np.float64)) @ comps.T
+    dist = np.sqrt(np.maximum((Z**2).sum(axis=1)[:, None] + (T**2).sum(axis=1)[None, :] - 2.0 * Z @ T.T, 0.0))
+    K = min(int(d["params"]["n_neighbors"]), T.shape[0])
+    nn = np.argpartition(dist, K - 1, axis=1)[:, :K]
+    dn = np.take_along_axis(dist, nn, axis=1)
+    exact = dn <= 1e-4
+    with np.errstate(divide="ignore"):
+        w = np.where(exact.any(axis=1, keepdims=True), exact.astype(float), 1.0 / dn)
+    return (w * ty[nn]).sum(axis=1) / w.sum(axis=1)
+
+
+def _irt_gam(d, X):
+    p = d["params"]
+    theta = np.clip(_ability(_binarize(X, p["threshold"]), p["a"], p["b"], p["prior_sd"]), -THETA_MAX, THETA_MAX)
+    out = float(d["intercept"]) + _table(d["t_theta"], theta)
+    if d.get("t_score") is not None:
+        out = out + _table(d["t_score"], _subset_score(X))
+    return out
+
+
+_PREDICT = {
+    "gam": lambda d, X: _table(d["table"], _subset_score(X, d["params"].get("weights"))),
+    "ridge": _ridge_index,
+    "ridge_gam": lambda d, X: _table(d["table"], _ridge_index(d, X)),
+    "weighted_mean": lambda d, X: _subset_score(X, d["params"].get("weights")),
+    "irt_gam": _irt_gam,
+    "gpirt": _gpirt,
+    "signature_knn": _knn,
+}
+KINDS = tuple(_PREDICT)
+
+
+def predict(reconstructor: dict, X) -> np.ndarray:
+    """Full-score estimates ``(n,)`` in pp, clipped to [0, 100], of responses ``X`` ``(n, k)`` (NaN = missing)."""
+    kind = reconstructor.get("kind")
+    if kind not in _PREDICT:
+        raise ValueError(f"reconstructor kind {kind!r} is not one this estimator knows ({', '.join(KINDS)})")
+    X = np.atleast_2d(np.asarray(X, dtype=np.float64))
+    return np.clip(_PREDICT[kind](reconstructor, X), 0.0, 100.0)
+
+
+def interval(model: dict, est) -> tuple:
+    """Bounds (pp, clipped to [0, 100]) of the normalised split-conformal interval around ``est`` ``(n,)``."""
+    est = np.asarray(est, dtype=np.float64)
+    half = float(model["q"]) * _table(model["scale"], est)
+    return np.clip(est - half, 0.0, 100.0), np.clip(est + half, 0.0, 100.0)
+
+
+def estimate(spec: dict, scores: dict) -> tuple:
+    """``(estimate, lower, upper)`` in pp from ``{item id: score}`` on the chosen items (see the module docstring)."""
+    x = np.array([[scores.get(i, math.nan) for i in spec["items"]]], dtype=np.float64)
+    if np.isnan(x).all():
+        return math.nan, math.nan, math.nan
+    est = predict(spec["reconstructor"], x)
+    lo, hi = interval(spec["interval"], est)
+    return float(est[0]), float(lo[0]), float(hi[0])

@@ -1,0 +1,116 @@
+"""Figures of notebook 02: the coarse filter (kept counts, error after filtering, kept vs dropped)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .style import _star, _starred_caveat
+
+__all__ = ["plot_kept_counts", "plot_filter_error", "plot_kept_vs_dropped"]
+
+
+def plot_kept_counts(grids: dict):
+    """Pool size left by the coarse filter over a grid of thresholds, one heatmap per dataset.
+
+    ``grids``: dataset -> dict with ``kept`` ``(n_text, n_rank)`` int (see
+    :func:`essence.lessons.kept_counts`), ``tau_text`` ``(n_text,)``, ``tau_rank`` ``(n_rank,)`` and
+    ``n_items``. Cells show the count; colour is the share of the items kept. A threshold of 1 is "off".
+    """
+    import matplotlib.pyplot as plt
+
+    n = len(grids)
+    fig, axes = plt.subplots(1, n, figsize=(0.55 * max(len(g["tau_rank"]) for g in grids.values()) * n + 1.5 * n, 3.9),
+                             squeeze=False)
+    im = None
+    for ax, (ds, g) in zip(axes.ravel(), grids.items()):
+        K = np.asarray(g["kept"], dtype=float)
+        share = K / g["n_items"]
+        im = ax.imshow(share, cmap="viridis", vmin=0, vmax=1, aspect="auto", origin="lower")
+        for i in range(K.shape[0]):
+            for j in range(K.shape[1]):
+                ax.text(j, i, f"{int(K[i, j])}", ha="center", va="center", fontsize=7.5,
+                        color="white" if share[i, j] < 0.55 else "black")
+        lab = lambda v: "off" if v >= 1 else f"{v:g}"  # noqa: E731
+        ax.set_xticks(range(len(g["tau_rank"])))
+        ax.set_xticklabels([lab(v) for v in g["tau_rank"]], fontsize=8.5)
+        ax.set_yticks(range(len(g["tau_text"])))
+        ax.set_yticklabels([lab(v) for v in g["tau_text"]], fontsize=8.5)
+        ax.set_xlabel("τ_rank (Pearson threshold)")
+        ax.set_ylabel("τ_text (cosine threshold)")
+        ax.set_title(f"{_star(ds)}: {g['n_items']} items", fontsize=10.5)
+        ax.grid(False)
+    cb = fig.colorbar(im, ax=axes.ravel().tolist(), fraction=0.025, pad=0.02)
+    cb.set_label("share of items kept")
+    fig.suptitle("Items kept by the coarse filter as the two thresholds vary (cells: items kept)")
+    _starred_caveat(fig, grids)
+    return fig
+
+
+def plot_filter_error(panels: dict, k: int):
+    """Held-out RMSE of random k-subsets drawn from filtered pools, against the pool size.
+
+    ``panels``: dataset -> dict with ``full`` ``(n_draws,)`` RMSE (pp) from the unfiltered pool, ``n_items``,
+    and ``curves``: label -> list of ``(tau, pool_size, rmses (n_draws,))``. Points: mean; bars: the
+    10th to 90th percentile over draws; the grey band is the unfiltered pool's 10-90% range.
+    """
+    import matplotlib.pyplot as plt
+
+    n = len(panels)
+    fig, axes = plt.subplots(1, n, figsize=(4.4 * n, 4.0), squeeze=False)
+    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
+
+    colors = ["#dd8452", "#4c72b0", "#55a868", "#c44e52"]
+    for ax, (ds, p) in zip(axes.ravel(), panels.items()):
+        full = np.asarray(p["full"], dtype=float)
+        lo, hi = np.percentile(full, [10, 90])
+        ax.axhspan(lo, hi, color="#999999", alpha=0.2, lw=0)
+        ax.axhline(full.mean(), color="#555555", lw=1.2, ls="--", label=f"no filter ({p['n_items']} items)")
+        for c, (label, pts) in zip(colors, p["curves"].items()):
+            pts = sorted(pts, key=lambda t: t[1])
+            x = np.array([q[1] for q in pts], dtype=float)
+            m = np.array([np.mean(q[2]) for q in pts])
+            p10 = np.array([np.percentile(q[2], 10) for q in pts])
+            p90 = np.array([np.percentile(q[2], 90) for q in pts])
+            ax.errorbar(x, m, yerr=[m - p10, p90 - m], marker="o", ms=4, lw=1.4, capsize=2, color=c, label=label)
+            for (tau, xx, _), mm in zip(pts, m):
+                ax.annotate(f"{tau:g}", (xx, mm), textcoords="offset points", xytext=(4, 4), fontsize=7, color=c)
+        ax.set_xscale("log")
+        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("items left in the pool (log scale)")
+        ax.set_ylabel(f"held-out RMSE, random k = {k} (pp)")
+        ax.set_title(_star(ds))
+        ax.legend(fontsize=8)
+    fig.suptitle(f"Does filtering help a random subset? {k} random items from the filtered pool, GAM on their mean\n"
+                 "(mean and 10-90% range over draws; labels: the threshold)")
+    fig.tight_layout()
+    _starred_caveat(fig, panels)
+    return fig
+
+
+def plot_kept_vs_dropped(panels: dict, tau_rank: float):
+    """Item discrimination (correlation with the full score over training models) of the items the rank
+    filter keeps and drops. ``panels``: dataset -> ``(discrimination (n_items,), kept (n_kept,) positions)``."""
+    import matplotlib.pyplot as plt
+
+    n = len(panels)
+    fig, axes = plt.subplots(1, n, figsize=(4.2 * n, 3.5), squeeze=False)
+    edges = np.linspace(-0.2, 1.0, 37)
+    for ax, (ds, (disc, kept)) in zip(axes.ravel(), panels.items()):
+        disc = np.asarray(disc, dtype=float)
+        mask = np.zeros(disc.size, dtype=bool)
+        mask[np.asarray(kept, dtype=np.intp)] = True
+        ax.hist(disc[mask], bins=edges, color="#4c72b0", alpha=0.7,
+                label=f"kept ({mask.sum()}): mean {disc[mask].mean():.2f}")
+        if (~mask).any():
+            ax.hist(disc[~mask], bins=edges, color="#c44e52", alpha=0.7,
+                    label=f"dropped ({(~mask).sum()}): mean {disc[~mask].mean():.2f}")
+        ax.set_xlabel("item discrimination (corr. with full score)")
+        ax.set_ylabel("items")
+        ax.set_title(_star(ds))
+        ax.legend(fontsize=8, loc="upper left")
+    fig.suptitle(f"Which items does the rank filter drop? τ_rank = {tau_rank:g}, text check off")
+    fig.tight_layout()
+    _starred_caveat(fig, panels)
+    return fig

@@ -1,0 +1,129 @@
+"""EssenceBench on whole benchmarks: a pre-screen that shrinks a big item pool before the redundancy filter
+and the genetic search.
+
+Why a pre-screen (and not only a cheaper fitness): the GA mutates each of a child's ``M`` pool cells
+with probability ``1/k``, so a child gains about ``M / k`` random items before it is repaired back to
+``k``. At ``M = 14,000`` and ``k = 100`` that is 140 random items against the parents' 100: every
+child is mostly random and the search degenerates. The ridge fitness also gathers its ``(k, k)`` blocks
+from the pool's ``(M, M)`` Gram matrix (1.6 GB at 14,000 items), and the redundancy filter and the text
+embedding cost ``O(M^2)`` and ``O(M)`` model calls. Shrinking the pool to ``max_items`` (default 2,000,
+a 32 MB Gram matrix) keeps every later stage in the regime it was tuned in. Measured with
+``benchmarks/speed.py --part screen`` on GENERATED data (4,000 models x 6,000 items, k = 100, one split):
+test RMSE 3.35 pp with the default pre-screen against 3.75 pp without one (325 s against 118 s); 3.60 with
+``"pbis"``, 3.72 with ``"random"``, 3.58 with ``max_items=1000``; random items 3.83. No loss, a gain.
+
+Criteria (each computed on the *training* models only, column chunk by column chunk, so nothing of size
+``(n_items, n_items)`` and no float64 copy of the whole matrix is formed):
+
+* ``"stratified"`` (default): items are cut into ``bins`` equal-count bins of training accuracy
+  ``p_j``; within each bin the items with the largest ``|r_j|`` are kept, where ``r_j`` is the
+  point-biserial correlation of the item with the full score (missing cells mean-imputed, as in the rank
+  redundancy). Every difficulty level keeps its best-discriminating items, so the pool can still tell
+  apart weak models (easy items) and strong ones (hard items).
+* ``"pbis"``: the ``max_items`` largest ``|r_j|`` overall (favours items of middling difficulty).
+* ``"random"``: a uniform draw (seeded), the baseline a criterion must beat.
+
+Constant items (``r_j`` undefined) rank last.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ["SCREENS", "item_statistics", "screen_pool"]
+
+SCREENS = ("stratified", "pbis", "random")
+
+
+def item_statistics(R, y, chunk: int = 2048) -> tuple[np.ndarray, np.ndarray]:
+    """``(p, r)``: each item's mean score ``(n_items,)`` (NaN when no model answered) and its
+    point-biserial correlation with ``y`` ``(n_items,)`` (0 for constant items), over the rows of ``R``
+    ``(n_models, n_items)`` in [0, 1] (NaN = missing, mean-imputed). ``y`` ``(n_models,)`` in pp.
+    Works on ``chunk`` columns at a time (float64 temporaries of ``n_models x chunk``)."""
+    R = np.asarray(R)
+    y = np.asarray(y, dtype=np.float64)
+    if R.ndim != 2 or y.shape != (R.shape[0],):
+        raise InputError(f"R / y: shapes {R.shape} and {y.shape}; expected (n_models, n_items) and (n_models,)")
+    n_items = R.shape[1]
+    yc = y - y.mean()
+    ny = float(np.linalg.norm(yc))
+    p = np.full(n_items, np.nan)
+    r = np.zeros(n_items)
+    for a in range(0, n_items, chunk):
+        X = np.asarray(R[:, a:a + chunk], dtype=np.float64)
+        obs = ~np.isnan(X)
+        n_obs = obs.sum(axis=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mean = np.where(obs, X, 0.0).sum(axis=0) / n_obs
+        p[a:a + X.shape[1]] = mean
+        C = np.where(obs, X - np.where(np.isnan(mean), 0.0, mean), 0.0)
+        norm = np.sqrt((C * C).sum(axis=0))
+        ok = (n_obs >= 2) & (norm > 1e-12 * np.sqrt(np.maximum(n_obs, 1))) & (ny > 0)
+        cov = yc @ C
+        r[a:a + X.shape[1]] = np.where(ok, cov / np.where(ok, norm * ny, 1.0), 0.0)
+    return p, r
+
+
+def screen_pool(R, y, max_items: int, method: str = "stratified", bins: int = 10, seed=0) -> dict:
+    """Keep at most ``max_items`` of the columns of ``R`` ``(n_models, n_items)`` by ``method`` (see the
+    module docstring); ``y`` ``(n_models,)`` full scores, pp.
+
+    Returns ``{"keep": (n_kept,) increasing int positions, "dropped": (n_items - n_kept,) positions,
+    "info": JSON-able report}``. With ``n_items <= max_items`` everything is kept (no statistic computed).
+    """
+    if method not in SCREENS:
+        raise InputError(f"screen: {method!r}; choose one of {', '.join(SCREENS)}")
+    if isinstance(max_items, bool) or not isinstance(max_items, (int, np.integer)) or max_items < 1:
+        raise InputError(f"max_pool: must be a whole number >= 1 (or None for no pre-screen), got {max_items!r}")
+    if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1:
+        raise InputError(f"screen_bins: must be a whole number >= 1, got {bins!r}")
+    t0 = time.perf_counter()
+    n = int(np.shape(R)[1])
+    info = {"method": method, "max_items": int(max_items), "n_items": n}
+    if n <= max_items:
+        keep = np.arange(n)
+        info.update(n_kept=n, n_dropped=0, applied=False, seconds=0.0)
+        return {"keep": keep, "dropped": np.array([], dtype=np.intp), "info": info}
+    if method == "random":
+        rng = np.random.default_rng(seed)
+        keep = np.sort(rng.choice(n, size=max_items, replace=False))
+    else:
+        p, r = item_statistics(R, y)
+        score = np.abs(r)
+        if method == "pbis":
+            keep = np.sort(np.argsort(-score, kind="stable")[:max_items])
+        else:
+            keep = _stratified(p, score, max_items, int(bins))
+        info["pbis_kept_min"] = round(float(score[keep].min()), 4)
+        info["pbis_dropped_max"] = round(float(np.delete(score, keep).max()), 4)
+        info["item_mean_kept_range"] = [round(float(np.nanmin(p[keep])), 4), round(float(np.nanmax(p[keep])), 4)]
+        if method == "stratified":
+            info["bins"] = int(bins)
+    dropped = np.setdiff1d(np.arange(n), keep)
+    info.update(n_kept=int(keep.size), n_dropped=int(dropped.size), applied=True,
+                seconds=round(time.perf_counter() - t0, 3))
+    return {"keep": keep, "dropped": dropped, "info": info}
+
+
+def _stratified(p: np.ndarray, score: np.ndarray, max_items: int, bins: int) -> np.ndarray:
+    """Equal-count bins of ``p`` (unanswered items last); the top ``score`` items of each bin, the bins'
+    quotas summing to ``max_items`` (a bin with fewer items passes its spare quota on)."""
+    n = p.size
+    order = np.argsort(np.where(np.isnan(p), np.inf, p), kind="stable")
+    edges = np.linspace(0, n, bins + 1).round().astype(int)
+    groups = [order[edges[b]:edges[b + 1]] for b in range(bins)]
+    groups = [g[np.argsort(-score[g], kind="stable")] for g in groups]
+    quota = np.diff(np.linspace(0, max_items, bins + 1).round().astype(int))
+    take = np.minimum(quota, [g.size for g in groups])
+    spare = max_items - int(take.sum())
+    for b in range(bins):  # hand unused quota to bins that still have items (in bin order)
+        extra = min(spare, groups[b].size - int(take[b]))
+        take[b] += extra
+        spare -= extra
+    return np.sort(np.concatenate([g[:t] for g, t in zip(groups, take)]))

@@ -1,0 +1,136 @@
+"""The sweep's on-disk records and table rows: file names, the run record schema, the cache, rows.
+
+Units of the table: see :mod:`essence.sweep`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+
+from .. import data as _data
+from .._io import atomic_path
+
+__all__ = ["RUN_SCHEMA", "RUN_SCHEMA_VERSION", "COLUMNS", "SUMMARY_COLUMNS", "run_path", "load_runs"]
+
+RUN_SCHEMA = "essence.sweep.run"
+RUN_SCHEMA_VERSION = 1
+
+#: Columns of the results table, in order. Metrics are the run's *test* figures.
+COLUMNS = [
+    "dataset",  # dataset name (file stem for paths)
+    "method",  # registry name
+    "k",  # items kept
+    "seed",  # seed of the split and of the method
+    "rmse",  # test RMSE, pp
+    "mae",  # test MAE, pp
+    "kendall",  # test Kendall tau-b
+    "spearman",  # test Spearman rho
+    "pearson",  # test Pearson r
+    "rank_err_5",  # share of test models whose estimated rank is within 5% of n of the true rank
+    "rank_err_10",  # same within 10%
+    "coverage",  # share of test models whose true score lies in the interval
+    "seconds",  # wall time of the run, s
+    "n_test",  # number of test models (same for every method of a dataset x seed)
+    "error",  # "" when the run finished, else "ExceptionType: message"
+    "reconstructor",  # reconstructor chosen on validation ("" on error)
+    "split_id",  # hash of the (train, val, test) split: equal across methods of a dataset x seed
+    "pool_preselected",  # True for the metabench pools (see essence.data.POOL_CAVEAT)
+    "caveat",  # POOL_CAVEAT for the metabench pools, else ""
+]
+_METRICS = ("rmse", "mae", "kendall", "spearman", "pearson", "rank_err_5", "rank_err_10", "coverage")
+
+#: Columns of :func:`summarise`.
+SUMMARY_COLUMNS = [
+    "dataset", "method", "k", "n_runs", "n_failed", "rmse_mean", "rmse_sd", "kendall_mean", "kendall_sd",
+    "pool_preselected", "error", "ratio_to_random",
+]
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.+-]", "-", str(name))
+
+
+def _key_name(dataset: str, method: str, k: int, seed: int) -> str:
+    return f"{_safe(dataset)}__{_safe(method)}__k{int(k)}__s{int(seed)}"
+
+
+def run_path(out, dataset: str, method: str, k: int, seed: int) -> Path:
+    """Cache file of one run: ``out/runs/<dataset>__<method>__k<k>__s<seed>.json``."""
+    return Path(out) / "runs" / f"{_key_name(dataset, method, k, seed)}.json"
+
+
+def _split_id(split) -> str:
+    h = hashlib.sha256()
+    for part in split:
+        h.update(np.asarray(part, dtype=np.int64).tobytes())
+        h.update(b"|")
+    return h.hexdigest()[:12]
+
+
+def _read_record(path: Path) -> dict | None:
+    try:
+        rec = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(rec, dict) or rec.get("schema") != RUN_SCHEMA or rec.get("schema_version") != RUN_SCHEMA_VERSION:
+        return None
+    return rec
+
+
+def load_runs(out) -> dict:
+    """Every cached run under ``out/runs``: ``{(dataset, method, k, seed): record}``.
+
+    A record holds ``figures`` (``{"test": {...}, "validation": {...}}``, see :func:`essence.metrics.summary`),
+    ``items`` (the chosen item ids, ``(k,)``), ``seconds``, ``signature`` and, unless the sweep was run
+    with ``keep_artifacts=False``, ``artifact`` (``Compressed.from_dict(record["artifact"])``).
+    """
+    runs = {}
+    for p in sorted((Path(out) / "runs").glob("*.json")):
+        rec = _read_record(p)
+        if rec is not None:
+            runs[(rec["dataset"], rec["method"], int(rec["k"]), int(rec["seed"]))] = rec
+    return runs
+
+
+def _stale_reason(rec: dict, signature: dict) -> str:
+    old = rec.get("signature", {})
+    diff = [name for name in signature if old.get(name) != signature[name]]
+    return ", ".join(diff) or "signature"
+
+
+def _error_row(key: tuple, meta: dict, error: str) -> dict:
+    rec = {"dataset": key[0], "method": key[1], "k": key[2], "seed": key[3], "error": error, "seconds": 0.0}
+    return _row(rec, meta)
+
+
+def _row(rec: dict, meta: dict) -> dict:
+    test = (rec.get("figures") or {}).get("test") or {}
+    name = rec["dataset"]
+    pre = name in _data.METABENCH
+    row = {
+        "dataset": name,
+        "method": rec["method"],
+        "k": int(rec["k"]),
+        "seed": int(rec["seed"]),
+        **{m: (np.nan if test.get(m) is None else float(test[m])) for m in _METRICS},
+        "seconds": float(rec.get("seconds") or 0.0),
+        "n_test": int(meta["n_test"]),
+        "error": rec.get("error") or "",
+        "reconstructor": rec.get("reconstructor") or "",
+        "split_id": meta["split_id"],
+        "pool_preselected": pre,
+        "caveat": _data.POOL_CAVEAT if pre else "",
+    }
+    return row
+
+
+def _write_table(df, parquet: Path, csv: Path) -> None:
+    """Write both files via temp files + rename, so neither is ever half-written."""
+    with atomic_path(parquet) as tmp_parquet, atomic_path(csv) as tmp_csv:
+        df.to_parquet(tmp_parquet, index=False)
+        df.to_csv(tmp_csv, index=False)

@@ -1,0 +1,154 @@
+"""Summaries of a results table: mean ± sd over seeds, as DataFrames and Markdown tables."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import data as _data
+from ..errors import InputError
+from ..metrics import paired_with_random, ratio_to_random
+from .records import SUMMARY_COLUMNS
+
+__all__ = ["summarise", "ratio_table", "mean_sd", "verdict", "format_summary", "format_wide"]
+
+
+def mean_sd(mean, sd, digits: int = 2, missing: str = "-") -> str:
+    """``"mean ± sd"`` with ``digits`` decimals; ``"mean"`` alone when ``sd`` is NaN (one seed); ``missing``
+    when ``mean`` is NaN (every run failed)."""
+    if not np.isfinite(mean):
+        return missing
+    return f"{mean:.{digits}f} ± {sd:.{digits}f}" if np.isfinite(sd) else f"{mean:.{digits}f}"
+
+
+def verdict(summary, dataset: str, k: int) -> str:
+    """One Markdown bullet on ``dataset`` at ``k`` from :func:`summarise` output: the method with the lowest
+    mean test RMSE (pp) and its Kendall tau, random's RMSE (mean ± sd), the methods whose mean + sd lies
+    below random's mean - sd ("clearly below random"), and EssenceBench's RMSE and rank when it is not
+    the best. Metabench pools are starred. Labels come from :data:`essence.methods.METHOD_INFO`."""
+    from ..methods import METHOD_INFO
+
+    def label(m):
+        return METHOD_INFO[m].label if m in METHOD_INFO else m
+
+    at_k = summary[(summary["k"] == int(k)) & (summary["dataset"] == dataset)]
+    g = at_k[np.isfinite(at_k["rmse_mean"])].set_index("method")
+    if g.empty:
+        return f"* **{dataset}**: no finished run."
+    best = g["rmse_mean"].idxmin()
+    line = (f"* **{dataset}{' *' if dataset in _data.METABENCH else ''}**: lowest error {label(best)} "
+            f"{g.loc[best, 'rmse_mean']:.2f} pp (Kendall {g.loc[best, 'kendall_mean']:.3f})")
+    if "random" in g.index:
+        r = g.loc["random"]
+        line += f"; random {mean_sd(r['rmse_mean'], r['rmse_sd'])} pp"
+        beat = [label(m) for m in g.index if m != "random"
+                and g.loc[m, "rmse_mean"] + np.nan_to_num(g.loc[m, "rmse_sd"]) < r["rmse_mean"] - np.nan_to_num(r["rmse_sd"])]
+        line += f"; clearly below random (mean ± sd apart): {', '.join(beat) if beat else 'none'}"
+    if "essence" in g.index and best != "essence":
+        rank = int(g["rmse_mean"].rank().loc["essence"])
+        line += f"; EssenceBench {g.loc['essence', 'rmse_mean']:.2f} pp (rank {rank} of {len(g)})"
+    return line + "."
+
+
+def summarise(df):
+    """Mean and sd over seeds of test RMSE (pp) and Kendall tau per dataset x method x k.
+
+    ``df``: a results table (:data:`COLUMNS`). Failed runs are left out of the means and counted in
+    ``n_failed``; ``error`` repeats the first failure's message ("" if none). The sd is the sample sd
+    (ddof=1): NaN with fewer than two finished seeds. ``ratio_to_random`` is
+    :func:`essence.metrics.ratio_to_random` over the seeds both the method and ``random`` finished on
+    that dataset and k (NaN without random runs). Returns columns :data:`SUMMARY_COLUMNS`, one row per
+    dataset x method x k in the order they first appear in ``df``.
+    """
+    import pandas as pd
+
+    rows = []
+    for (ds, m, k), g in df.groupby(["dataset", "method", "k"], sort=False):
+        ok = g[g["error"].fillna("") == ""]
+        errs = g.loc[g["error"].fillna("") != "", "error"]
+        rows.append({
+            "dataset": ds, "method": m, "k": int(k), "n_runs": len(g), "n_failed": len(g) - len(ok),
+            "rmse_mean": ok["rmse"].mean() if len(ok) else np.nan,
+            "rmse_sd": ok["rmse"].std(ddof=1) if len(ok) > 1 else np.nan,
+            "kendall_mean": ok["kendall"].mean() if len(ok) else np.nan,
+            "kendall_sd": ok["kendall"].std(ddof=1) if len(ok) > 1 else np.nan,
+            "pool_preselected": bool(ds in _data.METABENCH),
+            "error": errs.iloc[0] if len(errs) else "",
+            "ratio_to_random": ratio_to_random(*paired_with_random(df, m, k, [ds])),
+        })
+    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+
+
+def format_summary(summary, max_error: int = 70) -> str:
+    """A markdown table of :func:`summarise` output: RMSE (pp) and Kendall tau as mean ± sd over seeds.
+
+    Metabench pools are marked ``*`` and the table ends with :data:`essence.data.POOL_CAVEAT` whenever
+    one of them is present. Failed runs show as ``failed n/m`` with the first error, shortened.
+    """
+    import pandas as pd
+
+    header = ["dataset", "method", "k", "RMSE pp (mean ± sd)", "Kendall tau (mean ± sd)", "failed", "error"]
+    body = []
+    for r in summary.itertuples(index=False):
+        err = str(r.error)
+        err = err if len(err) <= max_error else err[: max_error - 3] + "..."
+        body.append([
+            f"{r.dataset}{'*' if r.pool_preselected else ''}", r.method, str(r.k),
+            mean_sd(r.rmse_mean, r.rmse_sd, 2), mean_sd(r.kendall_mean, r.kendall_sd, 3),
+            f"{r.n_failed}/{r.n_runs}", err.replace("|", "/"),
+        ])
+    lines = [pd.DataFrame(body, columns=header, dtype=str).to_markdown(index=False, disable_numparse=True)]
+    if summary["pool_preselected"].any():
+        lines.append("")
+        lines.append(f"* {_data.POOL_CAVEAT}")
+    return "\n".join(lines)
+
+
+def format_wide(summary, k: int, metric: str = "rmse", methods=None) -> str:
+    """A markdown table at one ``k``: one row per dataset, one column per method, ``mean ± sd`` over seeds.
+
+    ``summary``: :func:`summarise` output; ``metric``: ``"rmse"`` (pp, 2 decimals) or ``"kendall"``
+    (3 decimals); ``methods``: column order (default: order of first appearance). A cell whose runs all
+    failed reads ``failed``; a missing combination ``-``. Metabench pools are marked ``*`` and the table
+    ends with :data:`essence.data.POOL_CAVEAT` when one of them is present.
+    """
+    import pandas as pd
+
+    if metric not in ("rmse", "kendall"):
+        raise InputError(f"metric: expected 'rmse' or 'kendall', got {metric!r}")
+    s = summary[summary["k"] == int(k)]
+    if s.empty:
+        raise InputError(f"k: no runs with k = {k} in the summary (it has k = {sorted(set(summary['k']))})")
+    methods = list(dict.fromkeys(s["method"])) if methods is None else list(methods)
+    digits = 2 if metric == "rmse" else 3
+    cells = {(r.dataset, r.method): r for r in s.itertuples(index=False)}
+    header = ["dataset"] + methods
+    body = []
+    for ds in dict.fromkeys(s["dataset"]):
+        pre = bool(s.loc[s["dataset"] == ds, "pool_preselected"].any())
+        row = [f"{ds}{'*' if pre else ''}"]
+        for m in methods:
+            r = cells.get((ds, m))
+            mean = np.nan if r is None else getattr(r, f"{metric}_mean")
+            sd = np.nan if r is None else getattr(r, f"{metric}_sd")
+            row.append("-" if r is None else mean_sd(mean, sd, digits, missing="failed"))
+        body.append(row)
+    lines = [pd.DataFrame(body, columns=header, dtype=str).to_markdown(index=False, disable_numparse=True)]
+    if s["pool_preselected"].any():
+        lines += ["", f"* {_data.POOL_CAVEAT}"]
+    return "\n".join(lines)
+
+
+def ratio_table(results, k: int, methods=None, datasets=None):
+    """Test RMSE relative to random at one ``k``: a DataFrame, one row per dataset, one column per method.
+
+    Each cell is :func:`essence.metrics.ratio_to_random` over the seeds both the method and ``random``
+    finished on that dataset (NaN when there are none). ``results``: a sweep's results table
+    (:data:`~essence.sweep.records.COLUMNS`); ``methods``, ``datasets``: order (default: first appearance).
+    """
+    import pandas as pd
+
+    at_k = results[results["k"] == int(k)]
+    methods = list(dict.fromkeys(at_k["method"])) if methods is None else list(methods)
+    datasets = list(dict.fromkeys(at_k["dataset"])) if datasets is None else list(datasets)
+    return pd.DataFrame({m: [ratio_to_random(*paired_with_random(results, m, k, [d])) for d in datasets]
+                         for m in methods}, index=pd.Index(datasets, name="dataset"))

@@ -1,0 +1,85 @@
+"""The exported estimator (essence/lmeval/standalone.py, numpy only) predicts what essence predicts, for every
+reconstructor kind an artifact can hold, with missing cells; and it imports nothing from essence."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from essence.data import load
+from essence.intervals import IntervalModel
+from essence.lmeval import standalone
+from essence.reconstruct import (GAMReconstructor, RidgeGAMReconstructor, RidgeReconstructor,
+                                 WeightedMeanReconstructor, reconstructor_from_dict)
+
+
+@pytest.fixture(scope="module")
+def slice_():
+    r = load("truthfulqa")
+    X = r.responses[::10, :12].copy()
+    X[np.random.default_rng(0).random(X.shape) < 0.05] = np.nan
+    return X, r.target[::10]
+
+
+def _recs(k):
+    from essence.methods.disco import SignatureKNNReconstructor
+    from essence.methods.irt import IRTGAMReconstructor
+    from essence.methods.tinybench import GPIRTReconstructor
+
+    rng = np.random.default_rng(1)
+    a, b = rng.uniform(0.3, 2.0, k), rng.normal(0, 1, k)
+    pool = 40
+    pa, pb = rng.uniform(0.3, 2.0, pool), rng.normal(0, 1, pool)
+    pf = [None] * pool
+    pf[5] = 0.25
+    anchors = rng.choice(pool, k, replace=False)
+    return [
+        GAMReconstructor(), GAMReconstructor(weights=rng.uniform(0.5, 2, k)), RidgeReconstructor(),
+        RidgeGAMReconstructor(), WeightedMeanReconstructor(), SignatureKNNReconstructor(n_components=4),
+        IRTGAMReconstructor(a, b), IRTGAMReconstructor(a, b, use_score=False),
+        GPIRTReconstructor(pa, pb, pf, anchors, np.ones(k), 0.4),
+        GPIRTReconstructor(pa, pb, pf, anchors, np.ones(k), 0.4, calibrate=True),
+    ]
+
+
+def test_every_kind_matches_essence(slice_):
+    X, y = slice_
+    kinds = set()
+    for rec in _recs(X.shape[1]):
+        rec.fit(X, y)
+        back = reconstructor_from_dict(rec.to_dict())  # what an artifact holds
+        want = back.predict(X)
+        got = standalone.predict(back.to_dict(), X)
+        np.testing.assert_allclose(got, want, atol=1e-9, err_msg=rec.kind)
+        kinds.add(rec.kind)
+    assert kinds == set(standalone.KINDS)
+
+
+def test_interval_and_estimate(slice_):
+    X, y = slice_
+    rec = RidgeReconstructor().fit(X, y)
+    im = IntervalModel().fit(rec.predict(X), y, rec.predict(X[:50]), y[:50])
+    est = rec.predict(X)
+    lo, hi = im.interval(est)
+    glo, ghi = standalone.interval(im.to_dict(), est)
+    np.testing.assert_allclose(glo, lo, atol=1e-9)
+    np.testing.assert_allclose(ghi, hi, atol=1e-9)
+    items = [f"i{j}" for j in range(X.shape[1])]
+    spec = {"items": items, "reconstructor": rec.to_dict(), "interval": im.to_dict()}
+    row = {i: v for i, v in zip(items, X[3]) if not np.isnan(v)}
+    e, a, b = standalone.estimate(spec, row)
+    assert (e, a, b) == pytest.approx((est[3], lo[3], hi[3]), abs=1e-9)
+    assert np.isnan(standalone.estimate(spec, {})[0])
+    with pytest.raises(ValueError, match="kind 'nope'"):
+        standalone.predict({"kind": "nope"}, X)
+
+
+def test_standalone_imports_only_stdlib_and_numpy():
+    tree = ast.parse(Path(standalone.__file__).read_text())
+    mods = {n.module.split(".")[0] if isinstance(n, ast.ImportFrom) else a.name.split(".")[0]
+            for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+            for a in (n.names if isinstance(n, ast.Import) else [n])}
+    assert mods <= {"math", "numpy"}, mods

@@ -1,0 +1,52 @@
+"""benchmarks/speed.py: the cost-curve and big-file parts (tiny GENERATED sizes; no timing asserted)."""
+
+from __future__ import annotations
+
+import importlib.util
+from argparse import Namespace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("speed", ROOT / "benchmarks" / "speed.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_loglog_slope_recovers_a_power_law():
+    mod = _module()
+    rows = [{"items": n, "t": 3.0 * n**1.5} for n in (10, 100, 1000)] + [{"items": 5, "error": "x"}]
+    assert mod._slope(rows, "items", "t") == pytest.approx(1.5)
+    assert mod._slope(rows[:1], "items", "t") is None
+
+
+@pytest.mark.parametrize("kind", ["wide-parquet", "long-parquet", "long-csv"])
+def test_written_big_files_load_back_to_the_generated_matrix(tmp_path, kind):
+    from essence.data import load
+    from essence.synthetic import generate_matrix
+
+    mod = _module()
+    path = mod._write_big(kind, 30, 40, tmp_path, seed=2)
+    d = load(path)
+    R = generate_matrix(30, 40, seed=2)
+    order_m = np.argsort([f"gen-m{i}" for i in range(30)])
+    order_i = np.argsort([f"gen-i{j}" for j in range(40)])
+    if kind == "wide-parquet":  # wide files keep the file's order
+        order_m, order_i = np.arange(30), np.arange(40)
+    np.testing.assert_array_equal(d.responses, R[np.ix_(order_m, order_i)])
+
+
+def test_scale_part_runs_each_case_in_a_subprocess():
+    mod = _module()
+    args = Namespace(k=5, models=60, scale_items="50,80", scale_models="40", fixed_items=50, methods="random",
+                     data_seed=0)
+    res = mod.part_scale(args)
+    assert "GENERATED" in res["note"] and len(res["rows"]) == 3
+    assert all("error" not in r and r["peak_rss_mb"] > 0 for r in res["rows"])
+    assert res["table"].count("\n") == 4 and "loglog_slopes" in res
