@@ -320,7 +320,7 @@ def test_irt_skips_constant_items_on_lcb():
     d = load("lcb_codegen")
     sp = split_models(d, seed=0)
     tr, va = d.subset(models=sp.train), d.subset(models=sp.val)
-    sel = IRTSelector(30, progress=False, **FAST)
+    sel = IRTSelector(30, progress=False, min_models=10, **FAST)
     with pytest.warns(UserWarning):
         sel.fit(tr, va)
     constant = np.flatnonzero(np.nanmax(binarize(tr.responses), axis=0) == np.nanmin(binarize(tr.responses), axis=0))
