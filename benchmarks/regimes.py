@@ -117,6 +117,21 @@ def summarise(rows: list[dict]) -> list[dict]:
     return out
 
 
+def print_wide(summary: list[dict], methods: list[str]) -> None:
+    """One row per (dataset, models): the baseline's RMSE (pp, mean over draws) and each method's ratio
+    (geometric mean over draws ± sd of the per-draw ratios); "refused" where the method refused."""
+    cells: dict[tuple, dict] = {}
+    for s in summary:
+        cells.setdefault((s["dataset"], s["models"], s["n_models"]), {})[s["method"]] = s
+    print("\n| dataset | models | random + line (pp) | " + " | ".join(methods) + " |")
+    print("|---|---|---|" + "---|" * len(methods))
+    for (ds, m, n), row in cells.items():
+        base = next((c["baseline"] for c in row.values() if "baseline" in c), float("nan"))
+        vals = [("refused" if "refused" in row[x] else f"{row[x]['ratio']:.2f} ± {row[x]['ratio_sd']:.2f}")
+                if x in row else "" for x in methods]
+        print(f"| {ds} | {m if m != 'all' else f'all ({n})'} | {base:.2f} | " + " | ".join(vals) + " |")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--datasets", nargs="+", default=list(METABENCH) + list(WHOLE_POOLS))
@@ -127,6 +142,7 @@ def main(argv=None) -> int:
     p.add_argument("--folds", type=int, default=5, help="folds of the cross-validation over models")
     p.add_argument("--k", type=int, default=None, help="items to keep (default: 50 metabench, N/20 whole pools)")
     p.add_argument("--out", default="build/regimes", help="cache folder of per-run JSON")
+    p.add_argument("--wide", action="store_true", help="one row per (dataset, models): each method's ratio")
     args = p.parse_args(argv)
     rows = []
     for name in args.datasets:
@@ -142,6 +158,9 @@ def main(argv=None) -> int:
                     rows.append(r)
                     msg = r.get("refused") or f"rmse {r['rmse']:.2f} ratio {r['ratio']:.2f}"
                     print(f"{name} m={m} draw={draw} {method} k={k}: {msg} ({r['seconds']} s)", flush=True)
+    if args.wide:
+        print_wide(summarise(rows), args.methods)
+        return 0
     print("\n| dataset | models | method | test RMSE (pp), mean ± sd | ratio to random + line (geo. mean ± sd) | draws |")
     print("|---|---|---|---|---|---|")
     for s in summarise(rows):

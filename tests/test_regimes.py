@@ -160,3 +160,12 @@ def test_cli_default_is_auto_and_reports_its_choice(few, tmp_path, capsys):
     assert "auto: few models: nested CV; chose " in printed and "x random items + least-squares line" in printed
     art = Compressed.load(out)
     assert art.method == "auto" and art.selection["auto"]["choice"] in ("random", "disco", "essence")
+
+
+def test_regimes_wide_table_marks_refusals(capsys):
+    reg = _regimes()
+    ok = {"dataset": "d", "models": "20", "n_models": 20, "method": "random", "draws": 2, "rmse": 2.0,
+          "rmse_sd": 0.1, "ratio": 0.9, "ratio_sd": 0.05, "baseline": 2.2}
+    no = {"dataset": "d", "models": "20", "n_models": 20, "method": "irt", "draws": 2, "refused": "too few"}
+    reg.print_wide([ok, no], ["random", "irt"])
+    assert "| d | 20 | 2.20 | 0.90 ± 0.05 | refused |" in capsys.readouterr().out
