@@ -27,6 +27,14 @@ __all__ = ["atomic_path", "write_atomic", "jsonable", "check_output"]
 
 
 def _umask() -> int:
+    """The process umask, read without changing it where Linux tells it (other threads may be writing)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
     mask = os.umask(0o022)
     os.umask(mask)
     return mask

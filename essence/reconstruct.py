@@ -25,6 +25,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from ._io import jsonable
+from .checks import ListOf, Real, Whole, check_params
 from .errors import InputError
 from .tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table, round_list
 
@@ -130,6 +131,7 @@ class GAMReconstructor(Reconstructor):
     """
 
     kind = "gam"
+    _domains = {"n_splines": Whole(4), "lam": Real(0.0)}
 
     def __init__(self, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, weights=None):
         self.n_splines = n_splines
@@ -137,6 +139,7 @@ class GAMReconstructor(Reconstructor):
         self.weights = weights
 
     def fit(self, X, y):
+        check_params(self)
         X = _check_X(X)
         self.k_ = X.shape[1]
         self.table_ = fit_gam_table(subset_score(X, self.weights), y, self.n_splines, self.lam)
@@ -168,6 +171,7 @@ class RidgeReconstructor(Reconstructor):
     """
 
     kind = "ridge"
+    _domains = {"alphas": ListOf(Real(0.0, open_min=True))}
 
     def __init__(self, alphas=(0.01, 0.1, 1.0, 10.0, 100.0, 1000.0)):
         self.alphas = alphas
@@ -175,6 +179,7 @@ class RidgeReconstructor(Reconstructor):
     def fit(self, X, y):
         from sklearn.linear_model import RidgeCV
 
+        check_params(self)
         X = _check_X(X)
         self.k_ = X.shape[1]
         means = np.nanmean(X, axis=0)
@@ -223,6 +228,8 @@ class RidgeGAMReconstructor(RidgeReconstructor):
     """
 
     kind = "ridge_gam"
+    _domains = {**RidgeReconstructor._domains, "n_splines": Whole(4), "lam": Real(0.0), "folds": Whole(2),
+                "seed": Whole(0)}
 
     def __init__(self, alphas=(0.01, 0.1, 1.0, 10.0, 100.0, 1000.0), n_splines: int = 20, lam: float = 5.0,
                  folds: int = 5, seed: int = 0):

@@ -1,4 +1,10 @@
-"""Shared fixtures: small slices of the real data (never simulated where real data exists)."""
+"""Shared fixtures: small slices of the real data (never simulated where real data exists), and the fast loop.
+
+The fast loop is ``pytest -m "not slow"``. A test is slow when it carries ``@pytest.mark.slow`` in its
+file, or when it is listed in :data:`MEASURED_SLOW` below: tests measured at 3 s or more each (with
+``--durations``; on the shared 2-core machine), most of them CLI subprocesses, LM loads, py-irt fits and
+GA searches. ``make test`` runs everything.
+"""
 
 from __future__ import annotations
 
@@ -46,3 +52,39 @@ def quick_build(tmp_path_factory):
         capture_output=True, text=True, timeout=1200, cwd=root,
     )
     return build, proc
+
+
+#: node ids (a prefix is enough: every parametrisation of a test, or a whole file) measured at >= 3 s
+MEASURED_SLOW = (
+    "tests/test_features_lm.py::",  # loads SmolLM2-135M (about 17 s) before its first test
+    "tests/test_cli.py::test_estimate_csv",
+    "tests/test_cli.py::test_compress_writes_artifact",
+    "tests/test_cli.py::test_evaluate_json",
+    "tests/test_cli.py::test_compress_refuses_existing_out",
+    "tests/test_cli.py::test_items_from_restricts_the_pool",
+    "tests/test_cli.py::test_estimate_names_missing_items",
+    "tests/test_cli.py::test_data_command_lists_datasets",
+    # one subprocess each (5-6 s): the fast loop keeps the first two cases, the rest are slow
+    *(f"tests/test_cli.py::test_bad_arguments_exit_2_one_line_no_output[args{i}-" for i in range(2, 20)),
+    "tests/test_reconstruct.py::test_interval_coverage_on_held_out_models",
+    "tests/test_reconstruct.py::test_ridge_gam_bends_the_ridge_index",
+    "tests/test_sweep.py::test_cli_end_to_end_writes_parquet_and_csv",
+    "tests/test_sweep.py::test_dask_backend_equals_local",
+    "tests/test_lessons.py::test_random_subset_scores_deterministic_and_pool_bound",
+    "tests/test_lessons.py::test_fitness_setup_and_compare_fitnesses",
+    "tests/test_irt.py::test_reconstructor_reloads_in_a_fresh_process",
+    "tests/test_irt.py::test_fit_is_seeded_standardised_and_handles_constant_items",
+    "tests/test_irt.py::test_irt_selector_end_to_end",
+    "tests/test_irt.py::test_gam_tables_match_pygam",
+    "tests/test_irt.py::test_irt_reconstructor_round_trip",
+    "tests/test_profile.py::test_plot_mean_profile_draws_every_line",
+    "tests/test_genetic.py::test_ga_same_seed_same_subset_across_processes",
+    "tests/test_kmeans.py::test_anchor_is_the_member_nearest_its_centroid",
+    "tests/test_attribution.py::test_item_that_determines_the_target_gets_the_largest_attribution",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid.startswith(MEASURED_SLOW):
+            item.add_marker(pytest.mark.slow)

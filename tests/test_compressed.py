@@ -132,7 +132,7 @@ def test_unknown_method_and_bad_k(small):
         compress(small, k=5, method="nope")
     with pytest.raises(ValueError, match="k: 1000 is larger than the 80 items"):
         compress(small, k=1000, method="random")
-    with pytest.raises(ValueError, match="at least 1"):
+    with pytest.raises(ValueError, match="k: must be a whole number >= 1, got 0"):
         compress(small, k=0, method="random")
     with pytest.raises(ValueError, match="unknown parameter"):
         compress(small, k=5, method="random", generations=3)

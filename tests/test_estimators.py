@@ -143,3 +143,26 @@ def test_valid_edge_values_pass():
     make_method("disco", k=5, n_components=3, neighbors=[1, 2])
     make_method("herding", k=5, bandwidth=None)
     make_method("irt", k=5, max_models=None, priors="vague")
+
+
+@pytest.mark.parametrize("kind, params, message", [
+    ("gam", {"lam": float("nan")}, "lam: must be a finite number >= 0.0, got nan"),
+    ("gam", {"n_splines": 0}, "n_splines: must be a whole number >= 4, got 0"),
+    ("ridge", {"alphas": (1.0, 0.0)}, "alphas: must be a finite number > 0.0, got 0"),
+    ("ridge_gam", {"folds": 1}, "folds: must be a whole number >= 2, got 1"),
+    ("signature_knn", {"n_neighbors": 0}, "n_neighbors: must be a whole number >= 1, got 0"),
+])
+def test_reconstructor_parameters_are_checked_at_fit(kind, params, message, small):
+    X, y = small.responses[:100, :10], small.target[:100]
+    with pytest.raises(InputError) as exc:
+        reconstructor_class(kind)(**params).fit(X, y)
+    assert message in str(exc.value)
+
+
+def test_method_reconstructor_parameters_are_checked_at_fit(small):
+    X, y = small.responses[:100, :4], small.target[:100]
+    a, b = _item_params(X)
+    with pytest.raises(InputError, match="use_score: must be one of True, False, got 'yes'"):
+        reconstructor_class("irt_gam")(a=a, b=b, use_score="yes").fit(X, y)
+    with pytest.raises(InputError, match="prior_sd: must be a finite number > 0.0, got -1"):
+        reconstructor_class("irt_gam")(a=a, b=b, prior_sd=-1).fit(X, y)

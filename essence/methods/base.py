@@ -40,7 +40,9 @@ __all__ = ["Selector", "check_k", "require_texts", "irt_item_params"]
 
 def check_k(k, n_available: int, what: str = "items") -> int:
     """Validate a budget: an int with ``1 <= k <= n_available``; ValueError saying what to do otherwise."""
-    k = whole_number("k", k, 1)
+    k = whole_number("k", k)
+    if k <= 0:
+        raise InputError(f"k: must be at least 1, got {k}; choose how many items to keep")
     if k > n_available:
         raise InputError(f"k: {k} is larger than the {n_available} {what} available; choose k <= {n_available}")
     return int(k)

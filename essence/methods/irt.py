@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 
 from ..irt import DEFAULT_FIT, IRT_DOMAINS, binarize, estimate_ability, fisher_information
-from ..checks import Real, Whole
+from ..checks import Flag, Real, Whole, check_params
 from ..errors import InputError
 from ..reconstruct import GAMReconstructor, Reconstructor, RidgeReconstructor, subset_score
 from ..tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table, round_list
@@ -120,6 +120,8 @@ class IRTGAMReconstructor(Reconstructor):
     """
 
     kind = "irt_gam"
+    _domains = {"threshold": Real(0.0, 1.0), "prior_sd": Real(0.0, open_min=True), "use_score": Flag(),
+                "n_splines": Whole(4), "lam": Real(0.0)}
 
     def __init__(self, a, b, threshold: float = 0.5, prior_sd: float = 1.0, use_score: bool = True,
                  n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM):
@@ -152,6 +154,7 @@ class IRTGAMReconstructor(Reconstructor):
         return np.clip(th, -THETA_MAX, THETA_MAX)
 
     def fit(self, X, y):
+        check_params(self)
         self._ab()
         X = self._check(X)
         y = np.asarray(y, dtype=np.float64)

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..anchors import kmeans_anchors
-from ..checks import Real, Whole
+from ..checks import Flag, Real, Whole, check_params
 from ..irt import DEFAULT_FIT, IRT_DOMAINS, ItemParams, binarize, estimate_ability
 from ..reconstruct import Reconstructor
 from ..tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table, round_list
@@ -109,6 +109,8 @@ class GPIRTReconstructor(Reconstructor):
     """
 
     kind = "gpirt"
+    _domains = {"gp_lambda": Real(0.0, 1.0), "threshold": Real(0.0, 1.0), "prior_sd": Real(0.0, open_min=True),
+                "calibrate": Flag(), "n_splines": Whole(4), "lam": Real(0.0)}
 
     def __init__(self, pool_a, pool_b, pool_p_fixed, anchors, weights, gp_lambda: float, threshold: float = 0.5,
                  prior_sd: float = 1.0, calibrate: bool = False, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM):
@@ -159,6 +161,7 @@ class GPIRTReconstructor(Reconstructor):
         return lam * A + (1.0 - lam) * P
 
     def fit(self, X, y):
+        check_params(self)
         self._state()
         self.table_ = None
         if self.calibrate:

@@ -128,7 +128,7 @@ def plot_relative_to_random(summary, k: int = 50, methods=None, datasets=None, a
     cb.set_ticks(ticks)
     cb.set_ticklabels([f"{2.0 ** t:g}" for t in ticks])
     cb.set_label("RMSE / random's RMSE (log scale)", fontsize=9)
-    ax.set_title(f"Test RMSE relative to random at k = {k}\n(geometric mean of per-seed ratios; < 1 = better than random; "
+    ax.set_title(f"Test RMSE relative to random at k = {k}\n(geometric mean of per-seed ratios; < 1 = better; "
                  "cells: ratio and RMSE in pp)")
     if own:
         fig.tight_layout()

@@ -1,0 +1,83 @@
+"""Counts typed in the notebooks' prose agree with the data.
+
+A number written in a Markdown cell before "models", "systems", "items", "problems" or "questions"
+(up to two words between, e.g. "44 training systems", "3,469 models", "245 pool items"), or as
+"N-dimensional" (a profile over N models), must be a count
+the data give: a dataset's models, a side of its model splits (training, validation, test, and their
+unions, seeds 0-4) or its items, or a literal of the notebook's own code (a budget k, a window). A count
+that is none of these is a typed number the run does not back; state it from the run instead.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+COUNT = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\s+(?:[A-Za-z-]+\s+){0,2}?(models|systems|items|problems|questions)\b"
+                   r"|-(dimensional))")
+
+
+@lru_cache(maxsize=1)
+def data_counts() -> tuple[frozenset, frozenset]:
+    """(model counts, item counts) the shipped data give."""
+    from essence.data import DATASETS, load, split_models
+
+    models, items = set(), set()
+    for name in DATASETS:
+        r = load(name)
+        models.add(r.n_models)
+        items.add(r.n_items)
+        for seed in range(5):
+            s = split_models(r, seed=seed)
+            tr, va, te = len(s.train), len(s.val), len(s.test)
+            models.update({tr, va, te, va + te, tr + va})
+    return frozenset(models), frozenset(items)
+
+
+def code_literals(cells) -> set[int]:
+    src = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    return {int(x) for x in re.findall(r"(?<![\w.])\d+(?![\w.])", src)}
+
+
+def typed_counts(cells):
+    """``(cell index, number, noun, context)`` for every count stated in a Markdown cell."""
+    for i, c in enumerate(cells):
+        if c["cell_type"] != "markdown":
+            continue
+        text = "".join(c["source"])
+        for m in COUNT.finditer(text):
+            noun = m.group(2) or "models"  # "43-dimensional": a profile over models
+            yield i, int(m.group(1).replace(",", "")), noun, text[max(0, m.start() - 40):m.end()]
+
+
+def wrong_counts(cells) -> list[str]:
+    models, items = data_counts()
+    literals = code_literals(cells)
+    bad = []
+    for i, n, noun, ctx in typed_counts(cells):
+        allowed = (items if noun in ("items", "problems", "questions") else models) | literals
+        if n not in allowed:
+            bad.append(f"cell {i}: {n} {noun} ({' '.join(ctx.split())!r})")
+    return bad
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_counts_in_prose_match_the_data(nb):
+    bad = wrong_counts(json.loads(nb.read_text())["cells"])
+    assert not bad, f"{nb.name}: counts the data do not give:\n" + "\n".join(bad)
+
+
+def test_a_planted_wrong_count_is_caught():
+    models, _ = data_counts()
+    wrong = max(models) + 7
+    cells = [{"cell_type": "markdown", "source": [f"AlpacaEval 2 has {wrong:,} systems and 805 items."]},
+             {"cell_type": "code", "source": ["k = 50"]}]
+    assert wrong_counts(cells) == [f"cell 0: {wrong} systems ('AlpacaEval 2 has {wrong:,} systems')"]
+    cells[0]["source"] = ["AlpacaEval 2 has 55 systems, 43 training systems and 805 items."]
+    assert wrong_counts(cells) == []
