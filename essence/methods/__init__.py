@@ -38,6 +38,7 @@ METHOD_TABLE: tuple[MethodInfo, ...] = (
     MethodInfo("essence", "essence:EssenceSelector", "EssenceBench", "#d62728", 20.0),
     MethodInfo("tinybench", "tinybench:TinyBenchSelector", "tinyBenchmarks", "#17becf", 1.0),
     MethodInfo("disco", "disco:DiscoSelector", "DISCO", "#e377c2", 0.5),
+    MethodInfo("auto", "auto:AutoSelector", "Auto (default)", "#000000", 20.0),
 )
 
 #: registry name -> its :class:`MethodInfo`
