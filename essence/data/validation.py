@@ -53,11 +53,11 @@ def from_arrays(
         i, j = np.argwhere(np.isinf(r))[0]
         raise InputError(f"responses: {int(np.isinf(r).sum())} infinite value(s), first at row {i}, column {j}; "
                          "use NaN for a missing result")
-    finite = r[~np.isnan(r)]
-    if finite.size and (finite.min() < 0 or finite.max() > 1):
+    lo, hi = np.fmin.reduce(r, axis=None), np.fmax.reduce(r, axis=None)  # NaN-skipping, no copy of the cells
+    if lo < 0 or hi > 1:
         bad = int(((r < 0) | (r > 1)).sum())
         raise InputError(
-            f"responses: {bad} value(s) outside [0, 1] (min {finite.min():g}, max {finite.max():g}); "
+            f"responses: {bad} value(s) outside [0, 1] (min {lo:g}, max {hi:g}); "
             "scores must be fractions in [0, 1], e.g. divide percentages by 100"
         )
 
