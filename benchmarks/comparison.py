@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from essence.data import DATASETS, POOL_CAVEAT  # noqa: E402
-from essence.methods import METHODS  # noqa: E402
+from essence.methods import COMPARED  # noqa: E402
 from essence.sweep import format_summary, format_wide, ratio_table, run_sweep, summarise  # noqa: E402
 
 
@@ -30,7 +30,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default=str(ROOT / "build" / "sweep"), help="sweep folder (cache + table)")
     p.add_argument("--jobs", type=int, default=2, help="worker processes (default 2, -1 = all cores)")
-    p.add_argument("--methods", nargs="+", default=list(METHODS), help="default: every registered method")
+    p.add_argument("--methods", nargs="+", default=list(COMPARED), help="default: every method but auto (essence.methods.COMPARED)")
     p.add_argument("--data", nargs="+", default=list(DATASETS), help="default: the seven shipped datasets")
     p.add_argument("--k", nargs="+", type=int, default=[25, 50, 100])
     p.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])

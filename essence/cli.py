@@ -97,6 +97,10 @@ def cmd_compress(args) -> int:
     art.save(out, overwrite=args.force)
     v, t = art.figures.get("validation", {}), art.figures.get("test", {})
     print(f"{data.name}: {args.method} k={args.k} seed={args.seed} -> {out}")
+    auto = art.selection.get("auto")
+    if auto:  # the default: say what it chose and how good it expects it to be
+        print(f"auto: {auto['regime']}; chose {auto['choice']}, estimated RMSE {auto['estimate_rmse']:.2f} "
+              f"+- {auto['estimate_sd']:.2f} pp ({auto['ratio_to_baseline']:.2f} x {auto['baseline']})")
     print(f"validation: {_fmt_figures(v)}")
     print(f"test:       {_fmt_figures(t)}   (errors in pp; coverage of the {art.interval.level:.0%} interval)")
     if "caveat" in art.dataset:
@@ -193,7 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("compress", help="choose K items of DATA and write the artifact")
     c.add_argument("data", help="dataset name (arc, gsm8k, ...) or path (.npz, .csv, .parquet)")
     c.add_argument("--k", type=cli_whole_number(1), required=True, help="number of items to keep")
-    c.add_argument("--method", default="essence", help="selection method (default: essence)")
+    c.add_argument("--method", default="auto", help="selection method (default: auto, chosen by cross-validation)")
     c.add_argument("--seed", type=cli_whole_number(0), default=0,
                    help="seed for the model split and the method (default 0)")
     c.add_argument("--out", help="artifact path (default: DATA-METHOD-kK-sS.json)")

@@ -23,8 +23,10 @@ from ._runtime import single_thread
 from .data import METABENCH, POOL_CAVEAT, Responses, Split, split_models
 from .intervals import IntervalModel, cross_fitted_predictions
 from .metrics import summary
+from .reconstruct import reconstructor_from_dict
 from .checks import whole_number
 from .errors import InputError, warn
+from .methods.auto import check_models_for_k
 
 __all__ = ["Compressed", "compress", "SCHEMA", "SCHEMA_VERSION"]
 
@@ -251,8 +253,9 @@ def compress(
 
     The models are split (``split_models(data, test, val, seed)`` unless ``split`` is given); the method
     sees the training and validation models only; the test models are used once, for ``figures['test']``.
-    Items answered by fewer than ``min_answered`` training models are refused (ValueError naming them):
-    drop them or lower ``min_answered``. Missing cells elsewhere are left out of subset means and
+    Items answered by fewer than ``min_answered`` training models are left out with a warning that
+    counts them. Too few models for ``k`` get a warning or an InputError saying how many are needed
+    (:func:`essence.methods.base.check_models_for_k`). Missing cells elsewhere are left out of subset means and
     filled with training item means in ridge (see :mod:`essence.reconstruct`).
     ``params`` go to the method's constructor.
     """
@@ -266,32 +269,48 @@ def compress(
     selector = make_method(method, k=k, seed=seed, progress=progress, **params)
     split = split if split is not None else split_models(data, test=test, val=val, seed=seed)
     train, valid, testd = (data.subset(models=ix) for ix in split)
+    source, left_out = data, []
     answered = (~np.isnan(train.responses)).sum(axis=0)
     few = np.flatnonzero(answered < min_answered)
-    if few.size:
-        raise InputError(
-            f"{few.size} item(s) were answered by fewer than {min_answered} training models, e.g. "
-            f"{', '.join(map(repr, data.items[few[:3]].tolist()))}; drop them or lower min_answered"
-        )
+    if few.size:  # sparse cells (agentic suites): leave those items out, say how many, keep the benchmark
+        if few.size == data.n_items:
+            raise InputError(f"every item was answered by fewer than {min_answered} training models; "
+                             "add models or lower min_answered")
+        warn(f"{few.size} item(s) were answered by fewer than {min_answered} training models and are "
+                      f"left out, e.g. {', '.join(map(repr, data.items[few[:3]].tolist()))} "
+                      f"({data.n_items - few.size} items remain; lower min_answered to keep them)")
+        keep = np.setdiff1d(np.arange(data.n_items), few)
+        left_out = data.items[few].tolist()
+        data = data.subset(items=keep)
+        train, valid, testd = (part.subset(items=keep) for part in (train, valid, testd))
+    check_models_for_k(k, train.n_models + valid.n_models, data.n_items)
     with single_thread():  # see essence._runtime
         selector.fit(train, valid)
         idx = selector.items_
         rec = selector.reconstructor_
-        pred_cf = cross_fitted_predictions(rec, train.responses[:, idx], train.target, seed=seed)
-        pred_val = rec.predict(valid.responses[:, idx])
-        interval = IntervalModel(level=level).fit(pred_cf, train.target, pred_val, valid.target)
+        pooled = getattr(selector, "reconstructor_fitted_on_", "train") == "train+val"
+        fit_part = Responses(np.vstack([train.responses, valid.responses]), np.r_[train.models, valid.models],
+                             train.items, np.r_[train.target, valid.target]) if pooled else train
+        pred_cf = cross_fitted_predictions(rec, fit_part.responses[:, idx], fit_part.target, seed=seed)
+        # a reconstructor refitted on train + val has no held-out validation models: calibrate on cross-fits
+        pred_val = pred_cf[train.n_models:] if pooled else rec.predict(valid.responses[:, idx])
+        interval = IntervalModel(level=level).fit(pred_cf[:train.n_models] if pooled else pred_cf, train.target,
+                                                  pred_val, valid.target)
     figures = {}
     for label, part in (("validation", valid), ("test", testd)):
         if part.n_models:
-            est = rec.predict(part.responses[:, idx])
+            est = pred_val if label == "validation" else rec.predict(part.responses[:, idx])
             lo, hi = interval.interval(est)
             figures[label] = _figures(part.target, est, lo, hi, f"{label} figures", warn_few=label == "test",
                                      quiet=constant)
     dataset = {
-        "name": data.name, "fingerprint": data.fingerprint(), "n_models": data.n_models, "n_items": data.n_items,
-        "target_source": data.target_source, "binary": data.is_binary,
+        "name": data.name, "fingerprint": source.fingerprint(), "n_models": data.n_models,
+        "n_items": source.n_items, "target_source": data.target_source, "binary": data.is_binary,
         "target_quantiles": np.round(np.nanpercentile(data.target, np.arange(101)), 4).tolist(),  # essence.report
     }
+    if left_out:
+        dataset["items_left_out"] = {"reason": f"answered by fewer than {min_answered} training models",
+                                     "items": left_out}
     if data.name in METABENCH:
         dataset["caveat"] = POOL_CAVEAT
     selection = {

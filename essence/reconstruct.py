@@ -42,6 +42,10 @@ __all__ = [
     "reconstructor_class",
     "reconstructor_from_dict",
     "choose_on_validation",
+    "LineReconstructor",
+    "MeanRidgeReconstructor",
+    "choose_by_cv",
+    "cv_rmse",
 ]
 
 #: Every reconstructor kind an artifact can name -> ``"module:Class"``. A static table, resolved with
@@ -54,6 +58,8 @@ RECONSTRUCTOR_KINDS: dict[str, str] = {
     "irt_gam": "essence.methods.irt:IRTGAMReconstructor",
     "gpirt": "essence.methods.tinybench:GPIRTReconstructor",
     "signature_knn": "essence.methods.disco:SignatureKNNReconstructor",
+    "line": "essence.reconstruct:LineReconstructor",
+    "mean_ridge": "essence.reconstruct:MeanRidgeReconstructor",
 }
 
 
@@ -346,3 +352,151 @@ def choose_on_validation(candidates: dict[str, Callable[[], object]], X_train, y
     if best is None:
         raise InputError(f"no reconstructor could be fitted: {scores}")
     return best[0], best[1], scores
+
+
+# ----------------------------------------------------------------------------------------------
+# Few-model reconstructors and the cross-validated choice
+# ----------------------------------------------------------------------------------------------
+class LineReconstructor(Reconstructor):
+    """Full score = ``a + b * m``: a least-squares line on the subset score ``m`` (pp, plain mean of the
+    chosen items). Two numbers to learn, so it holds with a handful of models; the baseline a user tries
+    first ("random items + a straight line"). With one distinct ``m`` it predicts the mean target.
+    """
+
+    kind = "line"
+
+    def fit(self, X, y):
+        X = _check_X(X)
+        y = np.asarray(y, dtype=np.float64)
+        self.k_ = X.shape[1]
+        m = subset_score(X)
+        if np.unique(m).size < 2:
+            self.slope_, self.intercept_ = 0.0, float(y.mean())
+        else:
+            slope, icpt = np.polyfit(m, y, 1)
+            self.slope_, self.intercept_ = float(slope), float(icpt)
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        X = _check_X(X, self.k_)
+        return np.clip(self.intercept_ + self.slope_ * subset_score(X), 0.0, 100.0)
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "params": {}, "k": self.k_, "slope": self.slope_, "intercept": self.intercept_}
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        obj = cls()
+        obj.k_ = int(d["k"])
+        obj.slope_, obj.intercept_ = float(d["slope"]), float(d["intercept"])
+        return obj
+
+
+class MeanRidgeReconstructor(Reconstructor):
+    """Full score = ``a + b * m + X w``: the :class:`LineReconstructor` on the subset score ``m`` plus a ridge
+    on the chosen items' responses fitted to the line's residuals, i.e. item weights shrunk toward equal
+    weights (the plain mean). The penalty is chosen among ``alphas`` by efficient leave-one-out CV
+    (RidgeCV); the largest penalties give back the line, so with few models it degrades to the line
+    rather than overfitting ``k`` weights. Missing cells: filled with the item's training mean (stored).
+    """
+
+    kind = "mean_ridge"
+
+    def __init__(self, alphas=(1.0, 10.0, 100.0, 1000.0, 1e4, 1e5)):
+        self.alphas = alphas
+
+    def fit(self, X, y):
+        from sklearn.linear_model import RidgeCV
+
+        X = _check_X(X)
+        y = np.asarray(y, dtype=np.float64)
+        self.line_ = LineReconstructor().fit(X, y)
+        self.k_ = X.shape[1]
+        means = np.nanmean(X, axis=0) if X.shape[0] else np.zeros(self.k_)
+        self.fill_ = np.where(np.isnan(means), 0.0, means)
+        resid = y - (self.line_.intercept_ + self.line_.slope_ * subset_score(X))
+        m = RidgeCV(alphas=[float(a) for a in self.alphas]).fit(np.where(np.isnan(X), self.fill_, X), resid)
+        self.coef_ = np.asarray(m.coef_, dtype=np.float64)
+        self.intercept_ = float(m.intercept_)
+        self.alpha_ = float(m.alpha_)
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        X = _check_X(X, self.k_)
+        base = self.line_.intercept_ + self.line_.slope_ * subset_score(X)
+        return np.clip(base + np.where(np.isnan(X), self.fill_, X) @ self.coef_ + self.intercept_, 0.0, 100.0)
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "params": self.params_dict(), "k": self.k_, "line": self.line_.to_dict(),
+                "coef": round_list(self.coef_, 12), "intercept": self.intercept_, "alpha": self.alpha_,
+                "fill": round_list(self.fill_, 12)}
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        obj = cls(**d["params"])
+        obj.k_ = int(d["k"])
+        obj.line_ = LineReconstructor.from_dict(d["line"])
+        obj.coef_ = np.asarray(d["coef"], dtype=np.float64)
+        obj.intercept_, obj.alpha_ = float(d["intercept"]), float(d["alpha"])
+        obj.fill_ = np.asarray(d["fill"], dtype=np.float64)
+        return obj
+
+
+#: reconstructors every method's choice includes (added by the Selector base class): they need few models
+FEW_MODEL_CHOICES = {"line": LineReconstructor, "mean_ridge": MeanRidgeReconstructor}
+
+
+def model_folds(n: int, folds: int = 5, seed: int = 0) -> np.ndarray:
+    """Fold label ``(n,)`` of each of ``n`` models for K-fold CV (``min(folds, n)`` folds, seeded, balanced)."""
+    if n < 2:
+        raise InputError(f"cross-validation needs at least 2 models, got {n}")
+    f = max(2, min(int(folds), n))
+    return np.random.default_rng(seed).permutation(n) % f
+
+
+def cv_rmse(make: Callable[[], object], X, y, folds: int = 5, seed: int = 0) -> tuple[float, list[float]]:
+    """K-fold CV over models of one reconstructor factory: ``(pooled out-of-fold RMSE, per-fold RMSEs)``, pp.
+
+    ``X`` ``(n, k)``, ``y`` ``(n,)`` pp. Each fold is predicted by ``make()`` fitted on the other folds.
+    """
+    X = _check_X(X)
+    y = np.asarray(y, dtype=np.float64)
+    lab = model_folds(len(y), folds, seed)
+    pred = np.empty(len(y))
+    per = []
+    for f in np.unique(lab):
+        te = lab == f
+        pred[te] = make().fit(X[~te], y[~te]).predict(X[te])
+        per.append(float(np.sqrt(np.mean((pred[te] - y[te]) ** 2))))
+    return float(np.sqrt(np.mean((pred - y) ** 2))), per
+
+
+def choose_by_cv(candidates: dict[str, Callable[[], object]], X, y, folds: int = 5, seed: int = 0):
+    """Choose a reconstructor by K-fold cross-validation over *all* the given models, then refit it on them.
+
+    With 20-70 models a validation set of 2-7 models cannot tell candidates apart (its RMSE is noise);
+    every model serves once as held-out here. ``candidates`` maps a label to a zero-argument factory;
+    ``X`` ``(n, k)``, ``y`` ``(n,)`` pp (typically training + validation models). Returns
+    ``(label, fitted_on_all, scores)`` with ``scores[label]`` the pooled out-of-fold RMSE (pp) or
+    ``"failed: ..."``; ties go to the earlier label. The per-fold RMSEs of the choice are in
+    ``fitted_on_all.cv_folds_`` (pp). InputError if every candidate fails.
+    """
+    scores: dict[str, float | str] = {}
+    best = None
+    for label, make in candidates.items():
+        try:
+            err, per = cv_rmse(make, X, y, folds, seed)
+        except (ValueError, np.linalg.LinAlgError) as exc:
+            scores[label] = f"failed: {exc}"
+            continue
+        if not np.isfinite(err):
+            scores[label] = "failed: non-finite predictions"
+            continue
+        scores[label] = err
+        if best is None or err < best[1]:
+            best = (label, err, per)
+    if best is None:
+        raise InputError(f"no reconstructor could be fitted: {scores}")
+    rec = candidates[best[0]]().fit(X, y)
+    rec.cv_folds_ = best[2]
+    return best[0], rec, scores

@@ -88,6 +88,14 @@ def ws(tmp_path_factory, base):
     wide(base).to_csv(d / "base.csv", index=False)
     assert main(["compress", str(d / "base.csv"), "--k", "5", "--method", "random", "--seed", "0",
                  "--out", str(d / "art.json"), "--quiet"]) == 0
+    # the tamper tests edit a GAM's fields; the CV choice may pick another kind: put the GAM in
+    from essence.compressed import Compressed
+    from essence.reconstruct import GAMReconstructor
+
+    art = Compressed.load(d / "art.json")
+    X = base.responses[:, base.item_index(art.items)]
+    art.reconstructor = GAMReconstructor(weights=[1.0] * art.k).fit(X, base.target)
+    art.save(d / "art.json", overwrite=True)
     (d / "precious.json").write_text("precious")
     return d
 

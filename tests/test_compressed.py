@@ -117,13 +117,14 @@ def test_estimate_names_missing_items(art, small):
         art.estimate(small.subset(items=keep))
 
 
-def test_min_answered_refusal(alpaca):
+def test_sparse_items_left_out_with_a_count(alpaca):
     r = alpaca.responses.copy()
     r[:, 0] = np.nan
     r[:3, 0] = 0.5
     data = from_arrays(r, alpaca.models, alpaca.items, texts=alpaca.texts, name="a")
-    with pytest.raises(ValueError, match="answered by fewer than 5 training models.*alpaca_eval_0"):
-        compress(data, k=5, method="random", progress=False)
+    with pytest.warns(UserWarning, match="1 item.s. were answered by fewer than 5 training models and are left out"):
+        art = compress(data, k=5, method="random", progress=False)
+    assert "alpaca_eval_0" not in art.items and art.dataset["items_left_out"]["items"] == ["alpaca_eval_0"]
 
 
 def test_unknown_method_and_bad_k(small):

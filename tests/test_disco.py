@@ -95,7 +95,7 @@ def test_knn_exact_match_and_round_trip(small):
 
 
 def test_disco_end_to_end(small, tmp_path):
-    art = compress(small, k=10, method="disco", seed=0, progress=False)
+    art = compress(small, k=10, method="disco", seed=0, progress=False, selection="top")
     assert len(set(art.items)) == 10 and set(art.items) <= set(small.items)
     assert {"gam", "ridge", "knn_c3_k5", "knn_c10_k20"} <= set(art.selection["reconstructor_val_rmse"])
     # the chosen items are the training models' most-disagreed-on ones
@@ -107,7 +107,7 @@ def test_disco_end_to_end(small, tmp_path):
     assert d[chosen].min() >= np.sort(d)[-10] - 1e-15
     back = Compressed.load(art.save(tmp_path / "disco.json"))
     np.testing.assert_allclose(back.estimate(small)["estimate"], art.estimate(small)["estimate"], rtol=0, atol=1e-9)
-    assert compress(small, k=10, method="disco", seed=0, progress=False).items == art.items
+    assert compress(small, k=10, method="disco", seed=0, progress=False, selection="top").items == art.items
 
 
 def test_disco_knn_artifact_and_continuous_scores(alpaca, tmp_path):

@@ -37,6 +37,8 @@ def _makers(X, R, anchors):
         "gpirt": {"pool_a": pa, "pool_b": pb, "pool_p_fixed": [None] * R.shape[1], "anchors": anchors,
                   "weights": np.ones(len(anchors)), "gp_lambda": 0.3, "calibrate": True},
         "signature_knn": {"n_components": 3, "n_neighbors": 5},
+        "line": {},
+        "mean_ridge": {"alphas": (1.0, 100.0)},
     }
 
 

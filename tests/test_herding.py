@@ -139,7 +139,7 @@ def test_choice_ignores_model_results(small, monkeypatch):
     np.testing.assert_array_equal(a.items_, b.items_)
     np.testing.assert_array_equal(a.items_, kernel_herding(feats, 10)[0])
     assert a.info_["bandwidth"] == pytest.approx(median_heuristic(feats)) == a.bandwidth_
-    assert len(a.info_["mmd"]) == 10 and a.reconstructor_choice_ == "gam"
+    assert len(a.info_["mmd"]) == 10 and a.reconstructor_choice_ in a.reconstructor_scores_
 
 
 @pytest.mark.slow

@@ -306,11 +306,11 @@ def test_irt_selector_end_to_end(small, tmp_path):
 
 def test_irt_on_continuous_scores_warns_and_records_threshold(alpaca):
     with pytest.warns(UserWarning, match="binarize=0.5"):
-        art = compress(alpaca, k=15, method="irt", seed=0, progress=False, **FAST)
+        art = compress(alpaca, k=15, method="irt", seed=0, progress=False, min_models=10, **FAST)
     assert len(set(art.items)) == 15
     assert art.params["binarize"] == 0.5
     with pytest.raises(ValueError, match="binarize: must be a finite number >= 0.0 and <= 1.0, got 2"):
-        compress(alpaca, k=15, method="irt", seed=0, progress=False, binarize=2.0, **FAST)
+        compress(alpaca, k=15, method="irt", seed=0, progress=False, binarize=2.0, min_models=10, **FAST)
 
 
 def test_irt_skips_constant_items_on_lcb():
@@ -320,7 +320,7 @@ def test_irt_skips_constant_items_on_lcb():
     d = load("lcb_codegen")
     sp = split_models(d, seed=0)
     tr, va = d.subset(models=sp.train), d.subset(models=sp.val)
-    sel = IRTSelector(30, progress=False, **FAST)
+    sel = IRTSelector(30, progress=False, min_models=10, **FAST)
     with pytest.warns(UserWarning):
         sel.fit(tr, va)
     constant = np.flatnonzero(np.nanmax(binarize(tr.responses), axis=0) == np.nanmin(binarize(tr.responses), axis=0))

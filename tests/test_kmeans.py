@@ -68,7 +68,9 @@ def test_kmeans_end_to_end_and_artifact_reload(small, tmp_path):
     art = compress(small, k=10, method="kmeans", seed=0, progress=False)
     assert len(set(art.items)) == 10 and set(art.items) <= set(small.items)
     assert sum(art.selection["cluster_sizes"]) == small.n_items
-    assert set(art.selection["reconstructor_val_rmse"]) == {"weighted_mean", "gam", "gam_unweighted"}
+    # kmeans' own candidates plus the few-model ones every method gets (essence.reconstruct.FEW_MODEL_CHOICES)
+    assert set(art.selection["reconstructor_val_rmse"]) == {"weighted_mean", "gam", "gam_unweighted", "line",
+                                                            "mean_ridge"}
     assert art.reconstructor.weights is not None and len(art.reconstructor.weights) == 10
     back = Compressed.load(art.save(tmp_path / "km.json"))
     assert back.items == art.items
@@ -83,7 +85,8 @@ def test_candidates_round_trip(small, label):
     sp = split_models(small, seed=0)
     tr, va = small.subset(models=sp.train), small.subset(models=sp.val)
     sel = KMeansSelector(7, progress=False, candidates=(label,)).fit(tr, va)
-    assert sel.reconstructor_choice_ == label
+    assert set(sel.reconstructor_scores_) == {label, "line", "mean_ridge"}  # + the few-model choices
+    assert sel.reconstructor_choice_ in sel.reconstructor_scores_
     X = va.responses[:, sel.items_]
     rec = reconstructor_from_dict(json.loads(json.dumps(sel.reconstructor_.to_dict())))
     np.testing.assert_allclose(rec.predict(X), sel.reconstructor_.predict(X), rtol=0, atol=1e-9)

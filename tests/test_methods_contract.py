@@ -23,8 +23,9 @@ from essence.methods import METHODS
 FAST = {
     "essence": {"population": 40, "generations": 40, "rounds": 1, "ebm_elites": 2, "ebm_max_models": 150,
                 "ebm_max_rounds": 200},
-    "irt": {"epochs": 40},
-    "tinybench": {"epochs": 40},
+    "irt": {"epochs": 40, "min_models": 50},
+    "tinybench": {"epochs": 40, "min_models": 50},
+    "auto": {"candidates": ["disco"], "folds": 2},
 }
 K = 8
 

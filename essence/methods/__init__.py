@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from .base import Selector, check_k
 from ..errors import InputError
 
-__all__ = ["METHODS", "METHOD_TABLE", "METHOD_INFO", "MethodInfo", "Selector", "check_k", "get_method",
+__all__ = ["COMPARED", "METHODS", "METHOD_TABLE", "METHOD_INFO", "MethodInfo", "Selector", "check_k", "get_method",
            "make_method"]
 
 
@@ -38,6 +38,7 @@ METHOD_TABLE: tuple[MethodInfo, ...] = (
     MethodInfo("essence", "essence:EssenceSelector", "EssenceBench", "#d62728", 20.0),
     MethodInfo("tinybench", "tinybench:TinyBenchSelector", "tinyBenchmarks", "#17becf", 1.0),
     MethodInfo("disco", "disco:DiscoSelector", "DISCO", "#e377c2", 0.5),
+    MethodInfo("auto", "auto:AutoSelector", "Auto (default)", "#000000", 20.0),
 )
 
 #: registry name -> its :class:`MethodInfo`
@@ -45,6 +46,11 @@ METHOD_INFO: dict[str, MethodInfo] = {m.name: m for m in METHOD_TABLE}
 
 #: registry name -> "module:Class" (relative to essence.methods)
 METHODS: dict[str, str] = {m.name: m.path for m in METHOD_TABLE}
+
+#: the methods the comparison sweep runs (notebook 05, benchmarks/comparison.py): every method but
+#: ``auto``, which chooses among them (with many models it is EssenceBench) and is measured where it
+#: differs, with few reference models, by benchmarks/regimes.py
+COMPARED: tuple[str, ...] = tuple(m.name for m in METHOD_TABLE if m.name != "auto")
 
 
 def get_method(name: str) -> type:

@@ -8,10 +8,12 @@ A method is a scikit-learn-style estimator:
   with the same items) and sets
 
   - ``items_``: ``(k,)`` int, distinct positions into ``train.items``;
-  - ``reconstructor_``: the reconstructor for those items, fitted on the training models and chosen
-    among the method's candidates by validation RMSE;
+  - ``reconstructor_``: the reconstructor for those items, chosen among the method's candidates plus
+    ``line`` and ``mean_ridge`` (:data:`essence.reconstruct.FEW_MODEL_CHOICES`) by 5-fold cross-validation
+    over all training + validation models (:func:`essence.reconstruct.choose_by_cv`), then refitted on
+    all of them (``reconstructor_fitted_on_ = "train+val"``);
   - ``reconstructor_choice_`` and ``reconstructor_scores_``: the label chosen and each candidate's
-    validation RMSE (pp);
+    cross-validated RMSE (pp);
   - ``info_``: a JSON-able dict of diagnostics (e.g. fitness per generation);
 
 * the test models never reach ``fit``: :func:`essence.compressed.compress` splits them off first.
@@ -30,7 +32,7 @@ from .._runtime import single_thread
 from ..checks import Flag, Whole, check_params, whole_number
 from ..data import Responses
 from ..irt import IRT_SETTINGS, fit_item_params
-from ..reconstruct import GAMReconstructor, choose_on_validation
+from ..reconstruct import FEW_MODEL_CHOICES, GAMReconstructor, choose_by_cv
 from ..errors import InputError
 
 __all__ = ["Selector", "check_k", "require_texts", "irt_item_params"]
@@ -134,9 +136,12 @@ class Selector(BaseEstimator):
         if idx.shape != (self.k,) or np.unique(idx).size != self.k or idx.min() < 0 or idx.max() >= train.n_items:
             raise RuntimeError(f"{self.name}: select() returned an invalid subset {idx!r}")  # a bug, not user input
         self.items_ = idx
-        cands = self.reconstructor_candidates(train, idx)
-        X_tr, X_va = train.responses[:, idx], val.responses[:, idx]
-        label, rec, scores = choose_on_validation(cands, X_tr, train.target, X_va, val.target)
+        # every method also gets the few-model reconstructors; the choice is cross-validated over all
+        # non-test models (train + val) and the chosen one is refitted on all of them
+        cands = {**self.reconstructor_candidates(train, idx), **FEW_MODEL_CHOICES}
+        X = np.vstack([train.responses[:, idx], val.responses[:, idx]])
+        label, rec, scores = choose_by_cv(cands, X, np.r_[train.target, val.target], seed=self.seed)
+        self.reconstructor_fitted_on_ = "train+val"
         self.reconstructor_choice_ = label
         self.reconstructor_ = rec
         self.reconstructor_scores_ = scores

@@ -130,6 +130,18 @@ CARDS: dict[str, dict[str, str]] = {
         "reconstructor": "model signature -> PCA -> kNN over training models, GAM or ridge",
         "guarantee": "none",
     },
+    "auto": {
+        "label": "Auto (default)",
+        "source": "this project",
+        "in_survey": "no",
+        "signal": "training models' results; the method is chosen by nested CV over the models",
+        "objective": "lowest cross-validated error among a few candidates (EssenceBench with many models)",
+        "timing": "after",
+        "prior_cost": "full evaluation of reference models",
+        "gpu": "no",
+        "reconstructor": "the chosen method's, with a line and shrinkage to the plain mean as candidates",
+        "guarantee": "none; its estimate is compared with random items + a line and a warning says when worse",
+    },
 }
 
 #: Column names of :func:`cards_table` for the card fields.

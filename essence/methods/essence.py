@@ -48,7 +48,7 @@ import numpy as np
 
 from ..reconstruct import choose_on_validation, reconstructor_makers
 from ..tables import GAM_LAM, GAM_N_SPLINES
-from ..checks import Flag, OneOf, Real, Whole, check_params
+from ..checks import Flag, ListOf, OneOf, Real, Whole, check_params
 from .base import Selector
 from ..errors import InputError
 
@@ -96,9 +96,13 @@ class EssenceSelector(Selector):
     fitness : {"ridge", "gam"}, default "ridge"
         GA fitness: ridge on the subset's items, or the paper's fixed GAM ruler on the subset accuracy.
         See the module docstring for why the default is "ridge".
-    fitness_models : {"auto", "train", "val", "train+val"}, default "auto"
+    fitness_models : {"auto", "train", "val", "train+val", "loo"}, default "auto"
         Models the fitness RMSE is computed on. "auto": in-sample training models for ridge fitness when
-        ``n_train >= 10 k``, else validation models (always validation for "gam", as in the paper).
+        ``n_train >= 10 k``, else "loo" (always validation for "gam", as in the paper). "loo": closed-form
+        leave-one-out RMSE over training + validation models, best over ``loo_alphas``
+        (:class:`~essence.search.fitness_cv.LOORidgeFitness`): 2-7 validation models cannot score 10^5 subsets.
+    loo_alphas : tuple of float, default (1, 10, 100)
+        Ridge penalties the "loo" fitness tries per subset (it keeps the best LOO RMSE).
     ridge_alpha : float, default 1.0
         Penalty of the ridge fitness (responses in [0, 1], scores in pp); 10 gave the same figures.
     population, generations, tournament, elites : int, default 200, 300, 3, 20
@@ -158,9 +162,10 @@ class EssenceSelector(Selector):
         "ebm_max_models": Whole(10, none=True), "ebm_learning_rate": Real(0.0, open_min=True),
         "ebm_max_rounds": Whole(1), "ebm_early_stopping_rounds": Whole(0), "ebm_smoothing_rounds": Whole(0),
         "gam_splines": Whole(4), "gam_lam": Real(0.0), "fitness": OneOf("gam", "ridge"),
-        "fitness_models": OneOf("auto", "val", "train", "train+val"), "ridge_alpha": Real(0.0, open_min=True),
+        "fitness_models": OneOf("auto", "val", "train", "train+val", "loo"), "ridge_alpha": Real(0.0, open_min=True),
         "keep_best": OneOf("validation", "fitness"), "max_pool": Whole(1, none=True),
         "screen": OneOf("stratified", "pbis", "random"), "screen_bins": Whole(1),
+        "loo_alphas": ListOf(Real(0.0, open_min=True)),
     }
 
     def __init__(self, k: int, seed: int = 0, progress: bool = True, tau_text: float = 0.95, tau_rank: float = 0.9,
@@ -173,8 +178,9 @@ class EssenceSelector(Selector):
                  ebm_early_stopping_rounds: int = 50, ebm_smoothing_rounds: int = 200, gam_splines: int = GAM_N_SPLINES,
                  gam_lam: float = GAM_LAM, fitness: str = "ridge", fitness_models: str = "auto",
                  ridge_alpha: float = 1.0, keep_best: str = "fitness", max_pool: int | None = 2000,
-                 screen: str = "stratified", screen_bins: int = 10):
+                 screen: str = "stratified", screen_bins: int = 10, loo_alphas=(1.0, 10.0, 100.0)):
         super().__init__(k, seed, progress)
+        self.loo_alphas = loo_alphas
         self.max_pool = max_pool
         self.screen = screen
         self.screen_bins = screen_bins
@@ -218,7 +224,9 @@ class EssenceSelector(Selector):
         at least ``10 k`` of them (the in-sample optimism of a k-item ridge is then small), else validation."""
         if self.fitness_models != "auto":
             return self.fitness_models
-        return "train" if self.fitness == "ridge" and n_train >= 10 * k else "val"
+        if self.fitness == "ridge":  # few models: closed-form LOO over train + val (search/fitness_cv.py)
+            return "train" if n_train >= 10 * k else "loo"
+        return "val"
 
     def _group_settings(self) -> tuple[int, int]:
         gp = self.group_population if self.group_population is not None else max(60, self.population // 3)
@@ -334,14 +342,18 @@ class EssenceSelector(Selector):
         Rp_tr, Rp_va = train.responses[:, pool], val.responses[:, pool]
         y_tr, y_va = train.target, val.target
         fm = self._fitness_models(train.n_models, k)
-        if fm == "val":
+        if fm in ("val", "loo"):
             Rf, yf = Rp_va, y_va
         elif fm == "train":
             Rf, yf = Rp_tr, y_tr
         else:
             Rf, yf = np.vstack([Rp_tr, Rp_va]), np.r_[y_tr, y_va]
         ridge_base = None
-        if self.fitness == "ridge":
+        if self.fitness == "ridge" and fm == "loo":
+            from ..search.fitness_cv import LOORidgeFitness
+
+            ridge_base = LOORidgeFitness(np.vstack([Rp_tr, Rp_va]), np.r_[y_tr, y_va], alphas=tuple(np.atleast_1d(self.loo_alphas)))
+        elif self.fitness == "ridge":
             ridge_base = RidgeFitness(Rp_tr, y_tr, None if fm == "train" else Rf, None if fm == "train" else yf,
                                       alpha=float(self.ridge_alpha))
 

@@ -212,17 +212,24 @@ class IRTSelector(Selector):
         GAM spline basis size and smoothing penalty.
     cache : bool, default True
         Reuse / store the IRT fit on disk (:func:`essence.irt.fit_2pl_cached`); changes no result.
+    min_models : int, default 100
+        Fewest training models the method accepts; below it ``fit`` refuses (InputError with the reason).
+        A 2PL model has two parameters per item; with tens of models they are noise, and so are the
+        Fisher information and the ability scale built on them (alpaca_eval2, 44 training systems,
+        k = 40: 5.1 pp test RMSE against 2.6 for random items + a line, 5-fold CV over the systems).
     """
 
     name = "irt"
     signal = "responses"
-    _domains = {**Selector._domains, **IRT_DOMAINS, "n_splines": Whole(4), "lam": Real(0.0)}
+    _domains = {**Selector._domains, **IRT_DOMAINS, "n_splines": Whole(4), "lam": Real(0.0), "min_models": Whole(1)}
 
     def __init__(self, k, seed=0, progress=True, binarize: float = 0.5, epochs: int = DEFAULT_FIT["epochs"],
                  lr: float = DEFAULT_FIT["lr"], lr_decay: float = DEFAULT_FIT["lr_decay"],
                  priors: str = DEFAULT_FIT["priors"], max_models: int | None = DEFAULT_FIT["max_models"],
-                 prior_sd: float = 1.0, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, cache: bool = True):
+                 prior_sd: float = 1.0, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, cache: bool = True,
+                 min_models: int = 100):
         super().__init__(k, seed, progress)
+        self.min_models = min_models
         self.binarize = binarize
         self.epochs = epochs
         self.lr = lr
@@ -235,6 +242,9 @@ class IRTSelector(Selector):
         self.cache = cache
 
     def select(self, train, val) -> np.ndarray:
+        if train.n_models < self.min_models:
+            raise InputError(f"irt: {train.n_models} training models are too few for a 2PL fit of {train.n_items} "
+                             f"items (needs at least min_models={self.min_models}); use method 'auto' or 'random'")
         params, Rb = irt_item_params(self, train)
         theta = estimate_ability(Rb, params.a, params.b, prior_sd=self.prior_sd)
         idx = select_by_information(params.a, params.b, theta, self.k)

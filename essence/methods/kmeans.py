@@ -41,7 +41,8 @@ class KMeansSelector(Selector):
     n_splines, lam : default essence.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
         The GAM candidates' spline basis size and smoothing penalty.
     candidates : tuple of str, default ("weighted_mean", "gam", "gam_unweighted")
-        Reconstructor candidates, chosen on validation RMSE: ``weighted_mean`` (the cluster-size-weighted
+        Reconstructor candidates (every method also gets ``line`` and ``mean_ridge``, and the choice is
+        cross-validated over training + validation models: see :mod:`essence.methods.base`): ``weighted_mean`` (the cluster-size-weighted
         anchor mean, pp; it estimates the mean over the item pool, so on the metabench pools it is
         biased against the whole-benchmark target), ``gam`` (a GAM of the target on that weighted
         mean) and ``gam_unweighted`` (the GAM on the plain anchor mean, as every other method has it: on

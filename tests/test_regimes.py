@@ -1,0 +1,171 @@
+"""Few reference models: line / shrinkage reconstructors, the CV chooser, LOO fitness, DISCO's and IRT's
+few-model behaviour, compress's checks, the ``auto`` default and ``benchmarks/regimes.py`` (real data slices)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from essence.compressed import Compressed, compress
+from essence.methods import make_method
+from essence.methods.auto import MIN_MODELS, check_models_for_k
+from essence.methods.disco import disagreement, stratified_disagreement
+from essence.reconstruct import (LineReconstructor, MeanRidgeReconstructor, RidgeReconstructor, choose_by_cv,
+                                 cv_rmse, reconstructor_from_dict, subset_score)
+from essence.search.fitness_cv import LOORidgeFitness
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def few(gsm8k):
+    """30 real gsm8k models (spread over the score range) x 120 items: fewer models than items."""
+    order = np.argsort(gsm8k.target)
+    return gsm8k.subset(models=np.sort(order[np.linspace(0, gsm8k.n_models - 1, 30).astype(int)]),
+                        items=np.arange(120))
+
+
+def test_line_is_least_squares_and_round_trips(few):
+    X = few.responses[:, :20]
+    rec = LineReconstructor().fit(X, few.target)
+    slope, icpt = np.polyfit(subset_score(X), few.target, 1)
+    assert rec.slope_ == pytest.approx(slope) and rec.intercept_ == pytest.approx(icpt)
+    back = reconstructor_from_dict(json.loads(json.dumps(rec.to_dict())))
+    np.testing.assert_array_equal(back.predict(X), rec.predict(X))
+
+
+def test_mean_ridge_round_trips_and_shrinks_to_the_line(few):
+    X = few.responses[:, :40]
+    rec = MeanRidgeReconstructor().fit(X, few.target)
+    back = reconstructor_from_dict(json.loads(json.dumps(rec.to_dict())))
+    np.testing.assert_allclose(back.predict(X), rec.predict(X), atol=1e-9)
+    # the largest penalty alone: item weights vanish, predictions are the line's
+    huge = MeanRidgeReconstructor(alphas=(1e12,)).fit(X, few.target)
+    np.testing.assert_allclose(huge.predict(X), LineReconstructor().fit(X, few.target).predict(X), atol=1e-6)
+
+
+def test_choose_by_cv_scores_every_candidate_and_refits_on_all(few):
+    X, y = few.responses[:, :60], few.target
+    cands = {"ridge": RidgeReconstructor, "line": LineReconstructor, "mean_ridge": MeanRidgeReconstructor}
+    label, rec, scores = choose_by_cv(cands, X, y, seed=0)
+    assert set(scores) == set(cands) and label == min(scores, key=scores.get)
+    assert scores[label] == pytest.approx(cv_rmse(cands[label], X, y, seed=0)[0])
+    assert len(rec.cv_folds_) == 5
+    np.testing.assert_allclose(rec.predict(X), cands[label]().fit(X, y).predict(X))
+
+
+def test_loo_fitness_matches_brute_force(few):
+    from sklearn.linear_model import Ridge
+
+    R, y = few.responses, few.target
+    f = LOORidgeFitness(R, y, alphas=(3.0,))
+    mask = np.zeros((1, R.shape[1]), dtype=bool)
+    mask[0, [1, 5, 9, 30, 77]] = True
+    Xc = R[:, mask[0]] - R[:, mask[0]].mean(axis=0)  # the fitness holds the centring fixed
+    e = [y[i] - y.mean() - Ridge(alpha=3.0).fit(np.delete(Xc, i, 0), np.delete(y - y.mean(), i)).predict(Xc[i:i + 1])[0]
+         for i in range(len(y))]
+    assert f.rmse(mask)[0] == pytest.approx(np.sqrt(np.mean(np.square(e))), rel=1e-8)
+    assert f.restrict(np.flatnonzero(mask[0])).rmse(np.ones((1, 5), bool))[0] == pytest.approx(f.rmse(mask)[0])
+
+
+def test_essence_uses_loo_fitness_with_few_models(few):
+    sel = make_method("essence", k=10, progress=False, rounds=0, generations=5, population=20, elites=4,
+                     tau_text=1.0)
+    tr, va = few.subset(models=np.arange(26)), few.subset(models=np.arange(26, 30))
+    sel.fit(tr, va)
+    assert sel.info_["ga"]["fitness_models"] == "loo"
+    assert sel.reconstructor_fitted_on_ == "train+val"
+
+
+def test_stratified_disagreement_takes_one_item_per_difficulty_stratum(alpaca):
+    R = alpaca.responses[:40]
+    idx = stratified_disagreement(R, 10, seed=0)
+    assert np.unique(idx).size == 10
+    order = np.argsort(np.nanmean(R, axis=0), kind="stable")
+    # each chosen item is the most disagreed-on of its stratum, so its disagreement is at least the median
+    d = disagreement(R)
+    assert all(d[j] >= np.median(d[g]) for j, g in zip(idx, np.array_split(order, 10)))
+
+
+def test_disco_auto_selection_records_its_choice(alpaca):
+    tr, va = alpaca.subset(models=np.arange(45)), alpaca.subset(models=np.arange(45, 50))
+    sel = make_method("disco", k=20, progress=False).fit(tr, va)
+    assert sel.info_["selection"] in ("top", "stratified")
+    assert set(sel.info_["selection_cv_rmse"]) == {"top", "stratified"}
+
+
+def test_irt_refuses_with_too_few_models(alpaca):
+    with pytest.raises(ValueError, match="too few for a 2PL fit.*min_models=100"):
+        compress(alpaca, k=10, method="irt", progress=False)
+
+
+def test_compress_warns_when_models_are_fewer_than_k(few):
+    data = few.subset(models=np.arange(0, 30, 2))  # 15 models: 13 to learn from with test = val = 0.1
+    with pytest.warns(UserWarning, match=r"k = 20 items but only 1\d models to learn from.*at least 20 models"):
+        art = compress(data, k=20, method="random", progress=False)
+    assert art.selection["reconstructor_choice"] in ("line", "mean_ridge", "gam")
+    with pytest.raises(ValueError, match=f"too few: compression needs at least {MIN_MODELS}"):
+        compress(few.subset(models=np.arange(0, 30, 3)), k=5, method="random", progress=False)
+    check_models_for_k(5, 20)  # enough: nothing raised
+
+
+def test_auto_few_models_chooses_by_nested_cv_and_reports(few, tmp_path):
+    art = compress(few, k=10, method="auto", progress=False, candidates=["disco"], folds=3)
+    a = art.selection["auto"]
+    assert a["regime"] == "few models: nested CV" and set(a["candidates"]) == {"random", "disco"}
+    assert a["choice"] in ("random", "disco")
+    assert a["estimate_rmse"] == min(c["rmse"] for c in a["candidates"].values())
+    assert a["ratio_to_baseline"] == pytest.approx(a["estimate_rmse"] / a["baseline_cv"]["rmse"], rel=1e-3)
+    assert a["worse_than_baseline"] == (a["estimate_rmse"] > a["baseline_cv"]["rmse"])
+    back = Compressed.load(art.save(tmp_path / "auto.json"))
+    assert back.selection["auto"]["choice"] == a["choice"]
+    with pytest.raises(ValueError, match="candidates: unknown"):
+        compress(few, k=10, method="auto", progress=False, candidates=["nope"])
+
+
+def _regimes():
+    spec = importlib.util.spec_from_file_location("regimes", ROOT / "benchmarks" / "regimes.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_regimes_run_is_cached_and_random_matches_the_baseline_items(tmp_path):
+    reg = _regimes()
+    from essence.data import load
+
+    data = load("lcb_codegen")
+    r = reg.run_one(data, "lcb_codegen", 30, 0, "random", 10, 3, tmp_path)
+    assert r["n_models"] == 30 and r["ratio"] == pytest.approx(r["rmse"] / r["baseline_rmse"])
+    assert len(r["choices"]) == 3
+    assert reg.run_one(data, "lcb_codegen", 30, 0, "random", 10, 3, tmp_path) == r  # from the cache
+    assert reg.default_k("alpaca_eval2", 805) == 40 and reg.default_k("gsm8k", 486) == 50
+    b = r["baseline_rmse"]
+    rows = reg.summarise([r, {**r, "draw": 1, "rmse": 2 * r["rmse"], "ratio": 2 * r["ratio"]}])
+    assert rows[0]["draws"] == 2 and rows[0]["ratio"] == pytest.approx(np.sqrt(2) * r["rmse"] / b)
+
+
+def test_cli_default_is_auto_and_reports_its_choice(few, tmp_path, capsys):
+    from essence.cli import main
+
+    path = tmp_path / "few.npz"
+    np.savez(path, responses=few.responses, models=few.models, items=few.items, full_score=few.target)
+    out = tmp_path / "art.json"
+    assert main(["compress", str(path), "--k", "10", "--out", str(out), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "auto: few models: nested CV; chose " in printed and "x random items + least-squares line" in printed
+    art = Compressed.load(out)
+    assert art.method == "auto" and art.selection["auto"]["choice"] in ("random", "disco", "essence")
+
+
+def test_regimes_wide_table_marks_refusals(capsys):
+    reg = _regimes()
+    ok = {"dataset": "d", "models": "20", "n_models": 20, "method": "random", "draws": 2, "rmse": 2.0,
+          "rmse_sd": 0.1, "ratio": 0.9, "ratio_sd": 0.05, "baseline": 2.2}
+    no = {"dataset": "d", "models": "20", "n_models": 20, "method": "irt", "draws": 2, "refused": "too few"}
+    reg.print_wide([ok, no], ["random", "irt"])
+    assert "| d | 20 | 2.20 | 0.90 ± 0.05 | refused |" in capsys.readouterr().out
