@@ -12,8 +12,9 @@ import pytest
 from essence.data import load
 from essence.intervals import IntervalModel
 from essence.lmeval import standalone
-from essence.reconstruct import (GAMReconstructor, RidgeGAMReconstructor, RidgeReconstructor,
-                                 WeightedMeanReconstructor, reconstructor_from_dict)
+from essence.reconstruct import (RECONSTRUCTOR_KINDS, GAMReconstructor, LineReconstructor, MeanRidgeReconstructor,
+                                 RidgeGAMReconstructor, RidgeReconstructor, WeightedMeanReconstructor,
+                                 reconstructor_from_dict)
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +43,7 @@ def _recs(k):
         IRTGAMReconstructor(a, b), IRTGAMReconstructor(a, b, use_score=False),
         GPIRTReconstructor(pa, pb, pf, anchors, np.ones(k), 0.4),
         GPIRTReconstructor(pa, pb, pf, anchors, np.ones(k), 0.4, calibrate=True),
+        LineReconstructor(), MeanRidgeReconstructor(),
     ]
 
 
@@ -55,7 +57,7 @@ def test_every_kind_matches_essence(slice_):
         got = standalone.predict(back.to_dict(), X)
         np.testing.assert_allclose(got, want, atol=1e-9, err_msg=rec.kind)
         kinds.add(rec.kind)
-    assert kinds == set(standalone.KINDS)
+    assert kinds == set(standalone.KINDS) == set(RECONSTRUCTOR_KINDS)  # a new kind must be exported too
 
 
 def test_interval_and_estimate(slice_):

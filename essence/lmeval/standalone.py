@@ -119,6 +119,14 @@ def _irt_gam(d, X):
     return out
 
 
+def _line(d, X):
+    return float(d["intercept"]) + float(d["slope"]) * _subset_score(X)
+
+
+def _mean_ridge(d, X):
+    return _line(d["line"], X) + _ridge_index(d, X)
+
+
 _PREDICT = {
     "gam": lambda d, X: _table(d["table"], _subset_score(X, d["params"].get("weights"))),
     "ridge": _ridge_index,
@@ -127,6 +135,8 @@ _PREDICT = {
     "irt_gam": _irt_gam,
     "gpirt": _gpirt,
     "signature_knn": _knn,
+    "line": _line,
+    "mean_ridge": _mean_ridge,
 }
 KINDS = tuple(_PREDICT)
 
