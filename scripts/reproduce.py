@@ -186,7 +186,9 @@ def main(argv=None) -> int:
                     help="leave notebooks/ untouched (a full run otherwise writes the executed notebooks back)")
     args = ap.parse_args(argv)
 
-    os.environ.setdefault("MPLBACKEND", "Agg")
+    # the kernels draw figures inline (they are saved to figures/ by the notebooks themselves too), so the
+    # committed notebooks show them; a user's MPLBACKEND=Agg would leave every figure out of the notebook
+    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     build = Path(args.build).resolve()
     figures = Path(args.figures).resolve() if args.figures else (
         build / "quick-figures" if args.quick else ROOT / "figures")

@@ -19,7 +19,7 @@ def use_style() -> None:
     import matplotlib as mpl
     import seaborn as sns
 
-    mpl.use("Agg", force=False)
+    # no backend is forced: a notebook draws inline, a headless script gets Agg by itself
     sns.set_theme(style="whitegrid", context="notebook")
     mpl.rcParams.update({
         "figure.dpi": 100,

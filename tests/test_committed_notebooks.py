@@ -1,0 +1,92 @@
+"""The notebooks are committed executed, and their outputs read the same on every machine.
+
+``make reproduce`` writes each executed notebook back into ``notebooks/`` (scripts/reproduce.py's
+``clean_outputs``). This checks what is committed: every code cell ran (an execution count), the notebook
+shows results, no cell failed, and no output names a machine (paths), a moment (timing metadata), a
+memory address or a progress bar; each file stays under 2 MB.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+MACHINE_PATH = re.compile(r"(?<![\w.])(?:/work/|/home/|/root/|/tmp/|/Users/|/var/folders/|[A-Z]:\\\\)")
+PROGRESS_BAR = re.compile(r"\d+%\|[^|\n]*\||\d+(?:\.\d+)?\s?(?:it|batch|run)s?/s\b|[█▏▎▍▌▋▊▉]")
+ADDRESS = re.compile(r" at 0x[0-9a-fA-F]{6,}")
+
+
+def output_texts(cell) -> list[str]:
+    texts = []
+    for out in cell.get("outputs", []):
+        if "text" in out:
+            texts.append("".join(out["text"]))
+        for mime, value in out.get("data", {}).items():
+            if mime.startswith("text/") or mime == "application/json":
+                texts.append("".join(value) if isinstance(value, list) else str(value))
+    return texts
+
+
+def problems(nb: dict) -> list[str]:
+    """What is wrong with one committed notebook (an empty list when nothing is)."""
+    bad = []
+    if "papermill" in nb.get("metadata", {}):
+        bad.append("notebook metadata holds papermill's run record (paths, times)")
+    code = [c for c in nb["cells"] if c["cell_type"] == "code" and "".join(c["source"]).strip()]
+    if not any(c.get("outputs") for c in code):
+        bad.append("no outputs: the notebook was committed without being executed")
+    for i, c in enumerate(nb["cells"]):
+        if c["cell_type"] != "code" or not "".join(c["source"]).strip():
+            continue
+        if c.get("execution_count") is None:
+            bad.append(f"cell {i}: not executed")
+        if "papermill" in c.get("metadata", {}) or "execution" in c.get("metadata", {}):
+            bad.append(f"cell {i}: timing metadata")
+        for out in c.get("outputs", []):
+            if out.get("output_type") == "error":
+                bad.append(f"cell {i}: error output {out.get('ename')}: {out.get('evalue')}")
+            if out.get("output_type") == "stream" and out.get("name") == "stderr":
+                bad.append(f"cell {i}: stderr stream (progress and warnings belong in the log)")
+        for text in output_texts(c):
+            for name, pat in (("a machine path", MACHINE_PATH), ("a progress bar", PROGRESS_BAR),
+                              ("a memory address", ADDRESS)):
+                m = pat.search(text)
+                if m:
+                    bad.append(f"cell {i}: {name}: {text[max(0, m.start() - 30):m.end() + 30]!r}")
+    return bad
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_committed_notebook_is_executed_and_machine_free(path):
+    assert path.stat().st_size < 2 * 1024 * 1024, f"{path.name}: {path.stat().st_size} bytes (keep it under 2 MB)"
+    bad = problems(json.loads(path.read_text()))
+    assert not bad, f"{path.name}:\n" + "\n".join(bad[:10])
+
+
+def test_the_check_catches_each_problem():
+    ok_cell = {"cell_type": "code", "source": ["x = 1\nx"], "execution_count": 1, "metadata": {},
+               "outputs": [{"output_type": "execute_result", "data": {"text/plain": ["1"]}, "metadata": {}}]}
+    assert problems({"metadata": {}, "cells": [ok_cell]}) == []
+    cases = {
+        "not executed": {**ok_cell, "execution_count": None, "outputs": []},
+        "error output": {**ok_cell, "outputs": [{"output_type": "error", "ename": "E", "evalue": "v"}]},
+        "stderr": {**ok_cell, "outputs": [{"output_type": "stream", "name": "stderr", "text": "warn"}]},
+        "machine path": {**ok_cell, "outputs": [{"output_type": "stream", "name": "stdout",
+                                                "text": "saved /work/main/figures/x.png"}]},
+        "progress bar": {**ok_cell, "outputs": [{"output_type": "stream", "name": "stdout",
+                                                "text": " 45%|████      | 9/20 [00:03<00:04, 2.51it/s]"}]},
+        "memory address": {**ok_cell, "outputs": [{"output_type": "execute_result", "metadata": {},
+                                                  "data": {"text/plain": "<Foo object at 0x7f3a2b1c4d50>"}}]},
+        "timing metadata": {**ok_cell, "metadata": {"papermill": {"duration": 1.2}}},
+    }
+    for what, cell in cases.items():
+        found = problems({"metadata": {}, "cells": [cell]})
+        assert any(what.split()[0] in p for p in found), (what, found)
+    assert problems({"metadata": {}, "cells": [{**ok_cell, "outputs": []}]}) == [
+        "no outputs: the notebook was committed without being executed"]
