@@ -163,6 +163,18 @@ class GAMReconstructor(Reconstructor):
 # ----------------------------------------------------------------------------------------------
 # Ridge on the item responses
 # ----------------------------------------------------------------------------------------------
+def _ridge_cv(X: np.ndarray, y, alphas) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Ridge of ``y`` on ``X`` ``(n, k)`` with its penalty chosen among ``alphas`` by RidgeCV's leave-one-out
+    error; a missing cell counts as its item's mean (0 when the item has none). Returns ``(fill (k,),
+    coef (k,), intercept, alpha)``."""
+    from sklearn.linear_model import RidgeCV
+
+    means = np.nanmean(X, axis=0) if X.shape[0] else np.zeros(X.shape[1])
+    fill = np.where(np.isnan(means), 0.0, means)
+    m = RidgeCV(alphas=[float(a) for a in alphas]).fit(np.where(np.isnan(X), fill, X), np.asarray(y, dtype=np.float64))
+    return fill, np.asarray(m.coef_, dtype=np.float64), float(m.intercept_), float(m.alpha_)
+
+
 class RidgeReconstructor(Reconstructor):
     """Full score = ``b + X w``: ridge regression on the chosen items' responses, pp.
 
@@ -177,18 +189,10 @@ class RidgeReconstructor(Reconstructor):
         self.alphas = alphas
 
     def fit(self, X, y):
-        from sklearn.linear_model import RidgeCV
-
         check_params(self)
         X = _check_X(X)
         self.k_ = X.shape[1]
-        means = np.nanmean(X, axis=0)
-        self.fill_ = np.where(np.isnan(means), 0.0, means)
-        Xf = np.where(np.isnan(X), self.fill_, X)
-        m = RidgeCV(alphas=[float(a) for a in self.alphas]).fit(Xf, np.asarray(y, dtype=np.float64))
-        self.coef_ = np.asarray(m.coef_, dtype=np.float64)
-        self.intercept_ = float(m.intercept_)
-        self.alpha_ = float(m.alpha_)
+        self.fill_, self.coef_, self.intercept_, self.alpha_ = _ridge_cv(X, y, self.alphas)
         return self
 
     def predict(self, X) -> np.ndarray:
@@ -406,19 +410,12 @@ class MeanRidgeReconstructor(Reconstructor):
         self.alphas = alphas
 
     def fit(self, X, y):
-        from sklearn.linear_model import RidgeCV
-
         X = _check_X(X)
         y = np.asarray(y, dtype=np.float64)
         self.line_ = LineReconstructor().fit(X, y)
         self.k_ = X.shape[1]
-        means = np.nanmean(X, axis=0) if X.shape[0] else np.zeros(self.k_)
-        self.fill_ = np.where(np.isnan(means), 0.0, means)
         resid = y - (self.line_.intercept_ + self.line_.slope_ * subset_score(X))
-        m = RidgeCV(alphas=[float(a) for a in self.alphas]).fit(np.where(np.isnan(X), self.fill_, X), resid)
-        self.coef_ = np.asarray(m.coef_, dtype=np.float64)
-        self.intercept_ = float(m.intercept_)
-        self.alpha_ = float(m.alpha_)
+        self.fill_, self.coef_, self.intercept_, self.alpha_ = _ridge_cv(X, resid, self.alphas)
         return self
 
     def predict(self, X) -> np.ndarray:

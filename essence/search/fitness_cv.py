@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from ..errors import InputError
+from .genetic import mask_positions
 
 __all__ = ["LOORidgeFitness"]
 
@@ -73,14 +74,8 @@ class LOORidgeFitness:
 
     def rmse(self, masks) -> np.ndarray:
         """``(P,)`` LOO RMSE (pp) of each mask's ridge (the first call also fixes ``alpha_``)."""
-        masks = np.asarray(masks, dtype=bool)
-        if masks.ndim != 2 or masks.shape[1] != self.n_items:
-            raise InputError(f"masks: expected (P, {self.n_items}) bool, got shape {masks.shape}")
-        k = int(masks[0].sum())
-        if not (masks.sum(axis=1) == k).all():
-            raise InputError("masks: every row must hold the same number of items")
-        P, M = masks.shape[0], self.n_items
-        idx = np.nonzero(masks)[1].reshape(P, k)
+        idx = mask_positions(masks, self.n_items)
+        k, M = idx.shape[1], self.n_items
         G = self.G.ravel().take(idx[:, :, None] * M + idx[:, None, :])  # (P, k, k)
         Xm = self.XcT[idx]  # (P, k, n)
         rhs = np.concatenate([self.b[idx][:, :, None], Xm], axis=2)  # (P, k, 1 + n)

@@ -165,6 +165,18 @@ class SubsetFitness:
         return -self.rmse(masks)
 
 
+def mask_positions(masks, n_items: int) -> np.ndarray:
+    """``(P, k)`` sorted item positions of each row of ``masks`` (``(P, n_items)`` bool, k items per row);
+    InputError when the shape is wrong or the rows hold different numbers of items."""
+    masks = np.asarray(masks, dtype=bool)
+    if masks.ndim != 2 or masks.shape[1] != n_items:
+        raise InputError(f"masks: expected (P, {n_items}) bool, got shape {masks.shape}")
+    k = int(masks[0].sum()) if masks.shape[0] else 0
+    if not (masks.sum(axis=1) == k).all():
+        raise InputError("masks: every row must hold the same number of items")
+    return np.nonzero(masks)[1].reshape(masks.shape[0], k)  # row-major: sorted positions per row
+
+
 class RidgeFitness:
     """Alternative fitness (not the paper's): ``-RMSE`` (pp) of a ridge regression on the candidate's items.
 
@@ -239,13 +251,8 @@ class RidgeFitness:
 
     def weights(self, masks) -> tuple[np.ndarray, np.ndarray]:
         """``(idx, w)``: ``(P, k)`` sorted item positions of each mask and their ridge weights (float64)."""
-        masks = np.asarray(masks, dtype=bool)
-        if masks.ndim != 2 or masks.shape[1] != self.n_items:
-            raise InputError(f"masks: expected (P, {self.n_items}) bool, got shape {masks.shape}")
-        k = int(masks[0].sum())
-        if not (masks.sum(axis=1) == k).all():
-            raise InputError("masks: every row must hold the same number of items")
-        idx = np.nonzero(masks)[1].reshape(masks.shape[0], k)  # row-major: sorted positions per row
+        idx = mask_positions(masks, self.n_items)
+        k = idx.shape[1]
         M = self.n_items
         A = self.G.ravel().take(idx[:, :, None] * M + idx[:, None, :])  # (P, k, k) Gram blocks
         A[:, np.arange(k), np.arange(k)] += self.alpha
