@@ -1,5 +1,5 @@
 """Analysis helpers behind the EssenceBench lesson notebooks (01 redundancy, 02 coarse filter, 03 genetic
-search, 04 EBM refinement), and notebook 07's chance level.
+search, 04 EBM refinement), and notebook 10's chance level.
 
 Small pure functions over arrays, each saying its shapes and units; the stages themselves live in
 :mod:`essence.search` and :class:`essence.methods.essence.EssenceSelector`, and nothing here changes
@@ -405,7 +405,7 @@ def compare_fitnesses(data, seed: int, k: int, checkpoints, fitnesses: dict, pop
 
 
 # ----------------------------------------------------------------------------------------------
-# 07 · a new model
+# 10 · a new model
 # ----------------------------------------------------------------------------------------------
 def chance_level(docs, free_form: bool = False) -> float:
     """Expected score of random guessing on harness documents, pp: ``100 * mean(1 / n_options)``.

@@ -18,7 +18,7 @@ is the reconstructor's job.
 
 The first three functions are pure: arrays in, arrays out; ``responses`` is ``(n_models, n_items)`` in
 [0, 1] with NaN for missing cells. :func:`choose_kmeans_herding` and :func:`profile_lines` are notebook
-06's two steps: choose the items with the real selectors, then every line of its figure and its distance.
+09's two steps: choose the items with the real selectors, then every line of its figure and its distance.
 """
 
 from __future__ import annotations

@@ -91,7 +91,7 @@ def test_bad_input_raises_value_error(small, call):
 
 
 def test_plot_mean_profile_draws_every_line(small, tmp_path):
-    """The figure function behind notebook 06: one panel per entry, the random band, stable file names."""
+    """The figure function behind notebook 09: one panel per entry, the random band, stable file names."""
     from essence import plots
 
     plots.use_style()

@@ -47,7 +47,7 @@ METHOD_INFO: dict[str, MethodInfo] = {m.name: m for m in METHOD_TABLE}
 #: registry name -> "module:Class" (relative to essence.methods)
 METHODS: dict[str, str] = {m.name: m.path for m in METHOD_TABLE}
 
-#: the methods the comparison sweep runs (notebook 05, benchmarks/comparison.py): every method but
+#: the methods the comparison sweep runs (notebook 08, benchmarks/comparison.py): every method but
 #: ``auto``, which chooses among them (with many models it is EssenceBench) and is measured where it
 #: differs, with few reference models, by benchmarks/regimes.py
 COMPARED: tuple[str, ...] = tuple(m.name for m in METHOD_TABLE if m.name != "auto")

@@ -7,7 +7,7 @@ regenerating an unchanged figure rewrites identical SVG files. Single-panel figu
 
 Files: :mod:`~essence.plots.style` (colours, style, ``savefig``, the caveat note) and one file per
 notebook: ``data`` (00), ``redundancy`` (01), ``coarse_filter`` (02), ``genetic`` (03), ``refinement``
-(04), ``comparison`` (05), ``profile`` (06), ``new_model`` (07). Every figure function is importable
+(04), ``comparison`` (08), ``profile`` (09), ``new_model`` (10). Every figure function is importable
 from ``essence.plots`` itself.
 """
 

@@ -1,4 +1,4 @@
-"""Figures of notebook 05: the method comparison (error against k, error relative to random)."""
+"""Figures of notebook 08: the method comparison (error against k, error relative to random)."""
 
 from __future__ import annotations
 

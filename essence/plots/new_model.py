@@ -1,4 +1,4 @@
-"""Figures of notebook 07: a new model's estimates and where they sit in the reconstructors' range."""
+"""Figures of notebook 10: a new model's estimates and where they sit in the reconstructors' range."""
 
 from __future__ import annotations
 

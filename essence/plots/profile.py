@@ -1,4 +1,4 @@
-"""Figure of notebook 06: mean profiles of the chosen items against the full pool."""
+"""Figure of notebook 09: mean profiles of the chosen items against the full pool."""
 
 from __future__ import annotations
 
