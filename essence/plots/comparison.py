@@ -114,10 +114,10 @@ def plot_relative_to_random(summary, k: int = 50, methods=None, datasets=None, a
         for j in range(len(methods)):
             r, v = ratio.iat[i, j], rm.iat[i, j]
             if np.isfinite(r):
-                ax.text(j, i, f"{r:.2f}\n{v:.2f} pp", ha="center", va="center", fontsize=7.5,
+                ax.text(j, i, f"{r:.2f}\n{v:.2f} pp", ha="center", va="center", fontsize=9,
                         color="white" if abs(np.log2(r)) > 0.6 * lim else "black")
             else:
-                ax.text(j, i, "failed", ha="center", va="center", fontsize=7.5, color="#aa0000")
+                ax.text(j, i, "failed", ha="center", va="center", fontsize=9, color="#aa0000")
     ax.set_xticks(range(len(methods)))
     ax.set_xticklabels([_method_label(m) for m in methods], rotation=30, ha="right")
     ax.set_yticks(range(len(datasets)))

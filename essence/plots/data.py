@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import METABENCH
-from .style import caveat_note
+from .style import _grid, caveat_note
 
 __all__ = ["plot_score_distributions", "plot_item_difficulty", "plot_pool_vs_full"]
 
@@ -48,7 +48,7 @@ def plot_item_difficulty(datasets: dict):
         ax.set_xlabel("item mean score over models")
         ax.set_ylabel("items")
         if const:
-            ax.text(0.97, 0.95, f"{const} constant", transform=ax.transAxes, ha="right", va="top", fontsize=8)
+            ax.text(0.97, 0.95, f"{const} constant", transform=ax.transAxes, ha="right", va="top", fontsize=9)
     for ax in axes.ravel()[n:]:
         ax.axis("off")
     fig.suptitle("Item difficulty: mean score of each item over all models")
@@ -63,7 +63,10 @@ def plot_pool_vs_full(datasets: dict, max_points: int = 2000, seed: int = 0):
     import matplotlib.pyplot as plt
 
     items = [(k, r) for k, r in datasets.items() if r.target_source == "full_score"]
-    fig, axes = plt.subplots(1, len(items), figsize=(3.3 * len(items), 3.3), squeeze=False)
+    rows, cols = _grid(len(items))
+    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 3.5 * rows), squeeze=False)
+    for ax in axes.ravel()[len(items):]:
+        ax.axis("off")
     rng = np.random.default_rng(seed)
     for ax, (name, r) in zip(axes.ravel(), items):
         pool = 100 * np.nanmean(r.responses, axis=1)
@@ -76,7 +79,7 @@ def plot_pool_vs_full(datasets: dict, max_points: int = 2000, seed: int = 0):
         ax.set_ylabel("full-benchmark score (pp)")
         ax.set_xlim(0, 100)
         ax.set_ylim(0, 100)
-        ax.legend(loc="upper left", fontsize=8)
+        ax.legend(loc="upper left", fontsize=9)
     fig.suptitle("The pool mean is not the full score: a reconstructor must learn the map")
     fig.tight_layout()
     caveat_note(fig)

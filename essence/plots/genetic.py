@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .style import METHOD_COLORS, _star, _starred_caveat
+from .style import METHOD_COLORS, _reference_style, _star, _starred_caveat
 
 __all__ = ["plot_ruler", "plot_ga_history", "plot_subset_vs_random", "plot_fitness_vs_heldout"]
 
@@ -32,13 +32,13 @@ def plot_ruler(train_x, train_y, ruler, candidates: dict, dataset: str = "", max
     ax.set_title("g: fitted once, training models", fontsize=10.5)
     ax.set_xlabel("mean over the whole pool (pp)")
     ax.set_ylabel("full-benchmark score (pp)")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=9, loc="upper left")
     for ax, (label, (x, y, err)) in zip(axes.ravel()[1:], candidates.items()):
         ax.scatter(x, y, s=6, alpha=0.45, color="#dd8452", lw=0, label="validation models")
         ax.plot(grid, ruler(grid), color="#222222", lw=1.6, label="the same g")
         ax.set_title(f"{label}\nfitness: validation RMSE {err:.2f} pp", fontsize=10.5)
         ax.set_xlabel("mean over the subset's items (pp)")
-        ax.legend(fontsize=8, loc="upper left")
+        ax.legend(fontsize=9, loc="upper left")
     for ax in axes.ravel():
         ax.set_xlim(-2, 102)
         ax.set_ylim(-2, 102)
@@ -63,9 +63,8 @@ def plot_ga_history(history, mean_history, refs: dict | None = None, title: str 
     gen = np.arange(h.size)
     ax.plot(gen, m, color="#8c8c8c", lw=1.4, label="population mean")
     ax.plot(gen, h, color=METHOD_COLORS["essence"], lw=1.8, label="best individual")
-    styles = [":", "--", "-."]
-    for st, (label, v) in zip(styles * 3, (refs or {}).items()):
-        ax.axhline(v, color="#222222", lw=1, ls=st, label=f"{label}: {v:.2f} pp")
+    for label, v in (refs or {}).items():  # one style per kind of reference, as in plot_fitness_vs_heldout
+        ax.axhline(v, color="#555555", lw=1.1, ls=_reference_style(label), label=f"{label}: {v:.2f} pp")
     from matplotlib.ticker import ScalarFormatter
 
     ax.set_xscale("symlog", linthresh=10)
@@ -73,7 +72,7 @@ def plot_ga_history(history, mean_history, refs: dict | None = None, title: str 
     ax.xaxis.set_major_formatter(ScalarFormatter())
     ax.set_xlabel("generation (linear to 10, then log scale)")
     ax.set_ylabel("fitness: validation RMSE of g (pp)")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=9)
     ax.set_title(title or "Fitness over generations")
     if own:  # a figure of its own: lay it out and add the caveat; in a caller's Axes that is the caller's
         fig.tight_layout()
@@ -103,7 +102,7 @@ def plot_subset_vs_random(random: dict, marks: dict, k: int, dataset: str = ""):
         ax.set_xlabel(xl)
         ax.set_ylabel("random draws")
         ax.set_ylim(0, ax.get_ylim()[1] * 1.3)  # room for the legend
-        ax.legend(fontsize=7.5, loc="upper right" if key == "rmse" else "upper left")
+        ax.legend(fontsize=9, loc="upper right" if key == "rmse" else "upper left")
     fig.suptitle(f"{_star(dataset)}: the GA's subset against random subsets of the same size, k = {k}, on test models")
     fig.tight_layout()
     _starred_caveat(fig, [dataset])
@@ -132,10 +131,10 @@ def plot_fitness_vs_heldout(panels: dict, refs: dict | None = None):
                 ax.plot(gen, Y.mean(axis=0), color=c, ls=ls, lw=1.8, marker="o", ms=3.5, label=f"{label}: {what}")
                 if Y.shape[0] > 1:
                     ax.fill_between(gen, Y.min(axis=0), Y.max(axis=0), color=c, alpha=0.12, lw=0)
-        for st, (label, v) in zip([":", "-."], ((refs or {}).get(ds) or {}).items()):
-            ax.axhline(v, color="#555555", lw=1.1, ls=st, label=label)
+        for label, v in ((refs or {}).get(ds) or {}).items():
+            ax.axhline(v, color="#555555", lw=1.1, ls=_reference_style(label), label=label)
             ax.text(0.99, v, f"{v:.2f} pp", transform=ax.get_yaxis_transform(), ha="right", va="bottom",
-                    fontsize=8, color="#555555")
+                    fontsize=9, color="#555555")
         ax.set_xscale("symlog", linthresh=30)
         from matplotlib.ticker import ScalarFormatter
 
@@ -152,10 +151,10 @@ def plot_fitness_vs_heldout(panels: dict, refs: dict | None = None):
     handles += [Line2D([], [], color="#222222", ls="--", lw=1.8),
                 Line2D([], [], color="#222222", ls="-", lw=1.8)]
     labels += ["dashed: the fitness the GA minimises", "solid: held-out test RMSE of its best subset"]
-    for st, label in zip([":", "-."], ((refs or {}).get(next(iter(panels))) or {})):
-        handles.append(Line2D([], [], color="#555555", ls=st, lw=1.1))
+    for label in ((refs or {}).get(next(iter(panels))) or {}):
+        handles.append(Line2D([], [], color="#555555", ls=_reference_style(label), lw=1.1))
         labels.append(label)
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=2, fontsize=8.5)
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=2, fontsize=9)
     fig.suptitle("Fitness against held-out error during the search (mean over seeds; band: min to max)")
     fig.tight_layout()
     _starred_caveat(fig, panels, y=-0.2, wrap=False)

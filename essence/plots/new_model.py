@@ -41,7 +41,7 @@ def plot_new_model_estimates(estimates, train_targets: dict, chance: dict | None
         below = float((y < r.estimate).mean() * 100)
         ax.set_title(f"{r.dataset}{' *' if r.dataset in METABENCH else ''}")
         ax.text(0.5, -0.06, f"{below:.0f}% of training\nmodels below", transform=ax.transAxes, ha="center", va="top",
-                fontsize=8)
+                fontsize=9)
         ax.set_xticks([])
         ax.set_xlim(-0.7, 0.7)
         ax.set_ylim(-2, 102)
@@ -56,7 +56,7 @@ def plot_new_model_estimates(estimates, train_targets: dict, chance: dict | None
 
     h.append(Patch(color="#4c72b0", alpha=0.35))
     lab.append("training models' full scores (shade: their range)")
-    fig.legend(h, lab, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=8.5)
+    fig.legend(h, lab, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=9)
     fig.suptitle(f"{model}: estimated full scores with 90% intervals, against the models the reconstructors learnt from")
     fig.tight_layout()
     _starred_caveat(fig, (r.dataset for r in rows), y=-0.13, wrap=False)
@@ -80,17 +80,18 @@ def plot_reconstructor_range(panels: dict, model: str = "new model"):
     fig, axes = plt.subplots(rows, cols, figsize=(3.9 * cols, 3.5 * rows), squeeze=False)
     for ax, (ds, p) in zip(axes.ravel(), panels.items()):
         tx, ty = np.asarray(p["train_x"]), np.asarray(p["train_y"])
-        ax.scatter(tx, ty, s=4, alpha=0.25, color="#4c72b0")
+        ax.scatter(tx, ty, s=4, alpha=0.25, color="#4c72b0", zorder=1)
         order = np.argsort(tx)
         fit = np.asarray(p["train_fit"], dtype=float)
         _, inv = np.unique(np.round(tx, 9), return_inverse=True)
         spread = max((np.ptp(fit[inv == g]) for g in np.unique(inv)), default=0.0)
         if spread < 1e-6:  # the reconstructor is a function of the subset mean: draw it as a curve
-            ax.plot(tx[order], fit[order], color="#333333", lw=1.2)
+            ax.plot(tx[order], fit[order], color="#333333", lw=1.2, zorder=2)
         else:  # it uses more than the mean (e.g. ridge on the items): one estimate per model
-            ax.scatter(tx, fit, s=3, alpha=0.35, color="#333333", marker="x", lw=0.6)
+            ax.scatter(tx, fit, s=3, alpha=0.35, color="#333333", marker="x", lw=0.6, zorder=2)
         ax.errorbar([p["x"]], [p["estimate"]], yerr=[[p["estimate"] - p["lower"]], [p["upper"] - p["estimate"]]],
-                    fmt="o", color=METHOD_COLORS["essence"], ms=7, capsize=4, lw=2, zorder=5)
+                    fmt="o", color=METHOD_COLORS["essence"], mec="white", mew=1.2, ms=8, capsize=4, lw=2,
+                    zorder=10)  # the estimate on top of the training models' cloud
         lower = float((tx < p["x"] - 1e-9).mean() * 100)
         equal = float((np.abs(tx - p["x"]) <= 1e-9).mean() * 100)
         ax.set_title(f"{ds}{' *' if ds in METABENCH else ''}: {lower:.0f}% lower, {equal:.0f}% equal", fontsize=10.5)

@@ -93,7 +93,7 @@ def plot_mean_profile(panels: dict, title: str, smooth: int = 1, legend_loc: str
         top.set_ylabel("mean score over the item set (pp)")
         bot.set_ylabel("line minus full (pp)" if smooth <= 1 else "local RMS of\nline minus full (pp)")
         bot.set_xlabel("model (sorted by its mean over the full item set)")
-        top.legend(loc=legend_loc, fontsize=8)
+        top.legend(loc=legend_loc, fontsize=9)
     sub = (f"\n(top: running mean over {smooth} neighbouring models; bottom: running RMS of the difference over "
            f"the same window)" if smooth > 1 else "")
     fig.suptitle(title + sub)

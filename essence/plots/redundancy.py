@@ -52,7 +52,8 @@ def plot_redundancy_distributions(values: dict, thresholds: dict | None = None, 
     import matplotlib.pyplot as plt
 
     kinds = list(values)
-    fig, axes = plt.subplots(1, len(kinds), figsize=(5.8 * len(kinds), 4.2), squeeze=False)
+    n_lines = max(len(v) * (2 if (null or {}).get(kind) else 1) for kind, v in values.items())
+    fig, axes = plt.subplots(1, len(kinds), figsize=(5.9 * len(kinds), 4.0 + 0.25 * n_lines), squeeze=False)
     palette = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3"]
     edges = np.linspace(-1, 1, bins + 1)
     for ax, kind in zip(axes.ravel(), kinds):
@@ -60,14 +61,14 @@ def plot_redundancy_distributions(values: dict, thresholds: dict | None = None, 
         for c, (ds, v) in zip(palette, values[kind].items()):
             v = np.asarray(v, dtype=np.float64)
             w = np.full(v.size, 1.0 / max(v.size, 1))
-            above = f"; {int((v > tau).sum())} > {tau:g}" if tau is not None and tau < 1 else ""
+            above = (f"; {int((v > tau).sum()):,} pairs above τ = {tau:g}" if tau is not None and tau < 1 else "")
             ax.hist(v, bins=edges, weights=w, histtype="step", lw=1.6, color=c,
-                    label=f"{_star(ds)}: {v.size:,} pairs, median {np.median(v):.2f}{above}")
+                    label=f"{_star(ds)}: {v.size:,} item pairs, median {np.median(v):.2f}{above}")
             nv = (null or {}).get(kind, {}).get(ds)
             if nv is not None:
                 nv = np.asarray(nv, dtype=np.float64)
                 ax.hist(nv, bins=edges, weights=np.full(nv.size, 1.0 / nv.size), histtype="step", lw=1.0, ls="--",
-                        color=c, label=f"{_star(ds)}: shuffled models (no redundancy)")
+                        color=c, label=f"{_star(ds)}: item scores shuffled over models (no redundancy)")
         if tau is not None and tau < 1:
             ax.axvline(tau, color="#222222", lw=1, ls=":")
             ax.text(tau, 0.66, f"τ = {tau:g} ", transform=ax.get_xaxis_transform(), va="bottom", ha="right", fontsize=9)
@@ -77,9 +78,10 @@ def plot_redundancy_distributions(values: dict, thresholds: dict | None = None, 
         ax.set_ylabel("share of pairs per bin (log scale)")
         ax.set_title(kind)
         lo = ax.get_ylim()[0]
-        ax.set_ylim(lo, 10 ** (0.45 * -np.log10(lo)))  # room above the data (shares <= 1) for the legend
+        ax.set_ylim(lo, 10 ** (0.15 * -np.log10(lo)))  # a little room above the data (shares <= 1)
         ax.set_yticks([10.0 ** e for e in range(int(np.ceil(np.log10(lo))), 1)])
-        ax.legend(fontsize=7.5, loc="upper left")
+        # below the panel, one entry a line: the spelled-out entries are wider than the data leave room for
+        ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
     fig.suptitle("How redundant are item pairs? Distribution of the off-diagonal redundancies")
     fig.tight_layout()
     _starred_caveat(fig, (ds for v in values.values() for ds in v))
@@ -125,7 +127,7 @@ def plot_text_vs_rank(panels: dict, tau_text: float | None = None, tau_rank: flo
         ax.set_ylabel("R_rank (Pearson over training models)")
         ax.set_xlim(-0.3, 1.02)
         ax.set_ylim(-0.6, 1.02)
-        ax.legend(fontsize=8, loc="lower right")
+        ax.legend(fontsize=9, loc="lower right")
     fig.suptitle("Do the two redundancies agree? Each point is one pair of items")
     fig.tight_layout()
     _starred_caveat(fig, panels)
@@ -137,7 +139,7 @@ def plot_split_half(panels: dict, max_points: int = 30000, seed: int = 0):
 
     ``panels``: dataset -> ``(a, b, n_models)`` with ``a``, ``b`` aligned ``(n_pairs,)`` arrays (see
     :func:`essence.lessons.rank_redundancy_halves`) and the number of models split in two. The title
-    gives their correlation: 1 = each pair's correlation is a property of the pair; 0 = pure noise.
+    gives the size of each half (``n_models // 2`` and the rest) and their correlation: 1 = each pair's correlation is a property of the pair; 0 = pure noise.
     """
     import matplotlib.pyplot as plt
 
@@ -149,13 +151,14 @@ def plot_split_half(panels: dict, max_points: int = 30000, seed: int = 0):
         sel = rng.permutation(a.size)[:max_points]
         ax.scatter(a[sel], b[sel], s=2, alpha=0.15, color="#55a868", lw=0)
         ax.plot([-1, 1], [-1, 1], color="#999999", lw=1, ls="--", label="y = x")
-        ax.set_title(f"{_star(ds)}: two halves of {m} models\nagreement r = {np.corrcoef(a, b)[0, 1]:.2f}",
-                     fontsize=10.5)
+        h = m // 2
+        halves = f"two halves of {h} models each" if 2 * h == m else f"halves of {h} and {m - h} models"
+        ax.set_title(f"{_star(ds)}: {halves}\nagreement r = {np.corrcoef(a, b)[0, 1]:.2f}", fontsize=10.5)
         ax.set_xlabel("R_rank on half A")
         ax.set_ylabel("R_rank on half B")
         ax.set_xlim(-1, 1.02)
         ax.set_ylim(-1, 1.02)
-        ax.legend(fontsize=8, loc="lower right")
+        ax.legend(fontsize=9, loc="lower right")
     fig.suptitle("Is a pair's rank redundancy a property of the items? Measure it twice")
     fig.tight_layout()
     _starred_caveat(fig, panels)

@@ -8,7 +8,15 @@ from pathlib import Path
 from ..data import METABENCH, POOL_CAVEAT
 from ..methods import METHOD_INFO, METHOD_TABLE
 
-__all__ = ["use_style", "savefig", "caveat_note", "METHOD_COLORS"]
+__all__ = ["use_style", "savefig", "caveat_note", "METHOD_COLORS", "MIN_FONT_PT", "REFERENCE_STYLES"]
+
+#: the smallest text size (points) any figure uses, so that text stays readable where a page scales a
+#: figure down to its width (tests/test_plots_fonts.py renders every figure function and checks it)
+MIN_FONT_PT = 9.0
+
+#: one line style per kind of horizontal reference, the same in every figure (notebook 03's prose
+#: names them): the ruler (a reconstructor on the whole pool) dash-dotted, random subsets dotted
+REFERENCE_STYLES = {"whole pool": "-.", "random": ":"}
 
 #: one colour per method (from :data:`essence.methods.METHOD_TABLE`), and ``full`` for the whole item set
 METHOD_COLORS = {"full": "#222222", **{m.name: m.color for m in METHOD_TABLE}}
@@ -58,7 +66,7 @@ def caveat_note(fig, text: str | None = None, y: float = -0.02, wrap: bool = Tru
 
     ``y``: height in figure coordinates (lower it for figures with a legend below the axes).
     """
-    fig.text(0.01, y, f"Note: {text or POOL_CAVEAT}.", fontsize=8, style="italic", ha="left", va="top",
+    fig.text(0.01, y, f"Note: {text or POOL_CAVEAT}.", fontsize=9, style="italic", ha="left", va="top",
              color="#444444", wrap=wrap)
 
 
@@ -66,6 +74,18 @@ def _starred_caveat(fig, names, y: float = -0.02, wrap: bool = True) -> None:
     """The caveat, starred like the titles, when one of the dataset ``names`` is a metabench pool."""
     if any(name in METABENCH for name in names):
         caveat_note(fig, f"* {POOL_CAVEAT}", y=y, wrap=wrap)
+
+
+def _reference_style(label: str, fallback: str = "--") -> str:
+    """The line style of a horizontal reference by its label (:data:`REFERENCE_STYLES`), else ``fallback``."""
+    low = label.lower()
+    return next((ls for key, ls in REFERENCE_STYLES.items() if key in low), fallback)
+
+
+def _grid(n: int, max_cols: int = 3) -> tuple[int, int]:
+    """``(rows, cols)`` for ``n`` panels wrapped into rows of at most ``max_cols``, as even as possible."""
+    rows = max(1, -(-n // max_cols))
+    return rows, max(1, -(-n // rows))
 
 
 def _method_label(m: str) -> str:
