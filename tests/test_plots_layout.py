@@ -123,3 +123,13 @@ def test_reference_styles_are_looked_up_by_label():
     assert _reference_style("something else") == "--"
     assert [_grid(n) for n in (1, 3, 4, 5, 7)] == [(1, 1), (1, 3), (2, 2), (2, 3), (3, 3)]
     assert np.all([r * c >= n for n in range(1, 12) for r, c in [_grid(n)]])
+
+
+def test_kept_counts_with_wide_grids_stays_within_the_page(draw):
+    """Notebook 02's real grid: three datasets, eight rank thresholds, seven text thresholds."""
+    taus_rank, taus_text = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0], [0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0]
+    grids = {ds: {"kept": np.full((7, 8), 100), "tau_text": taus_text, "tau_rank": taus_rank, "n_items": 486}
+             for ds in ("gsm8k", "arc", "alpaca_eval2")}
+    fig = draw("plot_kept_counts", grids)
+    assert fig.get_figwidth() <= 14, fig.get_figwidth()
+    assert _panel_grid(fig)[0] >= 2

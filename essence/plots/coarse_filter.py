@@ -19,8 +19,9 @@ def plot_kept_counts(grids: dict):
     import matplotlib.pyplot as plt
 
     n = len(grids)
-    rows, cols = _grid(n)
-    width = 0.6 * max(len(g["tau_rank"]) for g in grids.values()) + 1.9
+    width = 0.48 * max(len(g["tau_rank"]) for g in grids.values()) + 1.5  # inches per panel
+    # as many panels a row as fit in about 12 inches (a page shows the figure at its width), at most three
+    rows, cols = _grid(n, max_cols=int(min(3, max(1, 12 // width))))
     fig, axes = plt.subplots(rows, cols, figsize=(width * cols + 0.8, 3.7 * rows), squeeze=False, layout="constrained")
     for ax in axes.ravel()[n:]:
         ax.axis("off")
