@@ -6,6 +6,10 @@ A number written in a Markdown cell before "models", "systems", "items", "proble
 the data give: a dataset's models, a side of its model splits (training, validation, test, and their
 unions, seeds 0-4) or its items, or a literal of the notebook's own code (a budget k, a window). A count
 that is none of these is a typed number the run does not back; state it from the run instead.
+
+The committed outputs must also read the same on every machine: generated Markdown states no wall-clock
+duration ("24.2 ms", "58.8 s") and no displayed table has a column of seconds; a ratio of timings
+rounded to a step of a 1-2-5 scale ("~2× random's time") carries the same information.
 """
 
 from __future__ import annotations
@@ -81,3 +85,56 @@ def test_a_planted_wrong_count_is_caught():
     assert wrong_counts(cells) == [f"cell 0: {wrong} systems ('AlpacaEval 2 has {wrong:,} systems')"]
     cells[0]["source"] = ["AlpacaEval 2 has 55 systems, 43 training systems and 805 items."]
     assert wrong_counts(cells) == []
+
+
+# ----------------------------------------------------------------------------------------------
+# Generated prose and tables must read the same on every machine: no wall-clock durations
+# ----------------------------------------------------------------------------------------------
+DURATION = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|s|secs?|seconds?|minutes?|min|hours?|h)\b(?![-\w])")
+SECONDS_HEADER = re.compile(r"<th[^>]*>[^<]*\bseconds?\b[^<]*</th>", re.IGNORECASE)
+
+
+def machine_timings(cells) -> list[str]:
+    """``"cell i: ..."`` for every duration in a cell's generated Markdown and every table column of seconds.
+
+    Durations in the data itself (e.g. an item's text in a displayed table) are not outputs of the run's
+    clock, so only Markdown outputs (the generated prose) and HTML table headers are read.
+    """
+    bad = []
+    for i, c in enumerate(cells):
+        if c["cell_type"] != "code":
+            continue
+        for out in c.get("outputs", []):
+            data = out.get("data", {})
+            md = "".join(data.get("text/markdown", ""))
+            bad += [f"cell {i}: {md[max(0, m.start() - 40):m.end()]!r}" for m in DURATION.finditer(md)]
+            html = "".join(data.get("text/html", ""))
+            bad += [f"cell {i}: table column {m.group(0)!r}" for m in SECONDS_HEADER.finditer(html)]
+    return bad
+
+
+#: notebooks whose source no longer prints seconds but whose committed outputs predate that change: the
+#: sweep behind 08 must be recomputed (main's method changes make its cache stale). strict: once 08 is
+#: re-executed the test passes, the xfail turns into a failure, and this entry must go.
+AWAITING_REEXECUTION = {"08_method_comparison"}
+
+
+@pytest.mark.parametrize("nb", [pytest.param(p, marks=pytest.mark.xfail(
+    strict=True, reason="outputs predate the source: re-execute with scripts/reproduce.py --only 08"))
+    if p.stem in AWAITING_REEXECUTION else p for p in NOTEBOOKS], ids=lambda p: p.stem)
+def test_outputs_state_no_machine_timings(nb):
+    bad = machine_timings(json.loads(nb.read_text())["cells"])
+    assert not bad, (f"{nb.name}: wall-clock times in outputs (they differ between machines; show a ratio "
+                     "rounded to a 1-2-5 step or a cost class instead):\n" + "\n".join(bad))
+
+
+def test_a_planted_timing_is_caught():
+    md = {"output_type": "display_data", "metadata": {},
+          "data": {"text/markdown": ["Scoring took **24.2 ms** per generation, 58.8 s in all."]}}
+    html = {"output_type": "execute_result", "metadata": {}, "execution_count": 1,
+            "data": {"text/html": ["<table><tr><th>k = 25: seconds per run</th></tr></table>"]}}
+    cells = [{"cell_type": "code", "source": [], "outputs": [md, html]}]
+    assert len(machine_timings(cells)) == 3
+    md["data"]["text/markdown"] = ["One GAM per candidate costs about 2,000 times as much (~2× random's time)."]
+    html["data"]["text/html"] = ["<table><tr><th>time per run vs random</th></tr></table>"]
+    assert machine_timings(cells) == []
