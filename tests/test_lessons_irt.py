@@ -53,3 +53,30 @@ def test_hypothesis_runs_on_gsm8k_cached_fit(gsm8k):
     assert list(df["selection"]) == ["irt", "above_floor_bins", "score_levels", "random", "random"]
     assert (df["rmse"] > 0).all() and (df["n_test_floor"] > 0).all()
     assert df.loc[0, "floor_bins"] >= 1  # GSM8K: a sixth of the models near 0 pp fill some bins
+
+
+def test_irt_figures_draw_with_text_at_9_pt_or_more():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+    from matplotlib.text import Text
+
+    from essence import plots
+    from essence.plots import irt as PI
+
+    plots.use_style()
+    grid = np.linspace(-3, 3, 61)
+    P, info = LI.fisher_information(grid, A, B), LI.fisher_information(grid, A, B)
+    theta = np.random.default_rng(1).normal(size=60)
+    curve = Table1D(np.array([-6.0, 6.0]), np.array([0.0, 100.0]))
+    runs = pd.DataFrame({"split_seed": [0, 0, 0], "selection": ["irt", "random", "random"], "rmse": [4.0, 3.8, 3.9],
+                         "rmse_floor": [1.5, 1.8, 1.9], "rmse_above": [4.4, 4.1, 4.2]})
+    figs = [PI.plot_item_curves(grid, P, info, list("abcde"), {"irt (5 items)": info.sum(axis=1)}),
+            PI.plot_bins(theta, 50 + 10 * theta, curve, LI.bin_table(theta, A, B, 4, curve), 5.0, title="GSM8K *"),
+            PI.plot_hypothesis(runs, title="GSM8K *")]
+    for fig in figs:
+        small = [t.get_text() for t in fig.findobj(Text) if t.get_text().strip() and t.get_fontsize() < 9]
+        assert not small, small
+        plt.close(fig)

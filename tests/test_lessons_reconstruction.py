@@ -67,3 +67,33 @@ def test_coverage_table_counts_and_is_near_nominal(small, alpaca):
     big = df[df["dataset"] == "slice"]
     pooled = big["covered"].sum() / big["n_test"].sum()
     assert 0.7 <= pooled <= 1.0  # a 90% interval on 60 x 2 test models of real data
+
+
+def _small_text(fig) -> list[str]:
+    from matplotlib.text import Text
+
+    return [t.get_text() for t in fig.findobj(Text) if t.get_text().strip() and t.get_fontsize() < 9]
+
+
+def test_figures_draw_with_text_at_9_pt_or_more(small):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from essence import plots
+    from essence.plots import reconstruction as PR
+
+    plots.use_style()
+    sp = split_models(small, seed=0)
+    R, y = small.responses, small.target
+    df = LR.error_grid(R[sp.train], y[sp.train], R[sp.test], y[sp.test], ks=[5, 20], n_trains=[30],
+                       names=["mean", "line"], n_draws=1)
+    out = LR.interval_for_subset(R, y, sp, np.arange(20), LR.ladder_makers(["line"]))
+    m = 100 * np.nanmean(R[:, :20], axis=1)
+    figs = [PR.plot_error_grid({"GSM8K * slice": df}, x="k"), PR.plot_intervals({"slice": out}),
+            PR.plot_subset_fits(m, y, {"mean": (np.array([0, 100]), np.array([0, 100]))}, title="slice")]
+    for fig in figs:
+        assert not _small_text(fig), _small_text(fig)
+        plt.close(fig)
+    assert "covered" in figs[1].axes[0].get_title()

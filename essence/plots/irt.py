@@ -61,6 +61,7 @@ def plot_bins(theta, y, curve, table, floor: float, title: str = ""):
         ax.set_title(title)
     ax.legend(fontsize=9, loc="upper left")
     fig.tight_layout()
+    _star_note(fig, title)
     return fig
 
 
@@ -89,4 +90,13 @@ def plot_hypothesis(df, title: str = ""):
     if title:
         fig.suptitle(title)
     fig.tight_layout()
+    _star_note(fig, title)
     return fig
+
+
+def _star_note(fig, title: str) -> None:
+    """The metabench pool caveat (9 pt) under a figure whose title is starred."""
+    if "*" in title:
+        from ..data import POOL_CAVEAT
+
+        fig.text(0.01, -0.02, f"* {POOL_CAVEAT}.", fontsize=9, style="italic", ha="left", va="top", color="#444444")

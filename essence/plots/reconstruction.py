@@ -34,12 +34,13 @@ def plot_subset_fits(m, y, curves: dict, title: str = "", ax=None):
     if title:
         ax.set_title(title)
     ax.legend(fontsize=10, loc="upper left")
+    _star_note(fig, [title])
     return fig
 
 
 def plot_error_grid(panels: dict, x: str, logx: bool = False, ylabel: str = "test RMSE (pp)"):
     """One panel per entry of ``panels`` (title -> DataFrame of :func:`essence.lessons_reconstruction.error_grid`):
-    mean test RMSE over draws (± sd, shaded) of each reconstructor against column ``x`` (``"n_train"`` or ``"k"``)."""
+    mean test RMSE over draws of each reconstructor against column ``x`` (``"n_train"`` or ``"k"``)."""
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels), 4.4), squeeze=False)
@@ -48,18 +49,26 @@ def plot_error_grid(panels: dict, x: str, logx: bool = False, ylabel: str = "tes
         for label in df["reconstructor"].unique():
             s = g[g["reconstructor"] == label].sort_values(x)
             c = RECON_COLORS.get(label)
-            ax.plot(s[x], s["mean"], marker="o", ms=4, lw=1.8, color=c, label=label)
-            ax.fill_between(s[x], s["mean"] - s["std"].fillna(0), s["mean"] + s["std"].fillna(0), color=c, alpha=0.12)
+            ax.plot(s[x], s["mean"], marker="o", ms=5, lw=1.8, color=c, label=label)
         if logx:
             ax.set_xscale("log")
         ax.set_xlabel({"n_train": "training models", "k": "items k"}.get(x, x))
         ax.set_ylabel(ylabel)
         ax.set_title(title)
-        lo, hi = np.nanpercentile(g["mean"], [0, 95])
-        ax.set_ylim(max(0.0, lo * 0.8), hi * 1.25)
+        hi = np.nanpercentile(g["mean"], 90)
+        ax.set_ylim(0.0, hi * 1.3)  # a reconstructor that explodes with few models runs off the top
     axes[0][0].legend(fontsize=10)
     fig.tight_layout()
+    _star_note(fig, panels)
     return fig
+
+
+def _star_note(fig, titles) -> None:
+    """The metabench pool caveat (9 pt) under a figure with a starred title."""
+    if any("*" in t for t in titles):
+        from ..data import POOL_CAVEAT
+
+        fig.text(0.01, -0.02, f"* {POOL_CAVEAT}.", fontsize=9, style="italic", ha="left", va="top", color="#444444")
 
 
 def plot_intervals(panels: dict, level: float = 0.9):
@@ -81,4 +90,5 @@ def plot_intervals(panels: dict, level: float = 0.9):
         ax.set_title(f"{title}: {inside.mean():.0%} covered")
     axes[0][0].legend(fontsize=10, loc="upper left")
     fig.tight_layout()
+    _star_note(fig, panels)
     return fig
