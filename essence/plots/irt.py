@@ -99,4 +99,5 @@ def _star_note(fig, title: str) -> None:
     if "*" in title:
         from ..data import POOL_CAVEAT
 
-        fig.text(0.01, -0.02, f"* {POOL_CAVEAT}.", fontsize=9, style="italic", ha="left", va="top", color="#444444")
+        fig.text(0.01, -0.02, f"* {POOL_CAVEAT}.", fontsize=9, style="italic", ha="left", va="top", color="#444444",
+                 wrap=True)

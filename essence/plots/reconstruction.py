@@ -43,7 +43,7 @@ def plot_error_grid(panels: dict, x: str, logx: bool = False, ylabel: str = "tes
     mean test RMSE over draws of each reconstructor against column ``x`` (``"n_train"`` or ``"k"``)."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels), 4.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(max(7.5, 5.6 * len(panels)), 4.4), squeeze=False)
     for ax, (title, df) in zip(axes[0], panels.items()):
         g = df.groupby(["reconstructor", x], sort=False)["rmse"].agg(["mean", "std"]).reset_index()
         for label in df["reconstructor"].unique():
@@ -68,7 +68,8 @@ def _star_note(fig, titles) -> None:
     if any("*" in t for t in titles):
         from ..data import POOL_CAVEAT
 
-        fig.text(0.01, -0.02, f"* {POOL_CAVEAT}.", fontsize=9, style="italic", ha="left", va="top", color="#444444")
+        fig.text(0.01, -0.02, f"* {POOL_CAVEAT}.", fontsize=9, style="italic", ha="left", va="top", color="#444444",
+                 wrap=True)
 
 
 def plot_intervals(panels: dict, level: float = 0.9):
