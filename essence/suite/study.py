@@ -1,0 +1,92 @@
+"""Suite against separate artifacts on the same held-out models (``benchmarks/suite.py``, notebook 11).
+
+:func:`run_pair` compresses a suite jointly (k items across all members) and every member separately
+(``k_each`` items each, the single-benchmark default method) on one split of the shared models, and
+returns each approach's test estimates; :func:`figure_rows` turns those into per-benchmark and mean
+figures. The separate approach's suite mean is the mean of its five estimates.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..data import split_models
+from ..metrics import summary
+from .data import Suite
+
+__all__ = ["run_pair", "figure_rows", "suite_split", "leave_out_models"]
+
+
+def suite_split(suite: Suite, seed: int, test: float = 0.2, val: float = 0.1):
+    """The split every approach shares: stratified on the suite mean (:func:`essence.data.split_models`)."""
+    return split_models(suite.mean_target, test=test, val=val, seed=seed)
+
+
+def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method: str = "essence",
+             separate_method: str = "auto", test: float = 0.2, val: float = 0.1, cache: Path | None = None,
+             progress: bool = False, approaches=("suite", "separate"), **params) -> dict:
+    """``{approach: {"models": [...], "truth": {name: [...]}, "estimate": {name: [...]}, "budget": {...}}}``
+    on the test models of seed ``seed``. Each approach is cached as JSON in ``cache`` (a folder) when given,
+    keyed by everything that changes it."""
+    from ..compressed import compress
+    from .artifact import compress_suite
+
+    split = suite_split(suite, seed, test, val)
+    testd = suite.subset(split.test)
+    out = {}
+    for approach in approaches:
+        key = (f"{approach}-{'+'.join(suite.names)}-n{suite.n_models}-s{seed}-t{test}-v{val}-"
+               + (f"{method}-k{k}-" + "-".join(f"{a}={b}" for a, b in sorted(params.items()))
+                  if approach == "suite" else f"{separate_method}-k{k_each}"))
+        path = Path(cache) / f"{key}.json" if cache else None
+        if path is not None and path.exists():
+            out[approach] = json.loads(path.read_text())
+            continue
+        if approach == "suite":
+            art = compress_suite(suite, k, method=method, seed=seed, split=split, progress=progress, **params)
+            est = art._predict(testd.pooled().responses[:, [list(suite.pooled().items).index(c)
+                                                            for c in art.columns()]])
+            rec = {"budget": art.selection["budget"],
+                   "kinds": {n: art.selection["reconstructor_choice"][n]["kind"] for n in art.names}}
+        else:
+            est, rec = {}, {"budget": {}, "kinds": {}}
+            for b, m in enumerate(suite.members):
+                a = compress(m, k=k_each, method=separate_method, seed=seed, split=split, progress=progress)
+                est[m.name] = a.reconstructor.predict(testd.members[b].subset(items=a.items).responses)
+                rec["budget"][m.name] = k_each
+                rec["kinds"][m.name] = a.selection.get("reconstructor_choice")
+            est["mean"] = np.mean([est[n] for n in suite.names], axis=0)
+        rec.update({"models": testd.models.tolist(),
+                    "truth": {**{n: testd.targets[:, b].tolist() for b, n in enumerate(suite.names)},
+                              "mean": testd.mean_target.tolist()},
+                    "estimate": {n: np.asarray(v, dtype=float).tolist() for n, v in est.items()}})
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(rec))
+        out[approach] = rec
+    return out
+
+
+def figure_rows(results: dict, seed: int) -> pd.DataFrame:
+    """One row per approach x benchmark (and ``mean``): rmse, mae, kendall, spearman (pp / rank)."""
+    rows = []
+    for approach, rec in results.items():
+        for name, est in rec["estimate"].items():
+            s = summary(np.asarray(rec["truth"][name]), np.asarray(est))
+            rows.append({"seed": seed, "approach": approach, "benchmark": name,
+                         **{k: s[k] for k in ("n_models", "rmse", "mae", "kendall", "spearman")}})
+    return pd.DataFrame(rows)
+
+
+def leave_out_models(suite: Suite, fraction: float = 0.2, seed: int = 0) -> tuple[Suite, Suite]:
+    """``(kept, left_out)``: a random ``fraction`` of the suite's models held out of *everything* (the split,
+    the selection, the reconstructors and every cache), to check an artifact on models that were not in the
+    data it was built from."""
+    rng = np.random.default_rng([int(seed), 99])
+    out = np.zeros(suite.n_models, dtype=bool)
+    out[rng.choice(suite.n_models, size=int(round(fraction * suite.n_models)), replace=False)] = True
+    return suite.subset(np.flatnonzero(~out)), suite.subset(np.flatnonzero(out))
