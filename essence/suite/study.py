@@ -18,7 +18,7 @@ from ..data import split_models
 from ..metrics import summary
 from .data import Suite
 
-__all__ = ["run_pair", "figure_rows", "suite_split", "leave_out_models"]
+__all__ = ["run_pair", "figure_rows", "suite_split", "leave_out_models", "cross_prediction", "target_correlations"]
 
 
 def suite_split(suite: Suite, seed: int, test: float = 0.2, val: float = 0.1):
@@ -28,18 +28,21 @@ def suite_split(suite: Suite, seed: int, test: float = 0.2, val: float = 0.1):
 
 def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method: str = "essence",
              separate_method: str = "auto", test: float = 0.2, val: float = 0.1, cache: Path | None = None,
-             progress: bool = False, approaches=("suite", "separate"), **params) -> dict:
+             progress: bool = False, approaches=("suite", "separate"), evaluate_on: Suite | None = None,
+             tag: str = "", **params) -> dict:
     """``{approach: {"models": [...], "truth": {name: [...]}, "estimate": {name: [...]}, "budget": {...}}}``
-    on the test models of seed ``seed``. Each approach is cached as JSON in ``cache`` (a folder) when given,
-    keyed by everything that changes it."""
+    on the test models of seed ``seed`` (or on ``evaluate_on``, models kept out of ``suite`` altogether).
+    Each approach is cached as JSON in ``cache`` (a folder) when given, keyed by everything that changes it
+    plus ``tag``."""
     from ..compressed import compress
     from .artifact import compress_suite
 
     split = suite_split(suite, seed, test, val)
-    testd = suite.subset(split.test)
+    testd = suite.subset(split.test) if evaluate_on is None else evaluate_on
+    pos = {c: i for i, c in enumerate(suite.pooled().items.tolist())}
     out = {}
     for approach in approaches:
-        key = (f"{approach}-{'+'.join(suite.names)}-n{suite.n_models}-s{seed}-t{test}-v{val}-"
+        key = (f"{tag}{approach}-{'+'.join(suite.names)}-n{suite.n_models}-s{seed}-t{test}-v{val}-"
                + (f"{method}-k{k}-" + "-".join(f"{a}={b}" for a, b in sorted(params.items()))
                   if approach == "suite" else f"{separate_method}-k{k_each}"))
         path = Path(cache) / f"{key}.json" if cache else None
@@ -48,8 +51,7 @@ def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method
             continue
         if approach == "suite":
             art = compress_suite(suite, k, method=method, seed=seed, split=split, progress=progress, **params)
-            est = art._predict(testd.pooled().responses[:, [list(suite.pooled().items).index(c)
-                                                            for c in art.columns()]])
+            est = art._predict(testd.pooled().responses[:, [pos[c] for c in art.columns()]])
             rec = {"budget": art.selection["budget"],
                    "kinds": {n: art.selection["reconstructor_choice"][n]["kind"] for n in art.names}}
         else:
@@ -90,3 +92,38 @@ def leave_out_models(suite: Suite, fraction: float = 0.2, seed: int = 0) -> tupl
     out = np.zeros(suite.n_models, dtype=bool)
     out[rng.choice(suite.n_models, size=int(round(fraction * suite.n_models)), replace=False)] = True
     return suite.subset(np.flatnonzero(~out)), suite.subset(np.flatnonzero(out))
+
+
+def cross_prediction(suite: Suite, seeds=(0,), k_each: int = 50, test: float = 0.2, val: float = 0.1) -> pd.DataFrame:
+    """Why joint compression helps, before any selection: each member predicted by a ridge (penalty by
+    CV, :class:`essence.reconstruct.RidgeReconstructor`) from ``k_each`` random items of its own, from the
+    same random items of *every* member (``k_each x members``), and from every item of its own pool.
+
+    Fitted on training + validation models, scored on the test models of each seed's split. Returns one row
+    per seed x member: ``own``, ``all``, ``own_pool`` (RMSE, pp) and ``gain = 1 - all / own``.
+    """
+    from .._runtime import single_thread
+    from ..reconstruct import RidgeReconstructor
+
+    rows = []
+    R = suite.pooled().responses
+    for seed in seeds:
+        sp = suite_split(suite, seed, test, val)
+        fit, te = np.r_[sp.train, sp.val], sp.test
+        rng = np.random.default_rng([int(seed), 11])
+        own = [rng.choice(b, size=min(k_each, b.size), replace=False) for b in suite.blocks]
+        every = np.concatenate(own)
+        Y = suite.targets
+        with single_thread():
+            for b, name in enumerate(suite.names):
+                err = {}
+                for label, cols in (("own", own[b]), ("all", every), ("own_pool", suite.blocks[b])):
+                    pred = RidgeReconstructor().fit(R[fit][:, cols], Y[fit, b]).predict(R[te][:, cols])
+                    err[label] = float(np.sqrt(np.mean((pred - Y[te, b]) ** 2)))
+                rows.append({"seed": seed, "benchmark": name, **err, "gain": 1 - err["all"] / err["own"]})
+    return pd.DataFrame(rows)
+
+
+def target_correlations(suite: Suite) -> pd.DataFrame:
+    """``(members, members)`` Pearson correlations of the members' full scores over the suite's models."""
+    return pd.DataFrame(np.corrcoef(suite.targets.T), index=suite.names, columns=suite.names)
