@@ -19,6 +19,7 @@ compressing whole benchmarks. Runs are cached as JSON under ``build/suite/`` (de
 
     .venv/bin/python benchmarks/suite.py                      # seeds 0 1 2
     .venv/bin/python benchmarks/suite.py --seeds 0 --holdout
+    .venv/bin/python benchmarks/suite.py --seeds 0 --weightings   # which weighting, and why
 """
 
 from __future__ import annotations
@@ -70,6 +71,9 @@ def main(argv=None) -> int:
     ap.add_argument("--method", default="essence", help="the suite's selector (default: joint EssenceBench)")
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a suite method setting")
     ap.add_argument("--holdout", action="store_true", help="score on 20%% of the models held out of everything")
+    ap.add_argument("--weightings", action="store_true",
+                    help="instead: the joint fitness's weightings and fitness models (GA 100 generations, ridge "
+                         "reconstruction), on the first seed's test models")
     ap.add_argument("--cache", default="build/suite")
     ap.add_argument("--progress", action="store_true")
     args = ap.parse_args(argv)
@@ -79,6 +83,15 @@ def main(argv=None) -> int:
     suite = load_suite(NAMES)
     print(f"suite: {suite.n_models} models in all five; dropped per benchmark: "
           + ", ".join(f"{n} {c}" for n, c in suite.dropped.items()))
+    if args.weightings:
+        from essence.suite.study import weighting_study
+
+        t = weighting_study(suite, seed=args.seeds[0], k=args.k)
+        print(f"Joint fitness settings, seed {args.seeds[0]}: test RMSE (pp), ridge on the chosen items; avg = mean of "
+              f"the five; mean = the suite mean's RMSE; budget = items per benchmark")
+        print(t.round(3).to_markdown())
+        print(f"note: {POOL_CAVEAT}")
+        return 0
     frames, budgets = [], []
     for seed in args.seeds:
         if args.holdout:

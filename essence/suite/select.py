@@ -28,7 +28,7 @@ __all__ = ["select_suite", "SUITE_METHODS", "JOINT_DEFAULTS", "budget_split"]
 
 #: the joint EssenceBench's settings (population and generations are smaller than the single-benchmark
 #: defaults: a 250-item candidate costs ~8x a 50-item one; see README "Suites" for the measured times)
-JOINT_DEFAULTS = {"population": 100, "generations": 150, "elites": 10, "tournament": 3, "weighting": "relative",
+JOINT_DEFAULTS = {"population": 100, "generations": 150, "elites": 10, "tournament": 3, "weighting": "relative+mean",
                   "fitness_models": "train", "ridge_alpha": 1.0, "tau_text": 0.95, "tau_rank": 0.9,
                   "patience": None}
 

@@ -18,7 +18,7 @@ from ..data import split_models
 from ..metrics import summary
 from .data import Suite
 
-__all__ = ["run_pair", "figure_rows", "suite_split", "leave_out_models", "cross_prediction", "target_correlations"]
+__all__ = ["run_pair", "figure_rows", "suite_split", "leave_out_models", "cross_prediction", "target_correlations", "weighting_study"]
 
 
 def suite_split(suite: Suite, seed: int, test: float = 0.2, val: float = 0.1):
@@ -127,3 +127,40 @@ def cross_prediction(suite: Suite, seeds=(0,), k_each: int = 50, test: float = 0
 def target_correlations(suite: Suite) -> pd.DataFrame:
     """``(members, members)`` Pearson correlations of the members' full scores over the suite's models."""
     return pd.DataFrame(np.corrcoef(suite.targets.T), index=suite.names, columns=suite.names)
+
+
+def weighting_study(suite: Suite, seed: int = 0, configs=("random", "relative:train", "raw:train",
+                                                          "relative+mean:train", "relative:val"),
+                    generations: int = 100, k: int = 250, test: float = 0.2, val: float = 0.1) -> pd.DataFrame:
+    """How the joint fitness's weighting and fitness models change the held-out error.
+
+    Each config is ``"random"`` or ``"WEIGHTING:FITNESS_MODELS"``; the chosen items are reconstructed per
+    member by a ridge (penalty by CV) fitted on training + validation models; RMSE (pp) on the test models,
+    per member, ``avg`` (their mean) and ``mean`` (the suite mean's RMSE). One row per config."""
+    from .._runtime import single_thread
+    from ..reconstruct import RidgeReconstructor
+    from .select import select_suite
+
+    sp = suite_split(suite, seed, test, val)
+    tr, va, te = (suite.subset(i) for i in sp)
+    R = suite.pooled().responses
+    fit = np.r_[sp.train, sp.val]
+    rows = []
+    for cfg in configs:
+        with single_thread():
+            if cfg == "random":
+                idx, info = select_suite(tr, va, k, method="random", seed=seed, progress=False)
+            else:
+                w, fm = cfg.split(":")
+                idx, info = select_suite(tr, va, k, seed=seed, progress=False, weighting=w, fitness_models=fm,
+                                         generations=generations, tau_text=1.0)
+            preds, row = [], {"config": cfg}
+            for b, name in enumerate(suite.names):
+                p = RidgeReconstructor().fit(R[fit][:, idx], suite.targets[fit, b]).predict(R[sp.test][:, idx])
+                preds.append(p)
+                row[name] = float(np.sqrt(np.mean((p - te.targets[:, b]) ** 2)))
+        row["avg"] = float(np.mean([row[n] for n in suite.names]))
+        row["mean"] = float(np.sqrt(np.mean((np.mean(preds, axis=0) - te.mean_target) ** 2)))
+        row["budget"] = " ".join(str(info["budget"][n]) for n in suite.names)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("config")
