@@ -12,6 +12,7 @@ with its own interval calibrated on their cross-fitted means.
 from __future__ import annotations
 
 import datetime as _dt
+import inspect
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -230,18 +231,21 @@ def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_
     if unknown or not reconstructors:
         raise InputError(f"reconstructors: unknown kind {unknown[0] if unknown else None!r}; "
                          f"choose among {', '.join(sorted(RECONSTRUCTOR_KINDS))}")
-    X = suite_fit.pooled().responses[:, idx]
+    R = suite_fit.pooled().responses
+    X = R[:, idx]
     Y = suite_fit.targets
     cands = {kind: reconstructor_class(kind) for kind in reconstructors}
+    # kinds that model the training models' answers on every pool item get the whole suite's (pooled) items
+    pool = {"R": R} if "R" in inspect.signature(choose_by_cv).parameters else {}
     n = X.shape[0]
     nt = n if n_train is None else int(n_train)
     recs, ivs, choice, cv = {}, {}, {}, np.empty_like(Y)
     for b, name in enumerate(suite_fit.names):
-        label, rec, scores = choose_by_cv(cands, X, Y[:, b], seed=seed)
+        label, rec, scores = choose_by_cv(cands, X, Y[:, b], seed=seed, **pool)
         recs[name] = rec
         choice[name] = {"kind": label, "cv_rmse": {k_: (round(v, 5) if isinstance(v, float) else v)
                                                     for k_, v in scores.items()}}
-        cv[:, b] = cross_fitted_predictions(rec, X, Y[:, b], seed=seed)
+        cv[:, b] = cross_fitted_predictions(rec, X, Y[:, b], seed=seed, **pool)
         ivs[name] = _interval(cv[:, b], Y[:, b], nt, level)
     mean_iv = _interval(cv.mean(axis=1), Y.mean(axis=1), nt, level)
     return recs, ivs, mean_iv, choice, cv
