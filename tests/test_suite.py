@@ -158,3 +158,28 @@ def test_estimate_refuses_wrong_file_count_and_wrong_order(art, suite):
 def test_load_suite_by_name_counts_dropped():
     s = load_suite(["mmlu", "winogrande"])
     assert s.names == ["mmlu", "winogrande"] and s.dropped["winogrande"] > 0
+
+
+def test_cross_prediction_rows_and_gain(suite):
+    from essence.suite.study import cross_prediction, target_correlations
+
+    t = cross_prediction(suite, seeds=(0,), k_each=8)
+    assert list(t.benchmark) == suite.names and (t[["own", "all", "own_pool"]] > 0).all().all()
+    np.testing.assert_allclose(t.gain, 1 - t["all"] / t["own"])
+    c = target_correlations(suite)
+    assert c.shape == (3, 3) and np.allclose(np.diag(c), 1.0)
+
+
+def test_models_held_out_of_everything_are_disjoint_and_pairs_score_the_same_models(suite, tmp_path):
+    from essence.suite.study import figure_rows, leave_out_models, run_pair
+
+    kept, out = leave_out_models(suite, 0.2, seed=1)
+    assert kept.n_models + out.n_models == suite.n_models and not set(kept.models) & set(out.models)
+    res = run_pair(kept, seed=0, k=12, k_each=4, method="random", separate_method="random", test=0.1,
+                   cache=tmp_path, evaluate_on=out, reconstructors=("ridge",))
+    assert res["suite"]["models"] == res["separate"]["models"] == out.models.tolist()
+    again = run_pair(kept, seed=0, k=12, k_each=4, method="random", separate_method="random", test=0.1,
+                     cache=tmp_path, evaluate_on=out, reconstructors=("ridge",))
+    assert again == res  # read back from the cache
+    rows = figure_rows(res, 0)
+    assert set(rows.benchmark) == {*suite.names, "mean"} and set(rows.approach) == {"suite", "separate"}
