@@ -37,7 +37,8 @@ LAYERS: list[list[str]] = [
     ["essence.compressed", "essence.report"],  # report: what an estimate means (reads an artifact's numbers)
     ["essence.suite"],  # several benchmarks compressed as one (joint fitness, suite artifact)
     ["essence.sweep", "essence.lmeval", "essence.plots", "essence.profile"],
-    ["essence.lessons", "essence.ledger"],  # notebook helpers that run sweeps; the claims ledger
+    ["essence.lessons", "essence.ledger",  # notebook helpers that run sweeps; the claims ledger
+     "essence.lessons_reconstruction", "essence.lessons_irt"],  # notebooks 05 and 06
     ["essence.cli"],
 ]
 
