@@ -118,6 +118,11 @@ def _cases(small):
                           "upper": [35.0, 45.0]}),
             {"gsm8k": small.target, "arc": small.target}, chance={"arc": 25.0}, reference={"gsm8k": 31.0}),
         "plot_reconstructor_range": lambda: plots.plot_reconstructor_range({"gsm8k": range_panel, "arc": range_panel}),
+        "plot_cross_prediction": lambda: plots.plot_cross_prediction(pd.DataFrame(
+            {"benchmark": ["arc", "gsm8k", "arc", "gsm8k"], "own": [3.0, 4.0, 3.2, 4.1], "all": [2.5, 3.5, 2.6, 3.4],
+             "own_pool": [1.0, 1.2, 1.1, 1.3]})),
+        "plot_budget_split": lambda: plots.plot_budget_split({"essence": {"arc": 20, "gsm8k": 30}},
+                                                             {"arc": 245, "gsm8k": 486}),
     }
 
 

@@ -28,7 +28,7 @@ def plot_cross_prediction(table, ax=None):
     ax.set_xticks(x, [f"{n}*" for n in g.index])
     ax.set_ylabel("test RMSE (pp)")
     ax.set_title("Each benchmark predicted from ...", loc="left")
-    ax.legend(frameon=False, fontsize=8)
+    ax.legend(frameon=False, fontsize=9)
     _starred_caveat(fig, list(g.index))
     return fig
 
@@ -52,6 +52,6 @@ def plot_budget_split(budgets: dict, pool_sizes: dict, ax=None):
     ax.set_xticks(x, [f"{n}*" for n in names])
     ax.set_ylabel(f"items of {total}")
     ax.set_title("How the budget was split", loc="left")
-    ax.legend(frameon=False, fontsize=8)
+    ax.legend(frameon=False, fontsize=9)
     _starred_caveat(fig, names)
     return fig
