@@ -93,6 +93,10 @@ class Selector(BaseEstimator):
     signal = "responses"
     #: True when the method can choose without any model's results (Herding, PPL)
     needs_no_models = False
+    #: most pool items the method takes (None = no limit): above it ``fit`` refuses up front, naming
+    #: ``item_limit_reason`` (what was measured), before any work (whole benchmarks: README "Whole benchmarks")
+    item_limit: int | None = None
+    item_limit_reason = ""
 
     def __init__(self, k: int, seed: int = 0, progress: bool = True):
         self.k = k
@@ -127,6 +131,10 @@ class Selector(BaseEstimator):
             raise InputError("fit: train and val must hold the same items in the same order")
         self.check_params()
         check_k(self.k, train.n_items)
+        if self.item_limit is not None and train.n_items > self.item_limit:
+            raise InputError(f"{self.name}: {train.n_items} items are more than the {self.item_limit} it takes "
+                             f"({self.item_limit_reason}); use method 'essence' (it pre-screens big pools) or "
+                             f"'random', or give a pool of at most {self.item_limit} items")
         self.info_ = {}
         with single_thread():  # see essence._runtime: faster on shared cores, same items on any machine
             return self._fit(train, val)
