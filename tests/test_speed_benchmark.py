@@ -45,7 +45,7 @@ def test_written_big_files_load_back_to_the_generated_matrix(tmp_path, kind):
 def test_scale_part_runs_each_case_in_a_subprocess():
     mod = _module()
     args = Namespace(k=5, models=60, scale_items="50,80", scale_models="40", fixed_items=50, methods="random",
-                     data_seed=0)
+                     data_seed=0, case_seed=0, gen="", fresh=True)
     res = mod.part_scale(args)
     assert "GENERATED" in res["note"] and len(res["rows"]) == 3
     assert all("error" not in r and r["peak_rss_mb"] > 0 for r in res["rows"])
