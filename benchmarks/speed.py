@@ -193,6 +193,8 @@ def _run_case(args, models: int, items: int, method: str, params: str = "", seed
     key = CASE_CACHE / f"{method}-{models}x{items}-s{d_seed}-{hashlib.sha1(' '.join(cmd[2:]).encode()).hexdigest()[:12]}.json"
     if key.exists() and not getattr(args, "fresh", False):
         return json.loads(key.read_text())
+    if getattr(args, "cached_only", False):
+        return {"models": models, "items": items, "method": method, "error": ["not run (--cached-only)"]}
     env = dict(os.environ)
     env.setdefault("TQDM_DISABLE", "1")
     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -234,7 +236,7 @@ def part_seeds(args) -> dict:
 
 def _slope(rows: list, x: str, y: str) -> float | None:
     """Least-squares slope of log(y) on log(x): cost ~ x^slope."""
-    pts = [(r[x], r[y]) for r in rows if "error" not in r and r[y] > 0]
+    pts = [(r[x], r[y]) for r in rows if "error" not in r and (r.get(y) or 0) > 0]
     if len(pts) < 2:
         return None
     lx, ly = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
@@ -245,7 +247,7 @@ def part_scale(args) -> dict:
     """Cost curves on GENERATED data: each (models, items, method) case in a fresh subprocess; a markdown
     table and the log-log slope of time and peak RSS against items (at ``--models``) and against models
     (at ``--scale-items``)."""
-    items = [int(x) for x in args.scale_items.split(",")]
+    items = [int(x) for x in args.scale_items.split(",") if x]
     models = [int(x) for x in args.scale_models.split(",") if x]
     methods = args.methods.split(",")
     rows = []
@@ -269,7 +271,8 @@ def part_scale(args) -> dict:
              "| screen dropped |", "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         if "error" in r:
-            lines.append(f"| {r['models']} | {r['items']} | {r['method']} | failed: {r['error']} | | | | | | |")
+            why = "not run" if "not run" in str(r["error"]) else f"failed: {r['error']}"
+            lines.append(f"| {r['models']} | {r['items']} | {r['method']} | {why} | | | | | | |")
         else:
             lines.append(f"| {r['models']} | {r['items']} | {r['method']} | {r['compress_seconds']} | "
                          f"{r.get('compress_cpu_seconds', '')} | {r.get('load_average', [''])[0]} | {r['peak_rss_mb']:.0f} | "
@@ -425,6 +428,8 @@ def main(argv=None) -> int:
                     "generate_mirt: dims, rho, a_main, a_side, b_mean, b_sd, guessing); default the shipped ones")
     ap.add_argument("--seeds", default="0,1,2", help="seeds: the seeds (data and compress) to compare over")
     ap.add_argument("--fresh", action="store_true", help="scale / seeds / screen: re-run cached cases")
+    ap.add_argument("--cached-only", action="store_true", help="scale / seeds / screen: print the cached cases, "
+                    "run none (a missing case shows as not run)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
