@@ -6,6 +6,7 @@ script is the command line. Each (dataset, m, draw, method, k) run is cached as 
 (alpaca_eval2 805 items -> 40, lcb_codegen 400 -> 20) unless ``--k`` is given.
 
     python benchmarks/regimes.py --datasets alpaca_eval2 --methods random auto --draws 1
+    python benchmarks/regimes.py --datasets none --generated 40x800 --generated-seeds 0 1 --methods random auto
 """
 
 from __future__ import annotations
@@ -41,8 +42,28 @@ def main(argv=None) -> int:
     p.add_argument("--k", type=int, default=None, help="items to keep (default: 50 metabench, N/20 whole pools)")
     p.add_argument("--out", default="build/regimes", help="cache folder of per-run JSON")
     p.add_argument("--wide", action="store_true", help="one row per (dataset, models): each method's ratio")
+    p.add_argument("--generated", nargs="*", default=[], metavar="MODELSxITEMS",
+                   help="also GENERATED data (essence.synthetic.generate_mirt), e.g. 40x800, used with all its "
+                        "models, one matrix per --generated-seeds; named generated-40x800-s0, ...")
+    p.add_argument("--generated-seeds", nargs="+", type=int, default=[0])
     args = p.parse_args(argv)
-    rows = regime_map(args.datasets, args.models, args.methods, args.draws, args.folds, args.k, args.out)
+    gen = {f"generated-{g}-s{s}": (int(g.split("x")[0]), int(g.split("x")[1]), s)
+           for g in args.generated for s in args.generated_seeds}
+
+    def load_any(name):
+        if name in gen:
+            from essence.synthetic import generate_mirt
+
+            m, n, seed = gen[name]
+            return generate_mirt(m, n, seed=seed)
+        from essence.data import load
+
+        return load(name)
+
+    datasets = [d for d in args.datasets if d != "none"]
+    rows = regime_map(datasets, args.models, args.methods, args.draws, args.folds, args.k, args.out, load=load_any)
+    if gen:
+        rows += regime_map(list(gen), ["all"], args.methods, 1, args.folds, args.k, args.out, load=load_any)
     if args.wide:
         print_wide(summarise(rows), args.methods)
         return 0
