@@ -36,7 +36,9 @@ LAYERS: list[list[str]] = [
     ["essence.artifact_checks"],  # an artifact's numbers checked on load (reads reconstructor and interval kinds)
     ["essence.compressed", "essence.report"],  # report: what an estimate means (reads an artifact's numbers)
     ["essence.sweep", "essence.lmeval", "essence.plots", "essence.profile"],
-    ["essence.lessons", "essence.ledger", "essence.regimes"],  # notebook helpers that run sweeps; the claims ledger; the regime map
+    ["essence.lessons", "essence.ledger",  # notebook helpers that run sweeps; the claims ledger
+     "essence.lessons_reconstruction", "essence.lessons_irt",  # notebooks 05 and 06
+     "essence.regimes"],  # the regime map (notebook 08, benchmarks/regimes.py)
     ["essence.cli"],
 ]
 
