@@ -25,8 +25,8 @@ from essence.regimes import WHOLE_POOLS, default_k, regime_map, run_one, summari
 def print_wide(summary: list[dict], methods: list[str]) -> None:
     """One row per (dataset, models): the baseline's RMSE (pp, mean over draws) and each method's ratio
     (geometric mean over draws ± sd of the per-draw ratios); "refused" where the method refused."""
-    print("\n| dataset | models | random + line (pp) | " + " | ".join(methods) + " |")
-    print("|---|---|---|" + "---|" * len(methods))
+    print("\n| dataset | models | draws | random + line (pp) | " + " | ".join(methods) + " |")
+    print("|---|---|---|---|" + "---|" * len(methods))
     for row in wide_table(summary, methods):
         print("| " + " | ".join(row) + " |")
 
@@ -46,6 +46,7 @@ def main(argv=None) -> int:
                    help="also GENERATED data (essence.synthetic.generate_mirt), e.g. 40x800, used with all its "
                         "models, one matrix per --generated-seeds; named generated-40x800-s0, ...")
     p.add_argument("--generated-seeds", nargs="+", type=int, default=[0])
+    p.add_argument("--cached", action="store_true", help="print only the runs already in --out (compute none)")
     args = p.parse_args(argv)
     gen = {f"generated-{g}-s{s}": (int(g.split("x")[0]), int(g.split("x")[1]), s)
            for g in args.generated for s in args.generated_seeds}
@@ -61,9 +62,11 @@ def main(argv=None) -> int:
         return load(name)
 
     datasets = [d for d in args.datasets if d != "none"]
-    rows = regime_map(datasets, args.models, args.methods, args.draws, args.folds, args.k, args.out, load=load_any)
+    rows = regime_map(datasets, args.models, args.methods, args.draws, args.folds, args.k, args.out, load=load_any,
+                      cached_only=args.cached)
     if gen:
-        rows += regime_map(list(gen), ["all"], args.methods, 1, args.folds, args.k, args.out, load=load_any)
+        rows += regime_map(list(gen), ["all"], args.methods, 1, args.folds, args.k, args.out, load=load_any,
+                           cached_only=args.cached)
     if args.wide:
         print_wide(summarise(rows), args.methods)
         return 0

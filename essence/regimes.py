@@ -34,7 +34,7 @@ from .methods import make_method
 from .metrics import ratio_to_random
 from .reconstruct import LineReconstructor, model_folds
 
-__all__ = ["default_k", "run_one", "regime_map", "summarise", "wide_table", "WHOLE_POOLS"]
+__all__ = ["default_k", "run_path", "run_one", "regime_map", "summarise", "wide_table", "WHOLE_POOLS"]
 
 #: datasets used with all their models (whole item pools, tens of systems)
 WHOLE_POOLS = ("alpaca_eval2", "lcb_codegen")
@@ -43,6 +43,12 @@ WHOLE_POOLS = ("alpaca_eval2", "lcb_codegen")
 def default_k(name: str, n_items: int) -> int:
     """50 on the metabench pools; N/20 (rounded) on whole item pools."""
     return 50 if name in METABENCH else max(1, int(round(n_items / 20)))
+
+
+def run_path(out, name: str, m, draw: int, method: str, k: int, folds: int, params: dict | None = None) -> Path:
+    """The cache file of one run under ``out``."""
+    tag = "" if not params else "_" + "_".join(f"{a}{b}" for a, b in sorted(params.items()))
+    return Path(out) / f"{name}_m{m}_d{draw}_{method}{tag}_k{k}_f{folds}.json"
 
 
 def run_one(data: Responses, name: str, m, draw: int, method: str, k: int, folds: int, out: Path,
@@ -54,9 +60,7 @@ def run_one(data: Responses, name: str, m, draw: int, method: str, k: int, folds
     ``refused`` with the method's first error line. ``params``: extra method parameters (part of the cache
     name when given).
     """
-    out = Path(out)
-    tag = "" if not params else "_" + "_".join(f"{a}{b}" for a, b in sorted(params.items()))
-    path = out / f"{name}_m{m}_d{draw}_{method}{tag}_k{k}_f{folds}.json"
+    path = run_path(out, name, m, draw, method, k, folds, params)
     if path.exists():
         return json.loads(path.read_text())
     rng = np.random.default_rng(1000 + draw)
@@ -103,13 +107,14 @@ def run_one(data: Responses, name: str, m, draw: int, method: str, k: int, folds
 
 def regime_map(datasets, models=("20", "35", "50", "100", "300", "all"), methods=("random", "auto"), draws: int = 3,
                folds: int = 5, k: int | None = None, out="build/regimes", method_params: dict | None = None,
-               load=None, progress: bool = True) -> list[dict]:
+               load=None, progress: bool = True, cached_only: bool = False) -> list[dict]:
     """Every (dataset, model count, draw, method) run of the map, cached: a list of :func:`run_one` records.
 
     ``models``: counts for the metabench pools (a count not below the dataset's models is skipped; the
     whole pools of :data:`WHOLE_POOLS` always use all theirs); ``"all"`` gets one draw. ``k``: None =
     :func:`default_k`. ``method_params``: method -> extra parameters. ``load``: dataset name ->
-    Responses (default :func:`essence.data.load`). ``progress``: one line per run.
+    Responses (default :func:`essence.data.load`). ``progress``: one line per run. ``cached_only``: only
+    the runs already in the cache (nothing is computed; a dataset is loaded only to know its size).
     """
     from .data import load as load_data
 
@@ -124,6 +129,10 @@ def regime_map(datasets, models=("20", "35", "50", "100", "300", "all"), methods
                 continue
             for draw in range(1 if m == "all" else draws):
                 for method in methods:
+                    mm = m if m == "all" else int(m)
+                    if cached_only and not run_path(out, name, mm, draw, method, kk, folds,
+                                                    (method_params or {}).get(method)).exists():
+                        continue
                     r = run_one(data, name, m if m == "all" else int(m), draw, method, kk, folds, Path(out),
                                 (method_params or {}).get(method))
                     rows.append(r)
@@ -155,15 +164,18 @@ def summarise(rows: list[dict]) -> list[dict]:
 
 
 def wide_table(summary: list[dict], methods) -> list[list[str]]:
-    """Rows ``[dataset, models, baseline pp, one cell per method]`` of the wide table: each cell the ratio
-    to the baseline (geometric mean over draws) ± the sd of the per-draw ratios, ``refused`` or empty."""
+    """Rows ``[dataset, models, draws, baseline pp, one cell per method]`` of the wide table: each cell the
+    ratio to the baseline (geometric mean over draws) ± the sd of the per-draw ratios, ``refused`` or empty;
+    a cell over fewer draws than the row's (the most any method has) says how many, e.g. ``(1 draw)``."""
     cells: dict[tuple, dict] = {}
     for s in summary:
         cells.setdefault((s["dataset"], s["models"], s["n_models"]), {})[s["method"]] = s
     rows = []
     for (ds, m, n), row in cells.items():
         base = next((c["baseline"] for c in row.values() if "baseline" in c), float("nan"))
-        vals = [("refused" if "refused" in row[x] else f"{row[x]['ratio']:.2f} ± {row[x]['ratio_sd']:.2f}")
+        most = max(c["draws"] for c in row.values())
+        vals = [("refused" if "refused" in row[x] else f"{row[x]['ratio']:.2f} ± {row[x]['ratio_sd']:.2f}"
+                 + ("" if row[x]["draws"] == most else f" ({row[x]['draws']} draw{'s' * (row[x]['draws'] > 1)})"))
                 if x in row else "" for x in methods]
-        rows.append([ds, m if m != "all" else f"all ({n})", f"{base:.2f}", *vals])
+        rows.append([ds, m if m != "all" else f"all ({n})", str(most), f"{base:.2f}", *vals])
     return rows

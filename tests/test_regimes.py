@@ -168,7 +168,17 @@ def test_regimes_wide_table_marks_refusals(capsys):
           "rmse_sd": 0.1, "ratio": 0.9, "ratio_sd": 0.05, "baseline": 2.2}
     no = {"dataset": "d", "models": "20", "n_models": 20, "method": "irt", "draws": 2, "refused": "too few"}
     reg.print_wide([ok, no], ["random", "irt"])
-    assert "| d | 20 | 2.20 | 0.90 ± 0.05 | refused |" in capsys.readouterr().out
+    assert "| d | 20 | 2 | 2.20 | 0.90 ± 0.05 | refused |" in capsys.readouterr().out
+    one = {**ok, "method": "auto", "draws": 1}
+    reg.print_wide([ok, one], ["random", "auto"])
+    assert "| d | 20 | 2 | 2.20 | 0.90 ± 0.05 | 0.90 ± 0.05 (1 draw) |" in capsys.readouterr().out
+
+
+def test_regime_map_cached_only_computes_nothing(tmp_path):
+    from essence.regimes import regime_map
+
+    assert regime_map(["lcb_codegen"], methods=["random"], out=tmp_path, cached_only=True, progress=False) == []
+    assert not any(tmp_path.iterdir())
 
 
 def test_loo_line_fitness_matches_brute_force(few):
