@@ -28,6 +28,7 @@ def slice_():
 def _recs(k):
     from essence.methods.disco import SignatureKNNReconstructor
     from essence.methods.irt import IRTGAMReconstructor
+    from essence.methods.kmeans import WeightedLineReconstructor
     from essence.methods.tinybench import GPIRTReconstructor
 
     rng = np.random.default_rng(1)
@@ -43,7 +44,7 @@ def _recs(k):
         IRTGAMReconstructor(a, b), IRTGAMReconstructor(a, b, use_score=False),
         GPIRTReconstructor(pa, pb, pf, anchors, np.ones(k), 0.4),
         GPIRTReconstructor(pa, pb, pf, anchors, np.ones(k), 0.4, calibrate=True),
-        LineReconstructor(), MeanRidgeReconstructor(),
+        LineReconstructor(), MeanRidgeReconstructor(), WeightedLineReconstructor(weights=rng.uniform(0.5, 2, k)),
     ]
 
 

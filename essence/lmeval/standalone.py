@@ -137,6 +137,7 @@ _PREDICT = {
     "signature_knn": _knn,
     "line": _line,
     "mean_ridge": _mean_ridge,
+    "weighted_line": lambda d, X: float(d["intercept"]) + float(d["slope"]) * _subset_score(X, d["params"].get("weights")),
 }
 KINDS = tuple(_PREDICT)
 

@@ -93,6 +93,8 @@ class Selector(BaseEstimator):
     signal = "responses"
     #: True when the method can choose without any model's results (Herding, PPL)
     needs_no_models = False
+    #: False where the plain mean of the chosen items is the wrong summary (K-Means anchors carry weights)
+    plain_mean_choices = True
 
     def __init__(self, k: int, seed: int = 0, progress: bool = True):
         self.k = k
@@ -138,7 +140,7 @@ class Selector(BaseEstimator):
         self.items_ = idx
         # every method also gets the few-model reconstructors; the choice is cross-validated over all
         # non-test models (train + val) and the chosen one is refitted on all of them
-        cands = {**self.reconstructor_candidates(train, idx), **FEW_MODEL_CHOICES}
+        cands = {**self.reconstructor_candidates(train, idx), **(FEW_MODEL_CHOICES if self.plain_mean_choices else {})}
         X = np.vstack([train.responses[:, idx], val.responses[:, idx]])
         label, rec, scores = choose_by_cv(cands, X, np.r_[train.target, val.target], seed=self.seed)
         self.reconstructor_fitted_on_ = "train+val"
