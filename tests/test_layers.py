@@ -39,7 +39,8 @@ LAYERS: list[list[str]] = [
     ["essence.sweep", "essence.lmeval", "essence.plots", "essence.profile"],
     ["essence.lessons", "essence.ledger",  # notebook helpers that run sweeps; the claims ledger
      "essence.lessons_reconstruction", "essence.lessons_irt",
-     "essence.lessons_selectors"],  # notebooks 05, 06 and 07
+     "essence.lessons_selectors",  # notebooks 05, 06 and 07
+     "essence.regimes"],  # the regime map (notebook 08, benchmarks/regimes.py)
     ["essence.cli"],
 ]
 
