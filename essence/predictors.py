@@ -57,8 +57,8 @@ def factor_model(R, r_max: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, 
 
     Returns ``(mu (N,), A (N, r_max), var (N,))``: item means, loadings scaled so that abilities have unit
     variance (``R - mu ~ theta A^T`` with ``theta ~ N(0, I)``), and each item's total variance (so that the
-    residual variance at rank ``r`` is ``var - sum_{l<r} A_l^2``). A thin SVD when ``min(n, N) <= 2000``,
-    else scikit-learn's randomized SVD (seeded).
+    residual variance at rank ``r`` is ``var - sum_{l<r} A_l^2``). The top eigenvectors of the item
+    covariance when ``N <= 2000``, else scikit-learn's randomized SVD (seeded).
     """
     R = np.asarray(R, dtype=np.float64)
     n = R.shape[0]
@@ -67,13 +67,16 @@ def factor_model(R, r_max: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, 
     Xc = np.where(np.isnan(R), 0.0, R - mu)
     var = (Xc**2).sum(axis=0) / n
     r_max = int(min(r_max, n - 1, R.shape[1]))
-    if min(Xc.shape) <= 2000:
-        _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    if R.shape[1] <= 2000:  # eigenvectors of the (N, N) covariance: the thin SVD's, at a fraction of its cost
+        ev, V = np.linalg.eigh(Xc.T @ Xc / n)
+        top = np.argsort(ev)[::-1][:r_max]
+        A = V[:, top] * np.sqrt(np.maximum(ev[top], 0.0))
     else:
         from sklearn.utils.extmath import randomized_svd
 
         _, s, Vt = randomized_svd(Xc, r_max, random_state=seed)
-    A = (Vt[:r_max].T * s[:r_max]) / np.sqrt(n)
+        A = (Vt.T * s) / np.sqrt(n)
+    A = A * np.where(A.sum(axis=0) < 0, -1.0, 1.0)  # a fixed sign per factor (same numbers on any machine)
     return mu, A, var
 
 
@@ -83,7 +86,10 @@ def _posterior_theta(X, mu_s, A_s, psi_s) -> np.ndarray:
     Z = np.where(obs, (X - mu_s) / psi_s, 0.0)  # (n, k)
     b = Z @ A_s  # (n, r)
     r = A_s.shape[1]
-    G = np.einsum("nk,kr,ks->nrs", obs / psi_s, A_s, A_s) + np.eye(r)
+    if obs.all():  # one posterior precision for every model
+        return np.linalg.solve((A_s.T / psi_s) @ A_s + np.eye(r), b.T).T
+    outer = (A_s[:, :, None] * A_s[:, None, :]).reshape(A_s.shape[0], r * r)  # (k, r*r): A_j A_j^T
+    G = ((obs / psi_s) @ outer).reshape(-1, r, r) + np.eye(r)  # (n, r, r), one matrix product
     return np.linalg.solve(G, b[:, :, None])[:, :, 0]
 
 
