@@ -70,8 +70,9 @@ def test_kmeans_end_to_end_and_artifact_reload(small, tmp_path):
     assert sum(art.selection["cluster_sizes"]) == small.n_items
     # kmeans' own candidates plus the few-model ones every method gets (essence.reconstruct.FEW_MODEL_CHOICES)
     assert set(art.selection["reconstructor_val_rmse"]) == {"weighted_mean", "gam", "gam_unweighted", "line",
-                                                            "mean_ridge"}
-    assert art.reconstructor.weights is not None and len(art.reconstructor.weights) == 10
+                                                            "mean_ridge", "latent", "mlp"}  # + essence.predictors
+    if art.selection["reconstructor_choice"] in ("weighted_mean", "gam"):  # kmeans' own, with cluster weights
+        assert art.reconstructor.weights is not None and len(art.reconstructor.weights) == 10
     back = Compressed.load(art.save(tmp_path / "km.json"))
     assert back.items == art.items
     np.testing.assert_allclose(back.estimate(small)["estimate"], art.estimate(small)["estimate"], rtol=0, atol=1e-9)
@@ -85,7 +86,7 @@ def test_candidates_round_trip(small, label):
     sp = split_models(small, seed=0)
     tr, va = small.subset(models=sp.train), small.subset(models=sp.val)
     sel = KMeansSelector(7, progress=False, candidates=(label,)).fit(tr, va)
-    assert set(sel.reconstructor_scores_) == {label, "line", "mean_ridge"}  # + the few-model choices
+    assert set(sel.reconstructor_scores_) == {label, "line", "mean_ridge", "latent", "mlp"}  # + few-model, predictors
     assert sel.reconstructor_choice_ in sel.reconstructor_scores_
     X = va.responses[:, sel.items_]
     rec = reconstructor_from_dict(json.loads(json.dumps(sel.reconstructor_.to_dict())))
