@@ -1,10 +1,10 @@
 """The ``essence`` command.
 
     essence data [--link]                                  list / link and verify the shipped datasets
-    essence compress DATA --k K [--method M] [--seed S] [--out FILE] [--items-from FILE] [--param N=V]
+    essence compress DATA [DATA ...] --k K [--per-benchmark N] [--method M] [--seed S] [--out FILE] [--items-from FILE] [--param N=V]
                      [--force] [--quiet]
-    essence estimate ARTIFACT RESPONSES [--out CSV] [--force] [--context|--no-context]
-    essence evaluate ARTIFACT DATA [--json]
+    essence estimate ARTIFACT RESPONSES [RESPONSES ...] [--out CSV] [--force] [--context|--no-context]
+    essence evaluate ARTIFACT DATA [DATA ...] [--json]
     essence sweep --data D.. --methods M.. --k K.. [--seeds S..] --out DIR [--jobs N] [--force|--update]
                   [--backend dask --scheduler ADDR]
     essence import-lmeval SAMPLES.jsonl... --data DATA --out FILE
@@ -76,6 +76,13 @@ def cmd_data(args) -> int:
 
 
 def cmd_compress(args) -> int:
+    if len(args.data) > 1:  # a suite: several benchmarks compressed as one (essence.suite)
+        from .suite.commands import compress_command
+
+        return compress_command(args)
+    if args.per_benchmark is not None:
+        raise UsageError("--per-benchmark: only for a suite (several DATA); drop it or name more benchmarks")
+    args.data = args.data[0]
     from .compressed import compress
     from .data import load
     from .methods import METHODS
@@ -141,6 +148,16 @@ def _items_from(src: Path, data) -> list[bool]:
 
 
 def cmd_estimate(args) -> int:
+    from .suite import is_suite_artifact
+
+    if is_suite_artifact(args.artifact):  # one results file per member (essence.suite)
+        from .suite.commands import estimate_command
+
+        return estimate_command(args)
+    if len(args.responses) > 1:
+        raise UsageError(f"{args.artifact}: a single-benchmark artifact takes one RESPONSES file, got "
+                         f"{len(args.responses)}")
+    args.responses = args.responses[0]
     from .compressed import Compressed
     from .data import load
 
@@ -163,6 +180,15 @@ def cmd_estimate(args) -> int:
 
 
 def cmd_evaluate(args) -> int:
+    from .suite import is_suite_artifact
+
+    if is_suite_artifact(args.artifact):  # one data file or name per member (essence.suite)
+        from .suite.commands import evaluate_command
+
+        return evaluate_command(args)
+    if len(args.data) > 1:
+        raise UsageError(f"{args.artifact}: a single-benchmark artifact takes one DATA, got {len(args.data)}")
+    args.data = args.data[0]
     from .compressed import Compressed
     from .data import load
 
@@ -194,8 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--link", action="store_true", help="link ../shared/data into data/ and verify checksums")
     d.set_defaults(func=cmd_data)
 
-    c = sub.add_parser("compress", help="choose K items of DATA and write the artifact")
-    c.add_argument("data", help="dataset name (arc, gsm8k, ...) or path (.npz, .csv, .parquet)")
+    c = sub.add_parser("compress", help="choose K items of DATA (or across several: a suite) and write the artifact")
+    c.add_argument("data", nargs="+", help="dataset name (arc, gsm8k, ...) or path (.npz, .csv, .parquet); "
+                                            "several: a suite, K items chosen across all of them")
     c.add_argument("--k", type=cli_whole_number(1), required=True, help="number of items to keep")
     c.add_argument("--method", default="auto", help="selection method (default: auto, chosen by cross-validation)")
     c.add_argument("--seed", type=cli_whole_number(0), default=0,
@@ -205,13 +232,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="compress only DATA's items that FILE holds (a responses file such as import-lmeval's "
                         "output, or a text file with one item id per line)")
     c.add_argument("--param", action="append", metavar="NAME=VALUE", help="a method parameter (repeatable)")
+    c.add_argument("--per-benchmark", type=cli_whole_number(0), metavar="N",
+                   help="suites only: at least N items of every benchmark (the rest of the split is searched)")
     c.add_argument("--force", action="store_true", help="replace an existing --out file")
     c.add_argument("--quiet", action="store_true", help="no progress bars")
     c.set_defaults(func=cmd_compress)
 
     e = sub.add_parser("estimate", help="estimate full scores of new models from their results on the chosen items")
     e.add_argument("artifact")
-    e.add_argument("responses", help="new models' results: .npz, .csv or .parquet holding every chosen item")
+    e.add_argument("responses", nargs="+", help="new models' results: .npz, .csv or .parquet holding every chosen "
+                                                 "item (a suite artifact: one file per benchmark, in its order)")
     e.add_argument("--out", help="CSV path (default: print to stdout)")
     e.add_argument("--force", action="store_true", help="replace an existing --out file")
     e.add_argument("--context", action=argparse.BooleanOptionalAction, default=None,
@@ -221,7 +251,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("evaluate", help="compare an artifact's estimates with DATA's true scores")
     v.add_argument("artifact")
-    v.add_argument("data", help="dataset name or path with true scores")
+    v.add_argument("data", nargs="+", help="dataset name or path with true scores (a suite artifact: one per "
+                                            "benchmark, in the order it was compressed)")
     v.add_argument("--json", action="store_true", help="print one JSON object")
     v.set_defaults(func=cmd_evaluate)
 

@@ -151,7 +151,7 @@ def choose_kmeans_herding(data, k: int, seed: int = 0) -> dict:
 
     split = split_models(data, seed=seed)
     train, val = data.subset(models=split.train), data.subset(models=split.val)
-    km = KMeansSelector(k=k, seed=seed, progress=False).fit(train, val)
+    km = KMeansSelector(k=k, seed=seed, progress=False, min_models_continuous=0).fit(train, val)
     he = HerdingSelector(k=k, seed=seed, progress=False).fit(train, val)
     held_out = np.sort(np.concatenate([split.val, split.test]))
     return {"split": split, "held_out": held_out, "kmeans": km.items_, "kmeans_w": km.weights_,

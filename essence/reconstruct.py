@@ -56,6 +56,7 @@ RECONSTRUCTOR_KINDS: dict[str, str] = {
     "ridge": "essence.reconstruct:RidgeReconstructor",
     "ridge_gam": "essence.reconstruct:RidgeGAMReconstructor",
     "weighted_mean": "essence.reconstruct:WeightedMeanReconstructor",
+    "weighted_line": "essence.methods.kmeans:WeightedLineReconstructor",
     "irt_gam": "essence.methods.irt:IRTGAMReconstructor",
     "gpirt": "essence.methods.tinybench:GPIRTReconstructor",
     "signature_knn": "essence.methods.disco:SignatureKNNReconstructor",

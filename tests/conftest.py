@@ -80,6 +80,8 @@ MEASURED_SLOW = (
     "tests/test_profile.py::test_plot_mean_profile_draws_every_line",
     "tests/test_genetic.py::test_ga_same_seed_same_subset_across_processes",
     "tests/test_kmeans.py::test_anchor_is_the_member_nearest_its_centroid",
+    "tests/test_lessons_selectors.py::test_selector_figures",
+    "tests/test_lessons_selectors.py::test_faithful_run_measures_both_settings_and_caches",
     "tests/test_attribution.py::test_item_that_determines_the_target_gets_the_largest_attribution",
 )
 

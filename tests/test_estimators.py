@@ -33,6 +33,7 @@ def _makers(X, R, anchors):
         "ridge": {"alphas": (0.1, 1.0, 10.0)},
         "ridge_gam": {"folds": 4},
         "weighted_mean": {"weights": np.arange(1, X.shape[1] + 1, dtype=float)},
+        "weighted_line": {"weights": np.arange(1, X.shape[1] + 1, dtype=float)},
         "irt_gam": {"a": a, "b": b},
         "gpirt": {"pool_a": pa, "pool_b": pb, "pool_p_fixed": [None] * R.shape[1], "anchors": anchors,
                   "weights": np.ones(len(anchors)), "gp_lambda": 0.3, "calibrate": True},

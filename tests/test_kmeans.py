@@ -68,25 +68,23 @@ def test_kmeans_end_to_end_and_artifact_reload(small, tmp_path):
     art = compress(small, k=10, method="kmeans", seed=0, progress=False)
     assert len(set(art.items)) == 10 and set(art.items) <= set(small.items)
     assert sum(art.selection["cluster_sizes"]) == small.n_items
-    # kmeans' own candidates plus the few-model ones every method gets (essence.reconstruct.FEW_MODEL_CHOICES)
-    assert set(art.selection["reconstructor_val_rmse"]) == {"weighted_mean", "gam", "gam_unweighted", "line",
-                                                            "mean_ridge", "latent", "mlp"}  # + essence.predictors
-    if art.selection["reconstructor_choice"] in ("weighted_mean", "gam"):  # kmeans' own, with cluster weights
-        assert art.reconstructor.weights is not None and len(art.reconstructor.weights) == 10
+    # kmeans' own candidates only: the plain-mean few-model choices are left out (plain_mean_choices = False)
+    assert set(art.selection["reconstructor_val_rmse"]) == {"weighted_line", "gam", "ridge"}
+    assert art.reconstructor.weights is not None and len(art.reconstructor.weights) == 10
     back = Compressed.load(art.save(tmp_path / "km.json"))
     assert back.items == art.items
     np.testing.assert_allclose(back.estimate(small)["estimate"], art.estimate(small)["estimate"], rtol=0, atol=1e-9)
     assert compress(small, k=10, method="kmeans", seed=0, progress=False).items == art.items
 
 
-@pytest.mark.parametrize("label", ["weighted_mean", "gam", "gam_unweighted", "ridge"])
+@pytest.mark.parametrize("label", ["weighted_line", "weighted_mean", "gam", "gam_unweighted", "ridge"])
 def test_candidates_round_trip(small, label):
     from essence.data import split_models
 
     sp = split_models(small, seed=0)
     tr, va = small.subset(models=sp.train), small.subset(models=sp.val)
     sel = KMeansSelector(7, progress=False, candidates=(label,)).fit(tr, va)
-    assert set(sel.reconstructor_scores_) == {label, "line", "mean_ridge", "latent", "mlp"}  # + few-model, predictors
+    assert set(sel.reconstructor_scores_) == {label}  # no plain-mean few-model choices are added
     assert sel.reconstructor_choice_ in sel.reconstructor_scores_
     X = va.responses[:, sel.items_]
     rec = reconstructor_from_dict(json.loads(json.dumps(sel.reconstructor_.to_dict())))
@@ -101,6 +99,45 @@ def test_bad_parameters_are_refused(small):
 
 
 def test_kmeans_on_continuous_scores(alpaca):
-    art = compress(alpaca, k=12, method="kmeans", seed=0, progress=False)
+    art = compress(alpaca, k=12, method="kmeans", seed=0, progress=False, min_models_continuous=0)
     assert len(set(art.items)) == 12
     assert np.isfinite(art.figures["test"]["rmse"])
+
+
+def test_weighted_line_by_hand_and_round_trip():
+    from essence.methods.kmeans import WeightedLineReconstructor
+
+    X = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 1], [1, 1, 1]], dtype=float)
+    w = [2.0, 1.0, 1.0]
+    m = 100 * (X @ np.array(w)) / 4  # the weighted subset score, pp: 50, 75, 50, 100
+    y = 10 + 0.5 * m  # an exact line of it
+    rec = WeightedLineReconstructor(weights=w).fit(X, y)
+    assert rec.slope_ == pytest.approx(0.5) and rec.intercept_ == pytest.approx(10)
+    np.testing.assert_allclose(rec.predict(X), y, atol=1e-9)
+    back = reconstructor_from_dict(json.loads(json.dumps(rec.to_dict())))
+    np.testing.assert_allclose(back.predict(X), rec.predict(X), rtol=0, atol=1e-12)
+    # the plain mean would rank rows 0 and 2 equal to row 1 differently: the weights matter
+    assert WeightedLineReconstructor().fit(X, y).predict(X)[0] != pytest.approx(y[0])
+
+
+def test_kmeans_refuses_continuous_scores_with_few_models(alpaca):
+    from essence.data import split_models
+
+    sp = split_models(alpaca, seed=0)
+    tr, va = alpaca.subset(models=sp.train), alpaca.subset(models=sp.val)
+    with pytest.raises(ValueError, match="min_models_continuous"):
+        KMeansSelector(10, progress=False).fit(tr, va)
+    sel = KMeansSelector(10, progress=False, min_models_continuous=0).fit(tr, va)  # the user may insist
+    assert sel.items_.size == 10
+
+
+def test_faithful_candidate_is_the_papers_estimator_alone(small):
+    from essence.data import split_models
+    from essence.reconstruct import subset_score
+
+    sp = split_models(small, seed=0)
+    tr, va = small.subset(models=sp.train), small.subset(models=sp.val)
+    sel = KMeansSelector(8, progress=False, candidates=("weighted_mean",)).fit(tr, va)
+    assert sel.reconstructor_choice_ == "weighted_mean"
+    X = va.responses[:, sel.items_]
+    np.testing.assert_allclose(sel.reconstructor_.predict(X), np.clip(subset_score(X, sel.weights_), 0, 100))

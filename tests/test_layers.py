@@ -36,8 +36,11 @@ LAYERS: list[list[str]] = [
     ["essence.methods.*"],  # cards and one module per method
     ["essence.artifact_checks"],  # an artifact's numbers checked on load (reads reconstructor and interval kinds)
     ["essence.compressed", "essence.report"],  # report: what an estimate means (reads an artifact's numbers)
+    ["essence.suite"],  # several benchmarks compressed as one (joint fitness, suite artifact)
     ["essence.sweep", "essence.lmeval", "essence.plots", "essence.profile"],
-    ["essence.lessons", "essence.ledger"],  # notebook helpers that run sweeps; the claims ledger
+    ["essence.lessons", "essence.ledger",  # notebook helpers that run sweeps; the claims ledger
+     "essence.lessons_reconstruction", "essence.lessons_irt",
+     "essence.lessons_selectors"],  # notebooks 05, 06 and 07
     ["essence.cli"],
 ]
 

@@ -29,6 +29,7 @@ def slice_():
 def _recs(k):
     from essence.methods.disco import SignatureKNNReconstructor
     from essence.methods.irt import IRTGAMReconstructor
+    from essence.methods.kmeans import WeightedLineReconstructor
     from essence.methods.tinybench import GPIRTReconstructor
 
     rng = np.random.default_rng(1)
@@ -44,8 +45,8 @@ def _recs(k):
         IRTGAMReconstructor(a, b), IRTGAMReconstructor(a, b, use_score=False),
         GPIRTReconstructor(pa, pb, pf, anchors, np.ones(k), 0.4),
         GPIRTReconstructor(pa, pb, pf, anchors, np.ones(k), 0.4, calibrate=True),
-        LineReconstructor(), MeanRidgeReconstructor(), LatentReconstructor(list(range(k)), ranks=(1, 2, 4)),
-        MLPReconstructor(hidden=5),
+        LineReconstructor(), MeanRidgeReconstructor(), WeightedLineReconstructor(weights=rng.uniform(0.5, 2, k)),
+        LatentReconstructor(list(range(k)), ranks=(1, 2, 4)), MLPReconstructor(hidden=5),
     ]
 
 

@@ -85,7 +85,7 @@ def test_tinybench_end_to_end(small, tmp_path):
     assert len(set(art.items)) == 10 and set(art.items) <= set(small.items)
     sel = art.selection
     assert 0.0 <= sel["gp_lambda"] <= 1.0 and sel["lambda_models"] == "validation"
-    assert set(sel["reconstructor_val_rmse"]) == {"gpirt", "gpirt_gam", "line", "mean_ridge", "latent", "mlp"}
+    assert set(sel["reconstructor_val_rmse"]) == {"gpirt", "gpirt_gam", "weighted_line"}
     assert sum(sel["cluster_shares"]) == pytest.approx(1.0)
     back = Compressed.load(art.save(tmp_path / "tb.json"))
     np.testing.assert_allclose(back.estimate(small)["estimate"], art.estimate(small)["estimate"], rtol=0, atol=1e-9)

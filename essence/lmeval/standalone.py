@@ -4,7 +4,8 @@ This file is copied, as it is, next to an exported harness task (``essence_NAME_
 that the harness run itself reports the estimated full score (see :mod:`essence.lmeval.hooks`). It
 must not import anything from essence. It re-implements ``predict`` of every reconstructor kind an
 artifact can hold (``gam``, ``ridge``, ``ridge_gam``, ``weighted_mean``, ``irt_gam``, ``gpirt``,
-``signature_knn``, ``line``, ``mean_ridge``, ``latent``, ``mlp``) and the interval of ``essence.intervals.IntervalModel`` from their ``to_dict()``
+``signature_knn``, ``line``, ``mean_ridge``, ``latent``, ``mlp``) and the interval of
+``essence.intervals.IntervalModel`` from their ``to_dict()``
 numbers; ``tests/test_lmeval_estimate.py`` checks it against ``Compressed.estimate`` for every kind.
 
 ``estimate(spec, scores)``: ``spec`` is ``{"items": [k ids], "reconstructor": {...}, "interval": {...}}``
@@ -160,6 +161,7 @@ _PREDICT = {
     "signature_knn": _knn,
     "line": _line,
     "mean_ridge": _mean_ridge,
+    "weighted_line": lambda d, X: float(d["intercept"]) + float(d["slope"]) * _subset_score(X, d["params"].get("weights")),
     "latent": _latent,
     "mlp": _mlp,
 }

@@ -94,6 +94,8 @@ class Selector(BaseEstimator):
     signal = "responses"
     #: True when the method can choose without any model's results (Herding, PPL)
     needs_no_models = False
+    #: False where the plain mean of the chosen items is the wrong summary (K-Means anchors carry weights)
+    plain_mean_choices = True
 
     def __init__(self, k: int, seed: int = 0, progress: bool = True):
         self.k = k
@@ -139,10 +141,11 @@ class Selector(BaseEstimator):
         self.items_ = idx
         # every method also gets the few-model reconstructors; the choice is cross-validated over all
         # non-test models (train + val) and the chosen one is refitted on all of them
-        # (and, with enough models, the stronger ones of essence.predictors)
+        # (and, with enough models, the stronger ones of essence.predictors), unless the method keeps to its own
         R = np.vstack([train.responses, val.responses])
-        cands = {**self.reconstructor_candidates(train, idx), **FEW_MODEL_CHOICES,
-                 **pool_candidates(idx, R.shape[0], seed=self.seed)}
+        extra = ({**FEW_MODEL_CHOICES, **pool_candidates(idx, R.shape[0], seed=self.seed)}
+                 if self.plain_mean_choices else {})
+        cands = {**self.reconstructor_candidates(train, idx), **extra}
         label, rec, scores = choose_by_cv(cands, R[:, idx], np.r_[train.target, val.target], seed=self.seed, R=R)
         self.reconstructor_fitted_on_ = "train+val"
         self.reconstructor_choice_ = label

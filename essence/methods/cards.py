@@ -61,7 +61,7 @@ CARDS: dict[str, dict[str, str]] = {
         "timing": "after",
         "prior_cost": "full evaluation of reference models",
         "gpu": "no",
-        "reconstructor": "cluster-weighted anchor mean, GAM on it, or GAM on the plain mean",
+        "reconstructor": "a line or GAM on the cluster-weighted anchor mean, or ridge on the anchors",
         "guarantee": "none",
     },
     "herding": {
@@ -116,7 +116,7 @@ CARDS: dict[str, dict[str, str]] = {
         "timing": "after",
         "prior_cost": "full evaluation of reference models",
         "gpu": "no",
-        "reconstructor": "gp-IRT (anchor mean mixed with p-IRT), optionally GAM-calibrated",
+        "reconstructor": "gp-IRT (anchor mean mixed with p-IRT), GAM-calibrated or not, or a line on the anchor mean",
         "guarantee": "none (gp-IRT weight minimises MSE of the mix)",
     },
     "disco": {

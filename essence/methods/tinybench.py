@@ -23,8 +23,12 @@ training models join them (the IRT fit saw those, so ``b`` is then optimistic).
 
 These estimate the **pool** accuracy. On the metabench pools the target is the whole benchmark's
 accuracy, so the ``gpirt_gam`` candidate adds a calibration: a GAM of the target on the gp-IRT
-estimate (pp), fitted on the training models. ``gpirt`` (uncalibrated, 100 * G) and ``gpirt_gam`` are
-chosen between on validation RMSE.
+estimate (pp), fitted on the training models, and ``weighted_line`` a line on the anchor estimate ``A``.
+The choice among ``candidates`` is cross-validated over training + validation models; the plain-mean
+``line`` and ``mean_ridge`` every other method also gets are left out (``plain_mean_choices = False``):
+the anchors are a cluster-stratified sample with unequal weights, whose plain mean is the wrong summary
+(with them, ``tinybench`` chose ``mean_ridge`` on the plain anchor mean on all five metabench pools and
+was the ``kmeans`` method under another name). ``candidates=("gpirt",)`` is the paper's estimator alone.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..anchors import kmeans_anchors
-from ..checks import Flag, Real, Whole, check_params
+from ..checks import Flag, ListOf, OneOf, Real, Whole, check_params
 from ..irt import DEFAULT_FIT, IRT_DOMAINS, ItemParams, binarize, estimate_ability
 from ..reconstruct import Reconstructor
 from ..tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table, round_list
@@ -206,20 +210,27 @@ class TinyBenchSelector(Selector):
         Fewest training models accepted (InputError below it), as :class:`~essence.methods.irt.IRTSelector`:
         gp-IRT rests on a 2PL fit (alpaca_eval2, 44 training systems, k = 40: 4.3 pp against 2.6 for
         random items + a line, 5-fold CV over the systems).
+    candidates : tuple of str, default ("gpirt", "gpirt_gam", "weighted_line")
+        Reconstructor candidates (CV over training + validation models): ``gpirt`` (the paper's, 100 * G),
+        ``gpirt_gam`` (a GAM of the target on it) and ``weighted_line`` (a line on the anchor estimate, as
+        :class:`~essence.methods.kmeans.WeightedLineReconstructor`).
     """
 
     name = "tinybench"
     signal = "responses"
     _domains = {**Selector._domains, **IRT_DOMAINS, "n_init": Whole(1), "max_iter": Whole(1),
-                "min_val_models": Whole(0), "n_splines": Whole(4), "lam": Real(0.0), "min_models": Whole(1)}
+                "min_val_models": Whole(0), "n_splines": Whole(4), "lam": Real(0.0), "min_models": Whole(1),
+                "candidates": ListOf(OneOf("gpirt", "gpirt_gam", "weighted_line"))}
+    plain_mean_choices = False
 
     def __init__(self, k, seed=0, progress=True, n_init: int = 10, max_iter: int = 300, binarize: float = 0.5,
                  epochs: int = DEFAULT_FIT["epochs"], lr: float = DEFAULT_FIT["lr"],
                  lr_decay: float = DEFAULT_FIT["lr_decay"], priors: str = DEFAULT_FIT["priors"],
                  max_models: int | None = DEFAULT_FIT["max_models"], prior_sd: float = 1.0,
                  min_val_models: int = 20, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, cache: bool = True,
-                 min_models: int = 100):
+                 min_models: int = 100, candidates=("gpirt", "gpirt_gam", "weighted_line")):
         super().__init__(k, seed, progress)
+        self.candidates = candidates
         self.min_models = min_models
         self.n_init = n_init
         self.max_iter = max_iter
@@ -268,7 +279,13 @@ class TinyBenchSelector(Selector):
                       pool_p_fixed=[None if np.isnan(v) else float(v) for v in p.p_fixed],
                       anchors=[int(i) for i in idx], weights=self.weights_.tolist(), gp_lambda=self.gp_lambda_,
                       threshold=self.binarize, prior_sd=self.prior_sd, n_splines=self.n_splines, lam=self.lam)
-        return {
+        from ..reconstruct import reconstructor_class
+
+        weighted_line = reconstructor_class("weighted_line")  # kmeans' class, by registry (no method imports another)
+        make = {
             "gpirt": lambda: GPIRTReconstructor(calibrate=False, **common),
             "gpirt_gam": lambda: GPIRTReconstructor(calibrate=True, **common),
+            "weighted_line": lambda: weighted_line(weights=self.weights_.tolist()),
         }
+        names = [self.candidates] if isinstance(self.candidates, str) else list(self.candidates)
+        return {str(c): make[str(c)] for c in names}

@@ -7,7 +7,7 @@ regenerating an unchanged figure rewrites identical SVG files. Single-panel figu
 
 Files: :mod:`~essence.plots.style` (colours, style, ``savefig``, the caveat note) and one file per
 notebook: ``data`` (00), ``redundancy`` (01), ``coarse_filter`` (02), ``genetic`` (03), ``refinement``
-(04), ``comparison`` (08), ``profile`` (09), ``new_model`` (10). Every figure function is importable
+(04), ``comparison`` (08), ``profile`` (09), ``new_model`` (10), ``suite`` (11). Every figure function is importable
 from ``essence.plots`` itself.
 """
 
@@ -29,6 +29,8 @@ from .refinement import *  # noqa: F401,F403
 from .refinement import __all__ as _refinement
 from .style import *  # noqa: F401,F403
 from .style import __all__ as _style
+from .suite import *  # noqa: F401,F403
+from .suite import __all__ as _suite
 
 __all__ = [*_style, *_data, *_redundancy, *_coarse_filter, *_genetic, *_refinement, *_comparison, *_profile,
-           *_new_model]
+           *_new_model, *_suite]

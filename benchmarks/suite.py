@@ -1,0 +1,128 @@
+"""A suite compressed jointly against its members compressed separately, on the same held-out models.
+
+For each seed the ~1,807 models present in all five metabench pools are split once (20% test, 10%
+validation, stratified on the suite mean). The suite approach chooses ``--k`` (250) items across the
+five with the joint EssenceBench and reconstructs every benchmark from all of them
+(:func:`essence.suite.compress_suite`); the separate approach is the five default artifacts
+(``essence compress NAME --k 50``, method ``auto``) on the same split, whose suite mean is the mean of
+their five estimates. Both are scored on the test models only. Printed: the per-benchmark table, the mean
+table (mean of the per-benchmark RMSE, and the RMSE of the suite mean) and the done-when check of issue 16
+(mean per-benchmark RMSE <= 0.85 x separate; suite mean RMSE <= 0.9 pp).
+
+``--holdout`` checks on models outside the data the artifacts were built from: 20% of the shared models
+are held out of everything (split, selection, reconstructors), both approaches are built on the rest,
+and both are scored on the held-out models. ``--method random`` (or another suite method) runs the same
+comparison with that selector.
+
+The metabench pools are pre-selected informative items; every figure is optimistic relative to
+compressing whole benchmarks. Runs are cached as JSON under ``build/suite/`` (delete it to recompute).
+
+    .venv/bin/python benchmarks/suite.py                      # seeds 0 1 2
+    .venv/bin/python benchmarks/suite.py --seeds 0 --holdout
+    .venv/bin/python benchmarks/suite.py --seeds 0 --weightings   # which weighting, and why
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from essence.data import POOL_CAVEAT  # noqa: E402
+from essence.suite import load_suite  # noqa: E402
+from essence.suite.study import figure_rows, leave_out_models, run_pair  # noqa: E402
+
+NAMES = ("arc", "gsm8k", "mmlu", "truthfulqa", "winogrande")
+
+
+def tables(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(per_benchmark, mean)`` tables from :func:`figure_rows` rows over seeds (mean +- sd of RMSE, pp)."""
+    piv = df.pivot_table(index=["seed", "benchmark"], columns="approach", values="rmse").reset_index()
+    per = piv[piv.benchmark != "mean"]
+    rows = []
+    for name, g in per.groupby("benchmark", sort=False):
+        rows.append({"benchmark": name, "separate k=50 each": f"{g.separate.mean():.2f} ± {g.separate.std(ddof=0):.2f}",
+                     "suite k=250": f"{g.suite.mean():.2f} ± {g.suite.std(ddof=0):.2f}",
+                     "ratio": f"{(g.suite / g.separate).mean():.2f}"})
+    t1 = pd.DataFrame(rows).set_index("benchmark").loc[[n for n in NAMES if n in set(per.benchmark)]]
+    avg = per.groupby("seed")[["separate", "suite"]].mean()
+    mean = piv[piv.benchmark == "mean"].set_index("seed")
+    t2 = pd.DataFrame({
+        "figure": ["mean of the per-benchmark RMSE", "RMSE of the suite mean"],
+        "separate": [f"{avg.separate.mean():.3f} ± {avg.separate.std(ddof=0):.3f}",
+                     f"{mean.separate.mean():.3f} ± {mean.separate.std(ddof=0):.3f}"],
+        "suite": [f"{avg.suite.mean():.3f} ± {avg.suite.std(ddof=0):.3f}",
+                  f"{mean.suite.mean():.3f} ± {mean.suite.std(ddof=0):.3f}"],
+        "ratio": [f"{(avg.suite / avg.separate).mean():.3f}", f"{(mean.suite / mean.separate).mean():.3f}"],
+    }).set_index("figure")
+    return t1, t2
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    ap.add_argument("--k", type=int, default=250)
+    ap.add_argument("--k-each", type=int, default=50)
+    ap.add_argument("--method", default="essence", help="the suite's selector (default: joint EssenceBench)")
+    ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a suite method setting")
+    ap.add_argument("--holdout", action="store_true", help="score on 20%% of the models held out of everything")
+    ap.add_argument("--weightings", action="store_true",
+                    help="instead: the joint fitness's weightings and fitness models (GA 100 generations, ridge "
+                         "reconstruction), on the first seed's test models")
+    ap.add_argument("--cache", default="build/suite")
+    ap.add_argument("--progress", action="store_true")
+    args = ap.parse_args(argv)
+    from essence.checks import parse_params
+
+    params = parse_params(args.param)
+    suite = load_suite(NAMES)
+    print(f"suite: {suite.n_models} models in all five; dropped per benchmark: "
+          + ", ".join(f"{n} {c}" for n, c in suite.dropped.items()))
+    if args.weightings:
+        from essence.suite.study import weighting_study
+
+        t = weighting_study(suite, seed=args.seeds[0], k=args.k)
+        print(f"Joint fitness settings, seed {args.seeds[0]}: test RMSE (pp), ridge on the chosen items; avg = mean of "
+              f"the five; mean = the suite mean's RMSE; budget = items per benchmark")
+        print(t.round(3).to_markdown())
+        print(f"note: {POOL_CAVEAT}")
+        return 0
+    frames, budgets = [], []
+    for seed in args.seeds:
+        if args.holdout:
+            kept, out = leave_out_models(suite, 0.2, seed)
+            res = run_pair(kept, seed=seed, k=args.k, k_each=args.k_each, method=args.method, test=0.1, val=0.1,
+                           cache=Path(args.cache), progress=args.progress, evaluate_on=out, tag="holdout-", **params)
+        else:
+            res = run_pair(suite, seed=seed, k=args.k, k_each=args.k_each, method=args.method,
+                           cache=Path(args.cache), progress=args.progress, **params)
+        frames.append(figure_rows(res, seed))
+        budgets.append({"seed": seed, **res["suite"]["budget"]})
+        print(f"seed {seed}: {len(res['suite']['models'])} evaluation models; suite budget "
+              + ", ".join(f"{n} {c}" for n, c in res["suite"]["budget"].items()), flush=True)
+    df = pd.concat(frames, ignore_index=True)
+    t1, t2 = tables(df)
+    where = "models held out of everything" if args.holdout else "held-out test models (20%)"
+    print(f"\nPer benchmark: RMSE (pp) on {where}, mean ± sd over seeds {args.seeds}; "
+          f"suite = {args.method} k={args.k} across the five, separate = five default artifacts at k={args.k_each}")
+    print(t1.to_markdown())
+    print("\nMean")
+    print(t2.to_markdown())
+    piv = df.pivot_table(index=["seed", "benchmark"], columns="approach", values="rmse").reset_index()
+    per = piv[piv.benchmark != "mean"].groupby("seed")[["separate", "suite"]].mean()
+    ratio = float((per.suite / per.separate).mean())
+    mean_rmse = float(piv[piv.benchmark == "mean"].suite.mean())
+    print(f"\ndone-when: mean per-benchmark RMSE ratio {ratio:.3f} (target <= 0.85: "
+          f"{'met' if ratio <= 0.85 else 'NOT met'}); suite mean RMSE {mean_rmse:.3f} pp (target <= 0.9: "
+          f"{'met' if mean_rmse <= 0.9 else 'NOT met'})")
+    print(f"note: {POOL_CAVEAT}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,311 @@
+"""The compressed suite: k items chosen across several benchmarks, one reconstructor per member fitted on
+*all* chosen items, and the suite mean; one JSON file (no pickle).
+
+:func:`compress_suite` splits the shared models once (stratified on the suite mean), chooses with
+:func:`~essence.suite.select.select_suite` on training + validation models, and for each member chooses a
+reconstructor kind by 5-fold CV over those models (any kind registered in
+:data:`essence.reconstruct.RECONSTRUCTOR_KINDS`, built with its defaults), with a conformal interval as
+:func:`essence.compressed.compress` does. The suite mean's estimate is the mean of the member estimates,
+with its own interval calibrated on their cross-fitted means.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import inspect
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .. import __version__
+from .._io import jsonable, write_atomic
+from .._runtime import single_thread
+from ..checks import whole_number
+from ..compressed import _figures
+from ..data import Responses, split_models
+from ..errors import InputError
+from ..intervals import IntervalModel, cross_fitted_predictions
+from ..reconstruct import RECONSTRUCTOR_KINDS, choose_by_cv, reconstructor_class
+from .data import SEP, Suite
+from .select import select_suite
+
+__all__ = ["SuiteCompressed", "compress_suite", "SUITE_SCHEMA", "is_suite_artifact", "DEFAULT_RECONSTRUCTORS"]
+
+SUITE_SCHEMA = "essence.suite"
+SUITE_SCHEMA_VERSION = 1
+#: reconstructor kinds tried per member by default (kinds registered later can be named in ``reconstructors``)
+DEFAULT_RECONSTRUCTORS = ("ridge", "ridge_gam", "mean_ridge")
+
+
+def is_suite_artifact(path) -> bool:
+    """True when ``path`` is a JSON file with the suite schema (False for anything else, never raises)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            head = fh.read(4096)
+        return f'"schema":"{SUITE_SCHEMA}"' in head.replace(" ", "")
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+@dataclass
+class SuiteCompressed:
+    """A compressed suite.
+
+    ``names``: member names, in compress order. ``items``: ``{name: [item ids chosen in that member]}``;
+    the reconstructors read the chosen items in member order, then in that order (:meth:`columns`).
+    ``reconstructors``, ``intervals``: one per member; ``mean_interval``: the suite mean's.
+    ``figures``: ``{"validation"|"test": {name|"mean": summary}}``.
+    """
+
+    method: str
+    k: int
+    seed: int
+    params: dict
+    names: list
+    items: dict
+    reconstructors: dict
+    intervals: dict
+    mean_interval: IntervalModel
+    dataset: dict
+    figures: dict
+    split: dict = field(default_factory=dict)
+    selection: dict = field(default_factory=dict)
+    created: str = ""
+    essence_version: str = __version__
+
+    def columns(self) -> list[str]:
+        """The chosen items as pooled ids ``member/item``, in the order every reconstructor reads them."""
+        return [f"{n}{SEP}{i}" for n in self.names for i in self.items[n]]
+
+    # -- estimates -------------------------------------------------------------------------------
+    def _matrix(self, data) -> tuple[np.ndarray, np.ndarray, list]:
+        """``(models (n,), X (n, k), members)``: the chosen items of every member on the models present in
+        all of ``data`` (one Responses or path per member, in :attr:`names` order)."""
+        from ..data import load
+
+        data = list(data) if not isinstance(data, (str, Path, Responses)) else [data]
+        if len(data) != len(self.names):
+            raise InputError(f"give one results file per benchmark of the suite, in its order "
+                             f"({', '.join(self.names)}): got {len(data)}")
+        members = [d if isinstance(d, Responses) else load(d, allow_empty_items=True) for d in data]
+        common = set(members[0].models.tolist())
+        for m in members[1:]:
+            common &= set(m.models.tolist())
+        models = [s for s in members[0].models.tolist() if s in common]
+        if not models:
+            raise InputError(f"no model is in all {len(members)} results files; a suite estimate needs each model's "
+                             "results on every member's chosen items")
+        blocks = []
+        for name, m in zip(self.names, members):
+            pos = {s: i for i, s in enumerate(m.items.tolist())}
+            missing = [s for s in self.items[name] if s not in pos]
+            if missing:
+                shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+                raise InputError(f"{name} (file {m.name}): {len(missing)} of its {len(self.items[name])} chosen items "
+                                 f"are missing: {shown}; is the file the right benchmark, in the suite's order "
+                                 f"({', '.join(self.names)})?")
+            sub = m.subset(models=models)
+            blocks.append(sub.responses[:, [pos[s] for s in self.items[name]]])
+        X = np.hstack(blocks) if blocks else np.zeros((len(models), 0))
+        finite = X[~np.isnan(X)]
+        if finite.size and (finite.min() < 0 or finite.max() > 1):
+            raise InputError("responses: values outside [0, 1] on the chosen items; scores must be fractions")
+        empty = np.isnan(X).all(axis=1)
+        if empty.any():
+            raise InputError(f"{int(empty.sum())} model(s) have no result on any chosen item, e.g. "
+                             f"{models[int(np.flatnonzero(empty)[0])]!r}; drop them or run them on the chosen items")
+        return np.asarray(models), X, members
+
+    def estimate(self, data):
+        """Estimates (pp) with intervals: a DataFrame with ``model`` and, per member and for ``mean``,
+        ``NAME``, ``NAME_lower``, ``NAME_upper``."""
+        import pandas as pd
+
+        models, X, _ = self._matrix(data)
+        est = self._predict(X)
+        cols = {"model": models}
+        for name, e in est.items():
+            iv = self.mean_interval if name == "mean" else self.intervals[name]
+            lo, hi = iv.interval(e)
+            cols.update({name: e, f"{name}_lower": lo, f"{name}_upper": hi})
+        return pd.DataFrame(cols)
+
+    def _predict(self, X) -> dict:
+        est = {n: np.asarray(self.reconstructors[n].predict(X), dtype=np.float64) for n in self.names}
+        est["mean"] = np.mean([est[n] for n in self.names], axis=0)
+        return est
+
+    def evaluate(self, data) -> dict:
+        """``{"n_models", "benchmarks": {name: summary + coverage}, "mean": {...}}`` on the models in all files."""
+        models, X, members = self._matrix(data)
+        est = self._predict(X)
+        truth = {n: m.subset(models=models).target for n, m in zip(self.names, members)}
+        truth["mean"] = np.mean([truth[n] for n in self.names], axis=0)
+        out = {"n_models": int(len(models)), "benchmarks": {}}
+        for name in [*self.names, "mean"]:
+            iv = self.mean_interval if name == "mean" else self.intervals[name]
+            lo, hi = iv.interval(est[name])
+            fig = _figures(truth[name], est[name], lo, hi, f"{name} figures")
+            if name == "mean":
+                out["mean"] = fig
+            else:
+                out["benchmarks"][name] = fig
+        return out
+
+    # -- persistence -----------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {
+            "schema": SUITE_SCHEMA, "schema_version": SUITE_SCHEMA_VERSION, "essence_version": self.essence_version,
+            "created": self.created, "method": self.method, "k": int(self.k), "seed": int(self.seed),
+            "params": self.params, "names": list(self.names), "items": {n: list(self.items[n]) for n in self.names},
+            "members": {n: {"reconstructor": self.reconstructors[n].to_dict(),
+                            "interval": self.intervals[n].to_dict()} for n in self.names},
+            "mean_interval": self.mean_interval.to_dict(), "dataset": self.dataset, "split": self.split,
+            "figures": self.figures, "selection": self.selection,
+        }
+
+    def save(self, path, overwrite: bool = False) -> Path:
+        """Write the suite artifact as JSON, atomically; refuses to replace a file unless ``overwrite``."""
+        text = json.dumps(jsonable(self.to_dict()), separators=(",", ":"), allow_nan=False)
+        return write_atomic(path, text, overwrite=overwrite)
+
+    @classmethod
+    def from_dict(cls, d: dict, source: str = "suite artifact") -> "SuiteCompressed":
+        from ..artifact_checks import check_artifact
+
+        if not isinstance(d, dict) or d.get("schema") != SUITE_SCHEMA:
+            raise InputError(f"{source}: not an essence suite artifact (schema "
+                             f"{d.get('schema') if isinstance(d, dict) else None!r}, expected {SUITE_SCHEMA!r})")
+        if d.get("schema_version") != SUITE_SCHEMA_VERSION:
+            raise InputError(f"{source}: suite schema version {d.get('schema_version')!r}, this essence reads "
+                             f"{SUITE_SCHEMA_VERSION}; recreate it with `essence compress`")
+        missing = [f for f in ("method", "k", "seed", "params", "names", "items", "members", "mean_interval",
+                               "dataset", "figures") if f not in d]
+        if missing:
+            raise InputError(f"{source}: missing field(s) {', '.join(missing)}; the file is incomplete or hand-edited")
+        names = d["names"]
+        if (not isinstance(names, list) or len(names) < 2 or not isinstance(d["items"], dict)
+                or not isinstance(d["members"], dict) or any(n not in d["items"] or n not in d["members"] for n in names)):
+            raise InputError(f"{source}: damaged: names, items and members do not name the same benchmarks")
+        cols = [f"{n}{SEP}{i}" for n in names for i in d["items"][n]]
+        recs, ivs = {}, {}
+        for n in names:  # each member checked as a single artifact over all chosen items
+            one = {"k": d["k"], "seed": d["seed"], "params": d["params"], "items": cols, **d["members"][n]}
+            recs[n], ivs[n] = check_artifact(one, f"{source} [{n}]")
+        try:
+            mean_iv = IntervalModel.from_dict(d["mean_interval"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"{source}: damaged: mean_interval cannot be rebuilt ({exc})") from None
+        return cls(method=d["method"], k=int(d["k"]), seed=int(d["seed"]), params=d["params"], names=list(names),
+                   items={n: list(d["items"][n]) for n in names}, reconstructors=recs, intervals=ivs,
+                   mean_interval=mean_iv, dataset=d["dataset"], figures=d["figures"], split=d.get("split", {}),
+                   selection=d.get("selection", {}), created=d.get("created", ""),
+                   essence_version=d.get("essence_version", "unknown"))
+
+    @classmethod
+    def load(cls, path) -> "SuiteCompressed":
+        path = Path(path)
+        try:
+            d = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError(f"{path}: no such suite artifact file") from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InputError(f"{path}: not a readable JSON artifact ({exc})") from None
+        return cls.from_dict(d, source=str(path))
+
+    def __repr__(self) -> str:
+        t = self.figures.get("test", {}).get("mean", {})
+        return (f"SuiteCompressed(method={self.method!r}, k={self.k}, members={self.names}, "
+                f"budget={self.selection.get('budget')}, test_mean_rmse={t.get('rmse', float('nan')):.3f} pp)")
+
+
+def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_train: int | None = None,
+                level: float = 0.9, seed: int = 0):
+    """Per member: the reconstructor chosen by 5-fold CV over ``suite_fit``'s models on the pooled items
+    ``idx`` and its interval; and the mean's interval. ``n_train``: the first ``n_train`` models are
+    training models, the rest validation (for the interval's calibration; None: all cross-fitted).
+    Returns ``(recs, intervals, mean_interval, choice, cv_pred (n, B))``."""
+    unknown = [r for r in reconstructors if r not in RECONSTRUCTOR_KINDS]
+    if unknown or not reconstructors:
+        raise InputError(f"reconstructors: unknown kind {unknown[0] if unknown else None!r}; "
+                         f"choose among {', '.join(sorted(RECONSTRUCTOR_KINDS))}")
+    R = suite_fit.pooled().responses
+    X = R[:, idx]
+    Y = suite_fit.targets
+    cands = {kind: reconstructor_class(kind) for kind in reconstructors}
+    # kinds that model the training models' answers on every pool item get the whole suite's (pooled) items
+    pool = {"R": R} if "R" in inspect.signature(choose_by_cv).parameters else {}
+    n = X.shape[0]
+    nt = n if n_train is None else int(n_train)
+    recs, ivs, choice, cv = {}, {}, {}, np.empty_like(Y)
+    for b, name in enumerate(suite_fit.names):
+        label, rec, scores = choose_by_cv(cands, X, Y[:, b], seed=seed, **pool)
+        recs[name] = rec
+        choice[name] = {"kind": label, "cv_rmse": {k_: (round(v, 5) if isinstance(v, float) else v)
+                                                    for k_, v in scores.items()}}
+        cv[:, b] = cross_fitted_predictions(rec, X, Y[:, b], seed=seed, **pool)
+        ivs[name] = _interval(cv[:, b], Y[:, b], nt, level)
+    mean_iv = _interval(cv.mean(axis=1), Y.mean(axis=1), nt, level)
+    return recs, ivs, mean_iv, choice, cv
+
+
+def _interval(pred, y, n_train: int, level: float) -> IntervalModel:
+    if n_train >= len(y):
+        return IntervalModel(level=level).fit(pred, y, pred[:0], y[:0])
+    return IntervalModel(level=level).fit(pred[:n_train], y[:n_train], pred[n_train:], y[n_train:])
+
+
+def compress_suite(suite: Suite, k: int, method: str = "essence", seed: int = 0, split=None, test: float = 0.1,
+                   val: float = 0.1, level: float = 0.9, per_benchmark: int = 0,
+                   reconstructors=DEFAULT_RECONSTRUCTORS, progress: bool = True, **params) -> SuiteCompressed:
+    """Choose ``k`` items across ``suite`` with ``method`` and fit every member's reconstructor on them.
+
+    The shared models are split once (``split_models`` on the suite mean unless ``split`` is given); the
+    selection and the reconstructors see training and validation models only; ``figures["test"]`` is
+    computed once on the test models. ``params`` go to the method (see :func:`select_suite`).
+    """
+    if not isinstance(suite, Suite):
+        raise InputError("suite: expected a Suite (see essence.suite.load_suite)")
+    seed = whole_number("seed", seed, 0)
+    split = split if split is not None else split_models(suite.mean_target, test=test, val=val, seed=seed)
+    train, valid, testd = (suite.subset(ix) for ix in split)
+    with single_thread():
+        idx, info = select_suite(train, valid, k, method=method, seed=seed, per_benchmark=per_benchmark,
+                                 progress=progress, **params)
+        fit_part = suite.subset(np.r_[split.train, split.val])
+        recs, ivs, mean_iv, choice, cv = fit_members(fit_part, idx, tuple(reconstructors), train.n_models, level, seed)
+    pooled_ids = suite.pooled().items[idx]
+    items = {n: [s.split(SEP, 1)[1] for s in pooled_ids if s.split(SEP, 1)[0] == n] for n in suite.names}
+    art = SuiteCompressed(
+        method=method, k=int(k), seed=int(seed), params=jsonable(params), names=suite.names, items=items,
+        reconstructors=recs, intervals=ivs, mean_interval=mean_iv,
+        dataset={"names": suite.names, "n_models": suite.n_models, "dropped": suite.dropped,
+                 "n_items": dict(zip(suite.names, suite.n_items)), "fingerprint": suite.fingerprint(),
+                 **({"caveat": suite.caveat} if suite.caveat else {})},
+        figures={}, split={"seed": int(seed), "test": test, "val": val, "n_train": train.n_models,
+                           "n_val": valid.n_models, "n_test": testd.n_models},
+        selection={**info, "reconstructor_choice": choice},
+        created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+    if art.columns() != pooled_ids.tolist():  # a bug, not user input: members keep their pooled order
+        raise RuntimeError("suite artifact: chosen columns out of order")
+    nt = train.n_models
+    val_est = {n: cv[nt:, b] for b, n in enumerate(suite.names)}
+    val_est["mean"] = cv[nt:].mean(axis=1)
+    figs = {}
+    for label, part, est in (("validation", valid, val_est), ("test", testd, None)):
+        if not part.n_models:
+            continue
+        if est is None:
+            est = art._predict(part.pooled().responses[:, idx])
+        truth = {n: part.targets[:, b] for b, n in enumerate(suite.names)}
+        truth["mean"] = part.mean_target
+        figs[label] = {}
+        for name in [*suite.names, "mean"]:
+            iv = mean_iv if name == "mean" else ivs[name]
+            lo, hi = iv.interval(est[name])
+            figs[label][name] = _figures(truth[name], est[name], lo, hi, f"{label} figures ({name})",
+                                         warn_few=label == "test")
+    art.figures = figs
+    return art

@@ -1,0 +1,142 @@
+"""A suite: several benchmarks as one data object.
+
+Members are :class:`~essence.data.Responses` restricted to the models present in *all* of them (in one
+shared order); items stay apart by member. The pooled view (:meth:`Suite.pooled`) concatenates the
+members' items ``(n_models, sum of n_items)`` with ids ``"<member>/<item>"`` and the suite mean (the
+unweighted mean of member scores, the leaderboard's average, pp) as its target, so any single-benchmark
+selector can choose from the whole suite.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..data import METABENCH, POOL_CAVEAT, Responses
+from ..errors import InputError
+
+__all__ = ["Suite", "make_suite", "load_suite", "SEP"]
+
+#: separator between a member's name and an item id in the pooled view
+SEP = "/"
+
+
+@dataclass(frozen=True, eq=False)
+class Suite:
+    """Several benchmarks on the same models.
+
+    ``members``: tuple of Responses, every one with the same ``models`` in the same order.
+    ``dropped``: member name -> number of its models left out because some other member lacks them.
+    """
+
+    members: tuple
+    dropped: dict = field(default_factory=dict)
+
+    @property
+    def names(self) -> list[str]:
+        return [m.name for m in self.members]
+
+    @property
+    def models(self) -> np.ndarray:
+        return self.members[0].models
+
+    @property
+    def n_models(self) -> int:
+        return self.members[0].n_models
+
+    @property
+    def n_items(self) -> list[int]:
+        """Items per member, in member order."""
+        return [m.n_items for m in self.members]
+
+    @property
+    def blocks(self) -> list[np.ndarray]:
+        """Positions of each member's items in the pooled view: a list of ``(n_items_b,)`` int arrays."""
+        edges = np.cumsum([0] + self.n_items)
+        return [np.arange(a, b) for a, b in zip(edges[:-1], edges[1:])]
+
+    @property
+    def member_of(self) -> np.ndarray:
+        """``(sum n_items,)`` member index of each pooled item."""
+        return np.concatenate([np.full(n, b) for b, n in enumerate(self.n_items)])
+
+    @property
+    def targets(self) -> np.ndarray:
+        """``(n_models, n_members)`` full scores, pp."""
+        return np.column_stack([m.target for m in self.members])
+
+    @property
+    def mean_target(self) -> np.ndarray:
+        """``(n_models,)`` the suite mean: unweighted mean of the member scores, pp."""
+        return self.targets.mean(axis=1)
+
+    @property
+    def caveat(self) -> str | None:
+        pre = [n for n in self.names if n in METABENCH]
+        return f"{', '.join(pre)}: {POOL_CAVEAT}" if pre else None
+
+    def subset(self, models) -> "Suite":
+        """The same suite on some models (indices, mask or ids, as :meth:`Responses.subset` takes)."""
+        return Suite(tuple(m.subset(models=models) for m in self.members), dict(self.dropped))
+
+    def pooled(self) -> Responses:
+        """All members' items side by side, ids ``member/item``, target the suite mean (pp)."""
+        texts = None
+        if all(m.texts is not None for m in self.members):
+            texts = np.concatenate([np.asarray(m.texts, dtype=str) for m in self.members])
+        return Responses(
+            np.ascontiguousarray(np.hstack([m.responses for m in self.members])), self.models,
+            np.concatenate([np.char.add(f"{m.name}{SEP}", m.items.astype(str)) for m in self.members]),
+            self.mean_target, texts=texts, name="+".join(self.names), target_source="suite_mean")
+
+    def fingerprint(self) -> str:
+        return "+".join(m.fingerprint() for m in self.members)
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"{m.name}: {m.n_items} items" for m in self.members)
+        return f"Suite({self.n_models} models; {parts})"
+
+
+def make_suite(members, names=None) -> Suite:
+    """A :class:`Suite` from Responses (``names`` overrides their names): keeps the models present in all,
+    in the first member's order, and counts per member how many were dropped. InputError for fewer than
+    two members, repeated names, or fewer than 10 shared models."""
+    members = list(members)
+    if len(members) < 2:
+        raise InputError(f"a suite needs at least two benchmarks, got {len(members)}; "
+                         "compress a single benchmark with `essence compress DATA`")
+    if any(not isinstance(m, Responses) for m in members):
+        raise InputError("suite members must be Responses (see essence.data.load)")
+    if names is not None:
+        if len(names) != len(members):
+            raise InputError(f"names: {len(names)} names for {len(members)} members")
+        members = [Responses(m.responses, m.models, m.items, m.target, m.texts, str(n), m.item_extras,
+                             m.model_extras, m.target_source) for m, n in zip(members, names)]
+    seen = [m.name for m in members]
+    dup = sorted({n for n in seen if seen.count(n) > 1})
+    if dup:
+        raise InputError(f"suite members must have distinct names, {dup[0]!r} is repeated; "
+                         "rename the files (the name is the file stem) or pass names=")
+    common = set(members[0].models.tolist())
+    for m in members[1:]:
+        common &= set(m.models.tolist())
+    order = [s for s in members[0].models.tolist() if s in common]
+    if len(order) < 10:
+        raise InputError(f"only {len(order)} model(s) have results on all of {', '.join(seen)}; a suite needs at "
+                         "least 10 shared models (check that the files name models the same way)")
+    dropped = {m.name: int(m.n_models - len(order)) for m in members}
+    return Suite(tuple(m.subset(models=order) for m in members), dropped)
+
+
+def load_suite(sources, names=None) -> Suite:
+    """Load every source (a shipped name or a file, see :func:`essence.data.load`) and make a suite."""
+    from ..data import load
+
+    sources = list(sources)
+    members = [s if isinstance(s, Responses) else load(s) for s in sources]
+    if names is None:
+        names = [m.name if isinstance(s, Responses) or not Path(str(s)).suffix else Path(str(s)).stem
+                 for s, m in zip(sources, members)]
+    return make_suite(members, names)

@@ -1,0 +1,138 @@
+"""The joint GA fitness: one ridge per member on the candidate's items from *all* members, scored at once.
+
+For a candidate (a mask over the pooled items of a suite) and every member ``b`` a ridge
+``y_b ~ c_b + X_m w_b`` is fitted on the training models (penalty ``alpha``, intercept unpenalised,
+missing cells filled with the item's training mean), exactly as :class:`essence.search.genetic.RidgeFitness`
+does for one benchmark. All members share the candidate's Gram block, so the ``(P, k, k)`` systems are
+solved once with ``B`` right-hand sides. The suite mean's ridge is the mean of the members' (ridge is
+linear in its target), so its error comes for free.
+
+The members' errors ``r_b`` (pp) are combined into one number (lower is better; the GA maximises its
+negative) by ``weighting``:
+
+* ``"raw"``: ``mean_b r_b``. A benchmark with large errors (gsm8k) dominates the sum;
+* ``"relative"``: ``mean_b r_b / ref_b`` with ``ref_b`` the member's median error over random candidates
+  of the same size (drawn once, seeded): each benchmark's gain over random items counts equally;
+* ``"relative+mean"``: the relative terms plus the suite mean's, ``r_mean / ref_mean``, as one more term.
+
+Which one the suite uses by default, and why, is measured by ``benchmarks/suite.py --weightings``
+(README, "Suites").
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..errors import InputError
+from ..search.genetic import mask_positions, random_masks
+
+__all__ = ["JointRidgeFitness", "WEIGHTINGS"]
+
+WEIGHTINGS = ("raw", "relative", "relative+mean")
+
+
+class JointRidgeFitness:
+    """``-combined RMSE`` of each candidate (see the module docstring).
+
+    ``R_train`` ``(n_train, M)`` pooled responses in [0, 1] (NaN = missing); ``Y_train`` ``(n_train, B)`` member
+    scores, pp; ``member_of`` ``(M,)`` member index of each pooled item. ``R_fit``, ``Y_fit``: the models the
+    fitness is scored on (None: in-sample on the training models, from the Gram matrix alone).
+    ``floor``: candidates with fewer than ``floor`` items of some member are penalised by 1,000 per missing item.
+    ``k_ref``, ``seed``: size and seed of the 64 random candidates that set ``ref`` (``"relative"`` weightings).
+    """
+
+    ruler = None
+
+    def __init__(self, R_train, Y_train, member_of, R_fit=None, Y_fit=None, alpha: float = 1.0,
+                 weighting: str = "relative", floor: int = 0, k_ref: int | None = None, seed: int = 0):
+        X = np.asarray(R_train, dtype=np.float64)
+        Y = np.asarray(Y_train, dtype=np.float64)
+        if X.ndim != 2 or Y.ndim != 2 or Y.shape[0] != X.shape[0]:
+            raise InputError(f"R_train {X.shape} and Y_train {Y.shape}: expected (n, M) and (n, B) on the same models")
+        if weighting not in WEIGHTINGS:
+            raise InputError(f"weighting: {weighting!r} is not one of {', '.join(WEIGHTINGS)}")
+        if not alpha > 0:
+            raise InputError(f"alpha: the ridge penalty must be > 0, got {alpha}")
+        self.member_of = np.asarray(member_of, dtype=np.intp)
+        if self.member_of.shape != (X.shape[1],):
+            raise InputError(f"member_of: expected ({X.shape[1]},), got {self.member_of.shape}")
+        self.B = Y.shape[1]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            fill = np.nanmean(X, axis=0)
+        self.fill = np.where(np.isnan(fill), 0.0, fill)
+        X = np.where(np.isnan(X), self.fill, X)
+        self.mu = X.mean(axis=0)
+        Xc = X - self.mu
+        self.ym = Y.mean(axis=0)
+        Yc = Y - self.ym
+        self.alpha = float(alpha)
+        self.n_train = X.shape[0]
+        self.G = Xc.T @ Xc  # (M, M)
+        self.b = Xc.T @ Yc  # (M, B)
+        self.yy = (Yc ** 2).sum(axis=0)  # (B,)
+        self.yy_mean = float((Yc.mean(axis=1) ** 2).sum())
+        self.n_items = X.shape[1]
+        self.weighting = weighting
+        self.floor = int(floor)
+        self.in_sample = R_fit is None
+        if not self.in_sample:
+            Rf = np.asarray(R_fit, dtype=np.float64)
+            self.Y_fit = np.asarray(Y_fit, dtype=np.float64)
+            if Rf.shape[1] != self.n_items or self.Y_fit.shape != (Rf.shape[0], self.B):
+                raise InputError(f"R_fit {Rf.shape} / Y_fit {self.Y_fit.shape}: expected (n, {self.n_items}) and (n, {self.B})")
+            self._Xt = np.ascontiguousarray((np.where(np.isnan(Rf), self.fill, Rf) - self.mu).T)  # (M, n_fit)
+        self.ref = np.ones(self.B + 1)
+        if weighting != "raw" and k_ref is not None:
+            masks = random_masks(64, self.n_items, int(k_ref), np.random.default_rng([int(seed), 16]))
+            self.ref = np.median(self.member_rmse(masks), axis=0)
+
+    def member_rmse(self, masks) -> np.ndarray:
+        """``(P, B + 1)`` RMSE (pp) of each candidate's ridge for every member, then for the suite mean."""
+        idx = mask_positions(masks, self.n_items)
+        k = idx.shape[1]
+        M = self.n_items
+        A = self.G.ravel().take(idx[:, :, None] * M + idx[:, None, :])  # (P, k, k)
+        A[:, np.arange(k), np.arange(k)] += self.alpha
+        rhs = self.b[idx]  # (P, k, B)
+        w = np.linalg.solve(A, rhs)  # (P, k, B)
+        if self.in_sample:
+            # at the ridge solution (G + aI) w = b:  SSE_b = y_b'y_b - w_b'b_b - a w_b'w_b
+            sse = self.yy - np.einsum("pib,pib->pb", w, rhs) - self.alpha * np.einsum("pib,pib->pb", w, w)
+            r = np.sqrt(np.maximum(sse, 0.0) / self.n_train)
+            wm, bm = w.mean(axis=2), rhs.mean(axis=2)  # the suite mean's ridge and its X'y
+            A[:, np.arange(k), np.arange(k)] -= self.alpha  # back to the Gram blocks
+            sse_m = self.yy_mean - 2 * np.einsum("pi,pi->p", wm, bm) + np.einsum("pi,pij,pj->p", wm, A, wm)
+            rm = np.sqrt(np.maximum(sse_m, 0.0) / self.n_train)
+            return np.column_stack([r, rm])
+        P, n_fit = idx.shape[0], self._Xt.shape[1]
+        err = np.empty((P, n_fit, self.B))
+        W = np.zeros((P, self.n_items))
+        for b in range(self.B):  # one (P, M) @ (M, n_fit) product per member
+            np.put_along_axis(W, idx, w[:, :, b], axis=1)
+            err[:, :, b] = np.clip(W @ self._Xt + self.ym[b], 0.0, 100.0) - self.Y_fit[:, b]
+        r = np.sqrt(np.mean(err ** 2, axis=1))
+        rm = np.sqrt(np.mean(err.mean(axis=2) ** 2, axis=1))
+        return np.column_stack([r, rm])
+
+    def combine(self, r) -> np.ndarray:
+        """``(P,)`` the combined error of ``(P, B + 1)`` per-member and mean errors, under ``weighting``."""
+        r = np.asarray(r, dtype=np.float64)
+        if self.weighting == "raw":
+            return r[:, :self.B].mean(axis=1)
+        rel = r / self.ref
+        if self.weighting == "relative":
+            return rel[:, :self.B].mean(axis=1)
+        return rel.mean(axis=1)
+
+    def penalty(self, masks) -> np.ndarray:
+        """``(P,)`` 1,000 per item a candidate lacks below the per-member ``floor``."""
+        if self.floor <= 0:
+            return np.zeros(len(masks))
+        counts = np.stack([np.asarray(masks)[:, self.member_of == b].sum(axis=1) for b in range(self.B)], axis=1)
+        return 1000.0 * np.maximum(self.floor - counts, 0).sum(axis=1)
+
+    def __call__(self, masks) -> np.ndarray:
+        return -(self.combine(self.member_rmse(masks)) + self.penalty(masks))

@@ -1,0 +1,168 @@
+"""Choosing k items across a suite.
+
+* ``method="essence"`` (joint EssenceBench): the coarse redundancy filter on the pooled items (text and
+  rank redundancy over the training models, across members), then the GA of
+  :func:`essence.search.genetic.genetic_search` with :class:`~essence.suite.fitness.JointRidgeFitness`:
+  every candidate is scored on every member at once, so the split of the budget between members comes
+  out of the search. A per-member floor (``per_benchmark``) is kept by seeding the population with
+  candidates that meet it and penalising those that do not.
+* any other registered method (``random``, ``disco``, ``kmeans``, ...): the method runs on the pooled
+  items (:meth:`Suite.pooled`) with the suite mean as its target; a floor is met by swapping in random
+  items of the short members for random items of the others (seeded).
+
+Every choice uses training and validation models only.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..checks import whole_number
+from ..errors import InputError
+from .data import Suite
+from .fitness import WEIGHTINGS, JointRidgeFitness
+
+__all__ = ["select_suite", "SUITE_METHODS", "JOINT_DEFAULTS", "budget_split"]
+
+#: the joint EssenceBench's settings (population and generations are smaller than the single-benchmark
+#: defaults: a 250-item candidate costs ~8x a 50-item one; see README "Suites" for the measured times)
+JOINT_DEFAULTS = {"population": 100, "generations": 150, "elites": 10, "tournament": 3, "weighting": "relative+mean",
+                  "fitness_models": "train", "ridge_alpha": 1.0, "tau_text": 0.95, "tau_rank": 0.9,
+                  "patience": None}
+
+#: methods that run on a suite: the joint EssenceBench plus every registered single-benchmark method
+SUITE_METHODS = ("essence", "random", "disco", "kmeans", "herding", "ppl", "irt", "tinybench")
+
+
+def budget_split(suite: Suite, idx) -> dict[str, int]:
+    """Chosen items per member for pooled positions ``idx``."""
+    counts = np.bincount(suite.member_of[np.asarray(idx, dtype=np.intp)], minlength=len(suite.members))
+    return {n: int(c) for n, c in zip(suite.names, counts)}
+
+
+def _floor_masks(P: int, M: int, k: int, member_of: np.ndarray, floor: int, rng) -> np.ndarray:
+    """``(P, M)`` random masks of k items with at least ``floor`` of each member."""
+    out = np.zeros((P, M), dtype=bool)
+    B = int(member_of.max()) + 1
+    for p in range(P):
+        take = [rng.choice(np.flatnonzero(member_of == b), size=floor, replace=False) for b in range(B)]
+        chosen = np.concatenate(take) if floor else np.array([], dtype=np.intp)
+        rest = np.setdiff1d(np.arange(M), chosen)
+        out[p, np.r_[chosen, rng.choice(rest, size=k - chosen.size, replace=False)].astype(np.intp)] = True
+    return out
+
+
+def _meet_floor(idx: np.ndarray, member_of: np.ndarray, floor: int, rng) -> np.ndarray:
+    """Swap random items of members above the floor for random unchosen items of members below it."""
+    idx = list(np.asarray(idx, dtype=np.intp))
+    B = int(member_of.max()) + 1
+    for b in range(B):
+        while (member_of[idx] == b).sum() < floor:
+            counts = np.bincount(member_of[idx], minlength=B)
+            donors = [i for i in idx if counts[member_of[i]] > floor]
+            idx.remove(donors[int(rng.integers(len(donors)))])
+            spare = np.setdiff1d(np.flatnonzero(member_of == b), idx)
+            idx.append(int(rng.choice(spare)))
+    return np.sort(np.asarray(idx, dtype=np.intp))
+
+
+def select_suite(train: Suite, val: Suite, k: int, method: str = "essence", seed: int = 0, per_benchmark: int = 0,
+                 progress: bool = True, **params) -> tuple[np.ndarray, dict]:
+    """Choose ``k`` pooled items of the suite with training and validation models only.
+
+    Returns ``(idx, info)``: ``idx`` ``(k,)`` increasing positions into :meth:`Suite.pooled` items;
+    ``info`` (JSON values): the method's record and ``budget`` (items per member). ``params`` go to the
+    method (joint EssenceBench: the keys of :data:`JOINT_DEFAULTS`).
+    """
+    k = whole_number("k", k, 1)
+    floor = whole_number("per_benchmark", per_benchmark, 0)
+    B = len(train.members)
+    if floor * B > k:
+        raise InputError(f"--per-benchmark {floor}: {B} benchmarks x {floor} = {floor * B} items exceed k = {k}; "
+                         f"lower the floor to at most {k // B}")
+    short = [f"{m.name} ({m.n_items})" for m in train.members if m.n_items < floor]
+    if short:
+        raise InputError(f"--per-benchmark {floor}: more than the items of {', '.join(short)}; lower the floor")
+    M = sum(train.n_items)
+    if k > M:
+        raise InputError(f"k: {k} is more than the suite's {M} items; lower k")
+    if method not in SUITE_METHODS:
+        raise InputError(f"method {method!r} does not run on a suite; choose one of: {', '.join(SUITE_METHODS)}")
+    t0 = time.perf_counter()
+    if method == "essence":
+        idx, info = _joint_essence(train, val, k, seed, floor, progress, **params)
+    else:
+        from ..methods import make_method
+
+        sel = make_method(method, k=k, seed=seed, progress=progress, **params)
+        sel.fit(train.pooled(), val.pooled())
+        idx = np.sort(sel.items_)
+        info = {"target": "suite mean (pooled items)"}
+        if floor:
+            before = budget_split(train, idx)
+            idx = _meet_floor(idx, train.member_of, floor, np.random.default_rng([int(seed), 17]))
+            if budget_split(train, idx) != before:
+                info["floor_swaps"] = {"before": before}
+    info.update({"method": method, "per_benchmark": floor, "budget": budget_split(train, idx),
+                 "seconds": round(time.perf_counter() - t0, 3)})
+    return idx, info
+
+
+def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, progress: bool, **params):
+    from ..search.genetic import genetic_search
+    from ..search.redundancy import coarse_filter
+
+    unknown = sorted(set(params) - set(JOINT_DEFAULTS))
+    if unknown:
+        raise InputError(f"--param {unknown[0]}: not a setting of the joint EssenceBench; its settings: "
+                         f"{', '.join(JOINT_DEFAULTS)}")
+    s = {**JOINT_DEFAULTS, **params}
+    if s["weighting"] not in WEIGHTINGS:
+        raise InputError(f"--param weighting={s['weighting']!r}: choose one of {', '.join(WEIGHTINGS)}")
+    if s["fitness_models"] not in ("train", "val"):
+        raise InputError(f"--param fitness_models={s['fitness_models']!r}: choose train (in-sample ridge, the "
+                         "default) or val (validation models)")
+    pooled_tr = train.pooled()
+    R = pooled_tr.responses
+    emb = None
+    if pooled_tr.texts is not None and float(s["tau_text"]) < 1.0:
+        from ..features.text import embed_texts
+
+        emb = embed_texts(pooled_tr.texts, progress=progress)
+    filt = coarse_filter(R, emb, tau_text=float(s["tau_text"]), tau_rank=float(s["tau_rank"]), progress=progress,
+                         texts_available=pooled_tr.texts is not None)
+    pool = np.asarray(filt.kept, dtype=np.intp)
+    member_of = train.member_of[pool]
+    counts = np.bincount(member_of, minlength=len(train.members))
+    if k > pool.size or (floor and counts.min() < floor):
+        raise InputError(f"k={k} / per_benchmark={floor}: the redundancy filter left {pool.size} items "
+                         f"({dict(zip(train.names, counts.tolist()))}); lower k or raise --param tau_rank / tau_text")
+    fm_val = s["fitness_models"] == "val"
+    fit = JointRidgeFitness(R[:, pool], train.targets, member_of,
+                            R_fit=val.pooled().responses[:, pool] if fm_val else None,
+                            Y_fit=val.targets if fm_val else None, alpha=float(s["ridge_alpha"]),
+                            weighting=s["weighting"], floor=floor, k_ref=k, seed=seed)
+    rng = np.random.default_rng(seed)
+    P = int(s["population"])
+    init = _floor_masks(P, pool.size, k, member_of, floor, rng) if floor else None
+    ga = genetic_search(None, None, None, None, k, population=P, generations=int(s["generations"]),
+                        elites=int(s["elites"]), tournament=int(s["tournament"]), patience=s["patience"],
+                        init=init, seed=rng, progress=progress, desc="joint GA", fitness=fit)
+    best = np.sort(pool[ga.best])
+    mask = np.zeros((1, pool.size), dtype=bool)
+    mask[0, ga.best] = True
+    per = fit.member_rmse(mask)[0]
+    info = {
+        "settings": {key: s[key] for key in JOINT_DEFAULTS},
+        "pool_size": int(pool.size), "pool_by_benchmark": dict(zip(train.names, counts.tolist())),
+        "filter": {"n_dropped": int(R.shape[1] - pool.size)},
+        "ga": {"generations_run": ga.generations_run, "evaluations": ga.evaluations, "seconds": round(ga.seconds, 3),
+               "history": ga.history_summary(every=max(1, ga.generations_run // 30))},
+        "fitness_rmse": {**{n: round(float(v), 5) for n, v in zip(train.names, per[:-1])},
+                         "mean": round(float(per[-1]), 5)},
+        "reference_rmse": {**{n: round(float(v), 5) for n, v in zip(train.names, fit.ref[:-1])},
+                           "mean": round(float(fit.ref[-1]), 5)},
+    }
+    return best, info

@@ -1,0 +1,166 @@
+"""Suite against separate artifacts on the same held-out models (``benchmarks/suite.py``, notebook 11).
+
+:func:`run_pair` compresses a suite jointly (k items across all members) and every member separately
+(``k_each`` items each, the single-benchmark default method) on one split of the shared models, and
+returns each approach's test estimates; :func:`figure_rows` turns those into per-benchmark and mean
+figures. The separate approach's suite mean is the mean of its five estimates.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..data import split_models
+from ..metrics import summary
+from .data import Suite
+
+__all__ = ["run_pair", "figure_rows", "suite_split", "leave_out_models", "cross_prediction", "target_correlations", "weighting_study"]
+
+
+def suite_split(suite: Suite, seed: int, test: float = 0.2, val: float = 0.1):
+    """The split every approach shares: stratified on the suite mean (:func:`essence.data.split_models`)."""
+    return split_models(suite.mean_target, test=test, val=val, seed=seed)
+
+
+def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method: str = "essence",
+             separate_method: str = "auto", test: float = 0.2, val: float = 0.1, cache: Path | None = None,
+             progress: bool = False, approaches=("suite", "separate"), evaluate_on: Suite | None = None,
+             tag: str = "", **params) -> dict:
+    """``{approach: {"models": [...], "truth": {name: [...]}, "estimate": {name: [...]}, "budget": {...}}}``
+    on the test models of seed ``seed`` (or on ``evaluate_on``, models kept out of ``suite`` altogether).
+    Each approach is cached as JSON in ``cache`` (a folder) when given, keyed by everything that changes it
+    plus ``tag``."""
+    from ..compressed import compress
+    from .artifact import compress_suite
+
+    split = suite_split(suite, seed, test, val)
+    testd = suite.subset(split.test) if evaluate_on is None else evaluate_on
+    pos = {c: i for i, c in enumerate(suite.pooled().items.tolist())}
+    out = {}
+    for approach in approaches:
+        key = (f"{tag}{approach}-{'+'.join(suite.names)}-n{suite.n_models}-s{seed}-t{test}-v{val}-"
+               + (f"{method}-k{k}-" + "-".join(f"{a}={b}" for a, b in sorted(params.items()))
+                  if approach == "suite" else f"{separate_method}-k{k_each}"))
+        path = Path(cache) / f"{key}.json" if cache else None
+        if path is not None and path.exists():
+            out[approach] = json.loads(path.read_text())
+            continue
+        if approach == "suite":
+            art = compress_suite(suite, k, method=method, seed=seed, split=split, progress=progress, **params)
+            est = art._predict(testd.pooled().responses[:, [pos[c] for c in art.columns()]])
+            rec = {"budget": art.selection["budget"],
+                   "kinds": {n: art.selection["reconstructor_choice"][n]["kind"] for n in art.names}}
+        else:
+            est, rec = {}, {"budget": {}, "kinds": {}}
+            for b, m in enumerate(suite.members):
+                a = compress(m, k=k_each, method=separate_method, seed=seed, split=split, progress=progress)
+                est[m.name] = a.reconstructor.predict(testd.members[b].subset(items=a.items).responses)
+                rec["budget"][m.name] = k_each
+                rec["kinds"][m.name] = a.selection.get("reconstructor_choice")
+            est["mean"] = np.mean([est[n] for n in suite.names], axis=0)
+        rec.update({"models": testd.models.tolist(),
+                    "truth": {**{n: testd.targets[:, b].tolist() for b, n in enumerate(suite.names)},
+                              "mean": testd.mean_target.tolist()},
+                    "estimate": {n: np.asarray(v, dtype=float).tolist() for n, v in est.items()}})
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(rec))
+        out[approach] = rec
+    return out
+
+
+def figure_rows(results: dict, seed: int) -> pd.DataFrame:
+    """One row per approach x benchmark (and ``mean``): rmse, mae, kendall, spearman (pp / rank)."""
+    rows = []
+    for approach, rec in results.items():
+        for name, est in rec["estimate"].items():
+            s = summary(np.asarray(rec["truth"][name]), np.asarray(est))
+            rows.append({"seed": seed, "approach": approach, "benchmark": name,
+                         **{k: s[k] for k in ("n_models", "rmse", "mae", "kendall", "spearman")}})
+    return pd.DataFrame(rows)
+
+
+def leave_out_models(suite: Suite, fraction: float = 0.2, seed: int = 0) -> tuple[Suite, Suite]:
+    """``(kept, left_out)``: a random ``fraction`` of the suite's models held out of *everything* (the split,
+    the selection, the reconstructors and every cache), to check an artifact on models that were not in the
+    data it was built from."""
+    rng = np.random.default_rng([int(seed), 99])
+    out = np.zeros(suite.n_models, dtype=bool)
+    out[rng.choice(suite.n_models, size=int(round(fraction * suite.n_models)), replace=False)] = True
+    return suite.subset(np.flatnonzero(~out)), suite.subset(np.flatnonzero(out))
+
+
+def cross_prediction(suite: Suite, seeds=(0,), k_each: int = 50, test: float = 0.2, val: float = 0.1) -> pd.DataFrame:
+    """Why joint compression helps, before any selection: each member predicted by a ridge (penalty by
+    CV, :class:`essence.reconstruct.RidgeReconstructor`) from ``k_each`` random items of its own, from the
+    same random items of *every* member (``k_each x members``), and from every item of its own pool.
+
+    Fitted on training + validation models, scored on the test models of each seed's split. Returns one row
+    per seed x member: ``own``, ``all``, ``own_pool`` (RMSE, pp) and ``gain = 1 - all / own``.
+    """
+    from .._runtime import single_thread
+    from ..reconstruct import RidgeReconstructor
+
+    rows = []
+    R = suite.pooled().responses
+    for seed in seeds:
+        sp = suite_split(suite, seed, test, val)
+        fit, te = np.r_[sp.train, sp.val], sp.test
+        rng = np.random.default_rng([int(seed), 11])
+        own = [rng.choice(b, size=min(k_each, b.size), replace=False) for b in suite.blocks]
+        every = np.concatenate(own)
+        Y = suite.targets
+        with single_thread():
+            for b, name in enumerate(suite.names):
+                err = {}
+                for label, cols in (("own", own[b]), ("all", every), ("own_pool", suite.blocks[b])):
+                    pred = RidgeReconstructor().fit(R[fit][:, cols], Y[fit, b]).predict(R[te][:, cols])
+                    err[label] = float(np.sqrt(np.mean((pred - Y[te, b]) ** 2)))
+                rows.append({"seed": seed, "benchmark": name, **err, "gain": 1 - err["all"] / err["own"]})
+    return pd.DataFrame(rows)
+
+
+def target_correlations(suite: Suite) -> pd.DataFrame:
+    """``(members, members)`` Pearson correlations of the members' full scores over the suite's models."""
+    return pd.DataFrame(np.corrcoef(suite.targets.T), index=suite.names, columns=suite.names)
+
+
+def weighting_study(suite: Suite, seed: int = 0, configs=("random", "relative:train", "raw:train",
+                                                          "relative+mean:train", "relative:val"),
+                    generations: int = 100, k: int = 250, test: float = 0.2, val: float = 0.1) -> pd.DataFrame:
+    """How the joint fitness's weighting and fitness models change the held-out error.
+
+    Each config is ``"random"`` or ``"WEIGHTING:FITNESS_MODELS"``; the chosen items are reconstructed per
+    member by a ridge (penalty by CV) fitted on training + validation models; RMSE (pp) on the test models,
+    per member, ``avg`` (their mean) and ``mean`` (the suite mean's RMSE). One row per config."""
+    from .._runtime import single_thread
+    from ..reconstruct import RidgeReconstructor
+    from .select import select_suite
+
+    sp = suite_split(suite, seed, test, val)
+    tr, va, te = (suite.subset(i) for i in sp)
+    R = suite.pooled().responses
+    fit = np.r_[sp.train, sp.val]
+    rows = []
+    for cfg in configs:
+        with single_thread():
+            if cfg == "random":
+                idx, info = select_suite(tr, va, k, method="random", seed=seed, progress=False)
+            else:
+                w, fm = cfg.split(":")
+                idx, info = select_suite(tr, va, k, seed=seed, progress=False, weighting=w, fitness_models=fm,
+                                         generations=generations, tau_text=1.0)
+            preds, row = [], {"config": cfg}
+            for b, name in enumerate(suite.names):
+                p = RidgeReconstructor().fit(R[fit][:, idx], suite.targets[fit, b]).predict(R[sp.test][:, idx])
+                preds.append(p)
+                row[name] = float(np.sqrt(np.mean((p - te.targets[:, b]) ** 2)))
+        row["avg"] = float(np.mean([row[n] for n in suite.names]))
+        row["mean"] = float(np.sqrt(np.mean((np.mean(preds, axis=0) - te.mean_target) ** 2)))
+        row["budget"] = " ".join(str(info["budget"][n]) for n in suite.names)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("config")

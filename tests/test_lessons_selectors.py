@@ -1,0 +1,81 @@
+"""Notebook 07's helpers (essence.lessons_selectors) and figures (essence.plots.selectors), on real data slices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from essence.lessons_selectors import (FAITHFUL_COLUMNS, cost_class, decision_guide, faithful_run, faithful_table,
+                                       selector_runs, toy_matrix)
+
+FAST = {"epochs": 25, "max_models": 200}
+
+
+def test_toy_matrix_is_small_sorted_and_informative(small):
+    toy = toy_matrix(small, n_models=8, n_items=12, seed=0)
+    assert toy.responses.shape == (8, 12)
+    assert np.all(np.diff(toy.target) >= 0)  # weakest model first
+    R = toy.responses
+    assert not np.isnan(R).any() and (R.max(axis=0) > R.min(axis=0)).all()  # every item separates some models
+    again = toy_matrix(small, n_models=8, n_items=12, seed=0)
+    assert again.items.tolist() == toy.items.tolist() and again.models.tolist() == toy.models.tolist()
+    assert toy_matrix(small, 8, 12, seed=1).items.tolist() != toy.items.tolist()
+    with pytest.raises(ValueError, match="n_items"):
+        toy_matrix(small, n_models=8, n_items=10_000)
+    with pytest.raises(ValueError, match="n_models"):
+        toy_matrix(small, n_models=1)
+
+
+def test_cost_class_labels_and_bad_input():
+    assert [cost_class(s) for s in (0.2, 3, 30, 300, 3000)] == ["< 1 s", "1-10 s", "10-60 s", "1-10 min", "> 10 min"]
+    with pytest.raises(ValueError, match="seconds"):
+        cost_class(-1)
+
+
+def test_faithful_run_measures_both_settings_and_caches(small, tmp_path):
+    rec = faithful_run(small, 10, 0, cache_dir=tmp_path, tinybench_params=FAST)
+    assert all(np.isfinite(rec[c]) and rec[c] >= 0 for c in FAITHFUL_COLUMNS)
+    # the faithful (uncalibrated) estimates target the pool: their pool error is below their target error
+    # whenever the pool accuracy differs from the target by more than a few pp, as here
+    assert rec["pool minus target (pp)"] > 2
+    assert rec["pool: gp-IRT"] < rec["target: gp-IRT"]
+    assert 0 <= rec["gp_lambda"] <= 1
+    assert (tmp_path / f"{small.name}_k10_s0.json").exists()
+    assert faithful_run(small, 10, 0, cache_dir=tmp_path) == rec  # read back, not recomputed
+    tab = faithful_table([rec])
+    assert tab.loc[(small.name, 10), "seeds"] == 1
+
+
+def test_selector_runs_and_decision_guide(small, tmp_path):
+    runs = selector_runs(small, ["disco", "kmeans", "tinybench"], 10, seeds=(0,), cache_dir=tmp_path,
+                         params={"tinybench": {"min_models": 10_000}})
+    assert set(runs.method) == {"random", "disco", "kmeans", "tinybench"}
+    ok = runs[runs["rmse"].notna()]
+    np.testing.assert_allclose(ok["ratio"], ok["rmse"] / ok["random_rmse"])
+    assert "min_models" in runs.set_index("method").loc["tinybench", "refused"]
+    guide = decision_guide(runs)
+    assert guide.loc["random", "ratio to random"] == 1.0
+    assert guide.loc["tinybench", "ratio to random"] == "refused"
+    assert guide.loc["tinybench", "fewest training models"].startswith("100")
+    assert guide.loc["disco", "fewest training models"] == "any"
+
+
+def test_selector_figures(small):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from essence.plots.selectors import plot_guide, plot_herding_mmd, plot_toy_choices
+
+    toy = toy_matrix(small, 6, 8, seed=0)
+    w = np.zeros(8)
+    w[[1, 4]] = [5.0, 3.0]
+    fig = plot_toy_choices(toy.responses, {"weights": w, "positions": np.array([0, 2])})
+    assert len(fig.axes) == 2
+    fig = plot_herding_mmd(np.linspace(1, 0.1, 10), np.ones((3, 10)))
+    assert fig.axes[0].get_xscale() == "log"
+    import pandas as pd
+
+    guide = pd.DataFrame({"ratio to random": [1.0, 0.8, "refused"], "cost": ["< 1 s"] * 3},
+                         index=["random", "disco", "irt"])
+    fig = plot_guide(guide, "x", 5)
+    assert "irt" in fig.axes[0].get_title()

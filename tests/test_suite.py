@@ -1,0 +1,185 @@
+"""Suites: the data object, the joint fitness, selection on a suite, the suite artifact, on real data slices."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from essence.errors import InputError
+from essence.search.genetic import random_masks
+from essence.suite import (JointRidgeFitness, SuiteCompressed, compress_suite, load_suite, make_suite,
+                           select_suite)
+from essence.suite.data import SEP
+
+
+@pytest.fixture(scope="module")
+def members():
+    from essence.data import load
+
+    arc, mmlu, wino = (load(n) for n in ("arc", "mmlu", "winogrande"))
+    return arc.subset(items=np.arange(40)), mmlu.subset(items=np.arange(30)), wino.subset(items=np.arange(30))
+
+
+@pytest.fixture(scope="module")
+def suite(members):
+    s = make_suite(members)
+    return s.subset(np.arange(0, s.n_models, 4)[:400])  # every 4th shared model keeps the score range
+
+
+def test_suite_keeps_models_present_in_all_and_counts_the_dropped(members):
+    s = make_suite(members)
+    common = set(members[0].models) & set(members[1].models) & set(members[2].models)
+    assert s.n_models == len(common) and set(s.models) == common
+    for m, sm in zip(members, s.members):
+        assert s.dropped[m.name] == m.n_models - len(common)
+        assert list(sm.models) == list(s.models)  # one shared order
+    assert s.n_items == [40, 30, 30]
+    p = s.pooled()
+    assert p.n_items == 100 and p.items[0] == f"arc{SEP}{members[0].items[0]}"
+    np.testing.assert_allclose(p.target, s.targets.mean(axis=1))
+    assert [b.size for b in s.blocks] == [40, 30, 30] and s.member_of[40] == 1
+
+
+def test_suite_refuses_one_member_repeated_names_and_no_shared_models(members):
+    with pytest.raises(InputError, match="at least two"):
+        make_suite(members[:1])
+    with pytest.raises(InputError, match="repeated"):
+        make_suite([members[0], members[0]])
+    few = members[1].subset(models=[m for m in members[1].models if m not in set(members[0].models)][:50])
+    with pytest.raises(InputError, match="shared models"):
+        make_suite([members[0], few])
+
+
+def test_joint_fitness_in_sample_matches_explicit_ridge_and_mean_is_mean_of_members(suite):
+    R, Y = suite.pooled().responses, suite.targets
+    fit = JointRidgeFitness(R, Y, suite.member_of, alpha=2.0, weighting="raw")
+    masks = random_masks(3, R.shape[1], 12, np.random.default_rng(0))
+    r = fit.member_rmse(masks)
+    assert r.shape == (3, 4)
+    X = np.where(np.isnan(R), np.nanmean(R, axis=0), R)
+    for p in range(3):
+        Xm = X[:, masks[p]]
+        Xc = Xm - Xm.mean(axis=0)
+        preds = []
+        for b in range(3):
+            w = np.linalg.solve(Xc.T @ Xc + 2.0 * np.eye(12), Xc.T @ (Y[:, b] - Y[:, b].mean()))
+            preds.append(Xc @ w + Y[:, b].mean())
+            assert r[p, b] == pytest.approx(np.sqrt(np.mean((preds[-1] - Y[:, b]) ** 2)), rel=1e-8)
+        assert r[p, 3] == pytest.approx(np.sqrt(np.mean((np.mean(preds, axis=0) - Y.mean(axis=1)) ** 2)), rel=1e-8)
+    # scored on given models (here the same ones) it agrees, up to clipping to [0, 100]
+    explicit = JointRidgeFitness(R, Y, suite.member_of, R_fit=R, Y_fit=Y, alpha=2.0, weighting="raw")
+    np.testing.assert_allclose(explicit.member_rmse(masks), r, rtol=0.02)
+    assert fit(masks) == pytest.approx(-r[:, :3].mean(axis=1))
+
+
+def test_relative_weighting_divides_by_random_reference_and_floor_penalises(suite):
+    R, Y = suite.pooled().responses, suite.targets
+    rel = JointRidgeFitness(R, Y, suite.member_of, weighting="relative", k_ref=12, floor=5)
+    assert rel.ref.shape == (4,) and (rel.ref > 0).all()
+    masks = random_masks(2, R.shape[1], 12, np.random.default_rng(1))
+    masks[0] = False
+    masks[0, :12] = True  # 12 arc items: 5 + 5 short of the floor in mmlu and winogrande
+    r = rel.member_rmse(masks)
+    assert rel.combine(r) == pytest.approx((r[:, :3] / rel.ref[:3]).mean(axis=1))
+    assert rel.penalty(masks)[0] == 10_000.0
+    with pytest.raises(InputError, match="weighting"):
+        JointRidgeFitness(R, Y, suite.member_of, weighting="loudest")
+
+
+def test_joint_essence_same_seed_same_items_and_floor_kept(suite):
+    tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
+    kw = dict(population=16, generations=4, elites=2, tau_text=1.0)
+    a, info = select_suite(tr, va, 15, seed=3, per_benchmark=4, progress=False, **kw)
+    b, _ = select_suite(tr, va, 15, seed=3, per_benchmark=4, progress=False, **kw)
+    np.testing.assert_array_equal(a, b)
+    assert a.size == 15 and np.unique(a).size == 15
+    assert sum(info["budget"].values()) == 15 and min(info["budget"].values()) >= 4
+    r, info_r = select_suite(tr, va, 15, method="random", seed=3, per_benchmark=4, progress=False)
+    assert min(info_r["budget"].values()) >= 4 and r.size == 15
+
+
+def test_select_refuses_bad_floor_k_and_methods(suite):
+    tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
+    with pytest.raises(InputError, match="per-benchmark 6"):
+        select_suite(tr, va, 15, per_benchmark=6)
+    with pytest.raises(InputError, match="more than the suite"):
+        select_suite(tr, va, 101, method="random")
+    with pytest.raises(InputError, match="does not run on a suite"):
+        select_suite(tr, va, 10, method="auto")
+    with pytest.raises(InputError, match="joint EssenceBench"):
+        select_suite(tr, va, 10, generation=3)
+
+
+@pytest.fixture(scope="module")
+def art(suite):
+    return compress_suite(suite, 15, method="random", seed=2, progress=False, reconstructors=("ridge", "mean_ridge"))
+
+
+def test_compress_suite_reconstructs_every_member_from_all_chosen_items(art, suite):
+    assert art.k == 15 and sum(len(v) for v in art.items.values()) == 15
+    assert set(art.figures["test"]) == {"arc", "mmlu", "winogrande", "mean"}
+    for n in art.names:
+        rec = art.reconstructors[n]
+        assert rec.predict(np.full((2, 15), 0.5)).shape == (2,)  # reads all 15 columns
+    cols = art.columns()
+    pos = [list(suite.pooled().items).index(c) for c in cols]
+    est = art._predict(suite.pooled().responses[:, pos])
+    np.testing.assert_allclose(est["mean"], np.mean([est[n] for n in art.names], axis=0))
+
+
+def test_suite_artifact_round_trips_as_json_and_refuses_damage(art, suite, tmp_path):
+    p = art.save(tmp_path / "s.json")
+    d = json.loads(p.read_text())
+    assert d["schema"] == "essence.suite" and "pickle" not in p.read_text()
+    back = SuiteCompressed.load(p)
+    e1, e2 = art.estimate(list(suite.members)), back.estimate(list(suite.members))
+    np.testing.assert_allclose(e1.drop(columns="model").to_numpy(), e2.drop(columns="model").to_numpy())
+    assert {"arc", "arc_lower", "arc_upper", "mean", "mean_lower", "mean_upper"} <= set(e1.columns)
+    ev = back.evaluate(list(suite.members))
+    assert ev["n_models"] == suite.n_models and set(ev["benchmarks"]) == {"arc", "mmlu", "winogrande"}
+    assert 0 <= ev["mean"]["rmse"] < 10
+    d["members"]["mmlu"]["interval"]["q"] = -1
+    (tmp_path / "bad.json").write_text(json.dumps(d))
+    with pytest.raises(InputError, match=r"mmlu.*interval.q"):
+        SuiteCompressed.load(tmp_path / "bad.json")
+    with pytest.raises(InputError, match="exists"):
+        art.save(p)  # never replaces a file without overwrite
+
+
+def test_estimate_refuses_wrong_file_count_and_wrong_order(art, suite):
+    with pytest.raises(InputError, match="one results file per benchmark"):
+        art.estimate(list(suite.members)[:2])
+    with pytest.raises(InputError, match="missing"):
+        art.estimate([suite.members[1], suite.members[0], suite.members[2]])
+
+
+def test_load_suite_by_name_counts_dropped():
+    s = load_suite(["mmlu", "winogrande"])
+    assert s.names == ["mmlu", "winogrande"] and s.dropped["winogrande"] > 0
+
+
+def test_cross_prediction_rows_and_gain(suite):
+    from essence.suite.study import cross_prediction, target_correlations
+
+    t = cross_prediction(suite, seeds=(0,), k_each=8)
+    assert list(t.benchmark) == suite.names and (t[["own", "all", "own_pool"]] > 0).all().all()
+    np.testing.assert_allclose(t.gain, 1 - t["all"] / t["own"])
+    c = target_correlations(suite)
+    assert c.shape == (3, 3) and np.allclose(np.diag(c), 1.0)
+
+
+def test_models_held_out_of_everything_are_disjoint_and_pairs_score_the_same_models(suite, tmp_path):
+    from essence.suite.study import figure_rows, leave_out_models, run_pair
+
+    kept, out = leave_out_models(suite, 0.2, seed=1)
+    assert kept.n_models + out.n_models == suite.n_models and not set(kept.models) & set(out.models)
+    res = run_pair(kept, seed=0, k=12, k_each=4, method="random", separate_method="random", test=0.1,
+                   cache=tmp_path, evaluate_on=out, reconstructors=("ridge",))
+    assert res["suite"]["models"] == res["separate"]["models"] == out.models.tolist()
+    again = run_pair(kept, seed=0, k=12, k_each=4, method="random", separate_method="random", test=0.1,
+                     cache=tmp_path, evaluate_on=out, reconstructors=("ridge",))
+    assert again == res  # read back from the cache
+    rows = figure_rows(res, 0)
+    assert set(rows.benchmark) == {*suite.names, "mean"} and set(rows.approach) == {"suite", "separate"}
