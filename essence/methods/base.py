@@ -32,6 +32,7 @@ from .._runtime import single_thread
 from ..checks import Flag, Whole, check_params, whole_number
 from ..data import Responses
 from ..irt import IRT_SETTINGS, fit_item_params
+from ..predictors import pool_candidates
 from ..reconstruct import FEW_MODEL_CHOICES, GAMReconstructor, choose_by_cv
 from ..errors import InputError
 
@@ -148,9 +149,12 @@ class Selector(BaseEstimator):
         self.items_ = idx
         # every method also gets the few-model reconstructors; the choice is cross-validated over all
         # non-test models (train + val) and the chosen one is refitted on all of them
-        cands = {**self.reconstructor_candidates(train, idx), **(FEW_MODEL_CHOICES if self.plain_mean_choices else {})}
-        X = np.vstack([train.responses[:, idx], val.responses[:, idx]])
-        label, rec, scores = choose_by_cv(cands, X, np.r_[train.target, val.target], seed=self.seed)
+        # (and, with enough models, the stronger ones of essence.predictors), unless the method keeps to its own
+        R = np.vstack([train.responses, val.responses])
+        extra = ({**FEW_MODEL_CHOICES, **pool_candidates(idx, R.shape[0], seed=self.seed)}
+                 if self.plain_mean_choices else {})
+        cands = {**self.reconstructor_candidates(train, idx), **extra}
+        label, rec, scores = choose_by_cv(cands, R[:, idx], np.r_[train.target, val.target], seed=self.seed, R=R)
         self.reconstructor_fitted_on_ = "train+val"
         self.reconstructor_choice_ = label
         self.reconstructor_ = rec
