@@ -38,6 +38,7 @@ free; the load average at the start and end is printed with them.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -56,6 +57,13 @@ sys.path.insert(0, str(ROOT))
 def peak_rss_mb() -> float:
     """Peak resident set size of this process so far, MB (Linux reports KiB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def _cpu_seconds() -> float:
+    """CPU time (user + system, all threads) of this process so far, s: on a machine shared with other
+    work it says what the run costs when wall time mostly says how busy the machine was."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
 
 
 def part_pipeline(args) -> dict:
@@ -150,36 +158,85 @@ def part_case(args) -> dict:
     from essence.synthetic import generate_mirt
 
     t0 = time.perf_counter()
-    data = generate_mirt(args.models, args.n_items, seed=args.data_seed)
+    gen = json.loads(args.gen) if args.gen else {}
+    data = generate_mirt(args.models, args.n_items, seed=args.data_seed, **gen)
     t_gen = time.perf_counter() - t0
     rss_data = peak_rss_mb()
     params = json.loads(args.params) if args.params else {}
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _cpu_seconds()
     art = compress(data, args.k, method=args.method, seed=args.case_seed, progress=False, **params)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, _cpu_seconds() - c0
     sel = art.selection
     return {"data": data.name, "models": args.models, "items": args.n_items, "method": args.method,
-            "k": args.k, "seed": args.case_seed, "params": params, "generate_seconds": round(t_gen, 1), "compress_seconds": round(wall, 1),
+            "k": args.k, "seed": args.case_seed, "data_seed": args.data_seed, "generator": gen, "params": params, "generate_seconds": round(t_gen, 1), "compress_seconds": round(wall, 1),
+            "compress_cpu_seconds": round(cpu, 1),
             "peak_rss_mb": round(peak_rss_mb(), 0), "rss_after_data_mb": round(rss_data, 0),
             "test_rmse": round(art.figures["test"]["rmse"], 3),
             "pool_size": sel.get("pool_size"), "screen": {k: v for k, v in sel.get("screen", {}).items() if k != "dropped"},
-            "stage_seconds": sel.get("seconds")}
+            "stage_seconds": sel.get("seconds"), "load_average": [round(v, 1) for v in os.getloadavg()],
+            "reconstructor": getattr(art, "reconstructor_choice", None) or sel.get("reconstructor_choice"),
+            "ga_fitness_rmse": sel.get("best_fitness_rmse"), "ga_val_rmse": sel.get("best_val_rmse")}
 
 
-def _run_case(args, models: int, items: int, method: str, params: str = "") -> dict:
+CASE_CACHE = ROOT / "build" / "speed_cases"
+
+
+def _run_case(args, models: int, items: int, method: str, params: str = "", seed: int | None = None) -> dict:
+    """One ``case`` in a fresh subprocess (data seed and compress seed both ``seed``, default
+    ``--data-seed`` / ``--case-seed``). The printed result is cached under build/speed_cases/ by its
+    command line, so that ``--part scale`` and ``--part seeds`` share a case; ``--fresh`` re-runs."""
+    d_seed = args.data_seed if seed is None else seed
+    c_seed = getattr(args, "case_seed", 0) if seed is None else seed
     cmd = [sys.executable, __file__, "--child", "--part", "case", "--k", str(args.k), "--models", str(models),
-           "--n-items", str(items), "--method", method, "--data-seed", str(args.data_seed), "--params", params]
+           "--n-items", str(items), "--method", method, "--data-seed", str(d_seed), "--params", params,
+           "--gen", getattr(args, "gen", ""), "--case-seed", str(c_seed)]
+    key = CASE_CACHE / f"{method}-{models}x{items}-s{d_seed}-{hashlib.sha1(' '.join(cmd[2:]).encode()).hexdigest()[:12]}.json"
+    if key.exists() and not getattr(args, "fresh", False):
+        return json.loads(key.read_text())
+    if getattr(args, "cached_only", False):
+        return {"models": models, "items": items, "method": method, "error": ["not run (--cached-only)"]}
     env = dict(os.environ)
     env.setdefault("TQDM_DISABLE", "1")
     out = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if out.returncode != 0:
         return {"models": models, "items": items, "method": method, "error": out.stderr.strip().splitlines()[-1:]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    CASE_CACHE.mkdir(parents=True, exist_ok=True)
+    key.write_text(json.dumps(res))
+    return res
+
+
+def part_seeds(args) -> dict:
+    """The default against random over several seeds (GENERATED data of ``--models`` x ``--n-items``; for
+    seed s the data seed and compress's split / method seed are both s), with ``--gen`` generator
+    parameters: per seed the test RMSE of both and their ratio; the mean +- sd of the ratio."""
+    seeds = [int(x) for x in args.seeds.split(",")]
+    rows = []
+    for s in seeds:
+        e = _run_case(args, args.models, args.n_items, "essence", args.params, seed=s)
+        r = _run_case(args, args.models, args.n_items, "random", "", seed=s)
+        print(json.dumps([e, r]), file=sys.stderr, flush=True)
+        rows.append({"seed": s, "essence": e, "random": r})
+    ok = [x for x in rows if "error" not in x["essence"] and "error" not in x["random"]]
+    ratios = np.array([x["essence"]["test_rmse"] / x["random"]["test_rmse"] for x in ok])
+    lines = ["| seed | essence test RMSE pp | random test RMSE pp | ratio | essence wall s / CPU s | load avg | "
+             "essence peak RSS MB |", "|---:|---:|---:|---:|---:|---:|---:|"]
+    for x in ok:
+        e, r = x["essence"], x["random"]
+        lines.append(f"| {x['seed']} | {e['test_rmse']} | {r['test_rmse']} | {e['test_rmse'] / r['test_rmse']:.3f} | "
+                     f"{e['compress_seconds']} / {e.get('compress_cpu_seconds', '')} | {e.get('load_average', [''])[0]} | "
+                     f"{e['peak_rss_mb']:.0f} |")
+    summary = (f"ratio essence / random: mean {ratios.mean():.3f} +- {ratios.std(ddof=1) if ratios.size > 1 else 0:.3f} "
+               f"(sd over {ratios.size} seeds), essence better on {int((ratios < 1).sum())} of {ratios.size}"
+               if ratios.size else "no case finished")
+    return {"note": "GENERATED data (essence.synthetic.generate_mirt%s), %d models x %d items, k = %d"
+            % (f", generator {args.gen}" if args.gen else ", shipped generator parameters", args.models,
+               args.n_items, args.k), "table": "\n".join(lines) + "\n\n" + summary, "rows": rows}
 
 
 def _slope(rows: list, x: str, y: str) -> float | None:
     """Least-squares slope of log(y) on log(x): cost ~ x^slope."""
-    pts = [(r[x], r[y]) for r in rows if "error" not in r and r[y] > 0]
+    pts = [(r[x], r[y]) for r in rows if "error" not in r and (r.get(y) or 0) > 0]
     if len(pts) < 2:
         return None
     lx, ly = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
@@ -190,7 +247,7 @@ def part_scale(args) -> dict:
     """Cost curves on GENERATED data: each (models, items, method) case in a fresh subprocess; a markdown
     table and the log-log slope of time and peak RSS against items (at ``--models``) and against models
     (at ``--scale-items``)."""
-    items = [int(x) for x in args.scale_items.split(",")]
+    items = [int(x) for x in args.scale_items.split(",") if x]
     models = [int(x) for x in args.scale_models.split(",") if x]
     methods = args.methods.split(",")
     rows = []
@@ -205,17 +262,21 @@ def part_scale(args) -> dict:
         by_items = [r for r in rows if r["method"] == method and r["models"] == args.models]
         by_models = [r for r in rows if r["method"] == method and r["items"] == args.fixed_items]
         fits[method] = {"time_vs_items": _slope(by_items, "items", "compress_seconds"),
+                        "cpu_vs_items": _slope(by_items, "items", "compress_cpu_seconds"),
+                        "cpu_vs_models": _slope(by_models, "models", "compress_cpu_seconds"),
                         "rss_vs_items": _slope(by_items, "items", "peak_rss_mb"),
                         "time_vs_models": _slope(by_models, "models", "compress_seconds"),
                         "rss_vs_models": _slope(by_models, "models", "peak_rss_mb")}
-    lines = ["| models | items | method | compress s | peak RSS MB | test RMSE pp | pool |",
-             "|---:|---:|---|---:|---:|---:|---:|"]
+    lines = ["| models | items | method | compress s (wall) | CPU s | load avg | peak RSS MB | test RMSE pp | pool "
+             "| screen dropped |", "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         if "error" in r:
-            lines.append(f"| {r['models']} | {r['items']} | {r['method']} | failed: {r['error']} | | | |")
+            why = "not run" if "not run" in str(r["error"]) else f"failed: {r['error']}"
+            lines.append(f"| {r['models']} | {r['items']} | {r['method']} | {why} | | | | | | |")
         else:
             lines.append(f"| {r['models']} | {r['items']} | {r['method']} | {r['compress_seconds']} | "
-                         f"{r['peak_rss_mb']:.0f} | {r['test_rmse']} | {r['pool_size'] or ''} |")
+                         f"{r.get('compress_cpu_seconds', '')} | {r.get('load_average', [''])[0]} | {r['peak_rss_mb']:.0f} | "
+                         f"{r['test_rmse']} | {r['pool_size'] or ''} | {r['screen'].get('n_dropped', '')} |")
     return {"note": "GENERATED data (essence.synthetic.generate_mirt, seed %d); k = %d" % (args.data_seed, args.k),
             "table": "\n".join(lines), "loglog_slopes": fits, "rows": rows}
 
@@ -332,7 +393,7 @@ def part_read(args) -> dict:
     return out
 
 
-PARTS = {"pipeline": part_pipeline, "throughput": part_throughput, "scaling": part_scaling, "scale": part_scale, "screen": part_screen,
+PARTS = {"seeds": part_seeds, "pipeline": part_pipeline, "throughput": part_throughput, "scaling": part_scaling, "scale": part_scale, "screen": part_screen,
          "read": part_read, "readone": part_readone,
          "case": part_case}
 
@@ -363,6 +424,12 @@ def main(argv=None) -> int:
     ap.add_argument("--n-items", type=int, default=14000, help=argparse.SUPPRESS)
     ap.add_argument("--method", default="essence", help=argparse.SUPPRESS)
     ap.add_argument("--params", default="", help=argparse.SUPPRESS)
+    ap.add_argument("--gen", default="", help="case / scale: generator parameters as JSON (essence.synthetic."
+                    "generate_mirt: dims, rho, a_main, a_side, b_mean, b_sd, guessing); default the shipped ones")
+    ap.add_argument("--seeds", default="0,1,2", help="seeds: the seeds (data and compress) to compare over")
+    ap.add_argument("--fresh", action="store_true", help="scale / seeds / screen: re-run cached cases")
+    ap.add_argument("--cached-only", action="store_true", help="scale / seeds / screen: print the cached cases, "
+                    "run none (a missing case shows as not run)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
 
@@ -375,7 +442,7 @@ def main(argv=None) -> int:
     if args.part == "read":
         print(json.dumps(part_read(args), indent=1))
         return 0
-    if args.part in ("scale", "screen"):  # they run their own subprocess per case
+    if args.part in ("scale", "screen", "seeds"):  # they run their own subprocess per case
         res = PARTS[args.part](args)
         print(res["note"])
         print(res["table"])

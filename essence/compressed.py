@@ -291,7 +291,8 @@ def compress(
         pooled = getattr(selector, "reconstructor_fitted_on_", "train") == "train+val"
         fit_part = Responses(np.vstack([train.responses, valid.responses]), np.r_[train.models, valid.models],
                              train.items, np.r_[train.target, valid.target]) if pooled else train
-        pred_cf = cross_fitted_predictions(rec, fit_part.responses[:, idx], fit_part.target, seed=seed)
+        pred_cf = cross_fitted_predictions(rec, fit_part.responses[:, idx], fit_part.target, seed=seed,
+                                           R=fit_part.responses)
         # a reconstructor refitted on train + val has no held-out validation models: calibrate on cross-fits
         pred_val = pred_cf[train.n_models:] if pooled else rec.predict(valid.responses[:, idx])
         interval = IntervalModel(level=level).fit(pred_cf[:train.n_models] if pooled else pred_cf, train.target,

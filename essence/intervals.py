@@ -85,8 +85,9 @@ class IntervalModel:
         return obj
 
 
-def cross_fitted_predictions(reconstructor, X, y, n_folds: int = 5, seed: int = 0) -> np.ndarray:
-    """Out-of-fold predictions ``(n,)`` (pp): each fold predicted by a clone fitted on the other folds."""
+def cross_fitted_predictions(reconstructor, X, y, n_folds: int = 5, seed: int = 0, R=None) -> np.ndarray:
+    """Out-of-fold predictions ``(n,)`` (pp): each fold predicted by a clone fitted on the other folds.
+    ``R`` ``(n, n_pool)``: the models' answers on every pool item, for kinds that say ``needs_pool``."""
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     n = len(y)
@@ -95,6 +96,7 @@ def cross_fitted_predictions(reconstructor, X, y, n_folds: int = 5, seed: int = 
     out = np.empty(n)
     for f in range(n_folds):
         te = folds == f
-        rec = clone(reconstructor).fit(X[~te], y[~te])
+        rec = clone(reconstructor)
+        rec = rec.fit(X[~te], y[~te], R=R[~te]) if getattr(rec, "needs_pool", False) else rec.fit(X[~te], y[~te])
         out[te] = rec.predict(X[te])
     return out

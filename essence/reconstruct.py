@@ -46,6 +46,7 @@ __all__ = [
     "MeanRidgeReconstructor",
     "choose_by_cv",
     "cv_rmse",
+    "fit_reconstructor",
 ]
 
 #: Every reconstructor kind an artifact can name -> ``"module:Class"``. A static table, resolved with
@@ -61,6 +62,8 @@ RECONSTRUCTOR_KINDS: dict[str, str] = {
     "signature_knn": "essence.methods.disco:SignatureKNNReconstructor",
     "line": "essence.reconstruct:LineReconstructor",
     "mean_ridge": "essence.reconstruct:MeanRidgeReconstructor",
+    "latent": "essence.predictors:LatentReconstructor",
+    "mlp": "essence.predictors:MLPReconstructor",
 }
 
 
@@ -452,10 +455,22 @@ def model_folds(n: int, folds: int = 5, seed: int = 0) -> np.ndarray:
     return np.random.default_rng(seed).permutation(n) % f
 
 
-def cv_rmse(make: Callable[[], object], X, y, folds: int = 5, seed: int = 0) -> tuple[float, list[float]]:
+def fit_reconstructor(rec, X, y, R=None):
+    """``rec.fit(X, y)``, or ``rec.fit(X, y, R=R)`` for a kind that says ``needs_pool`` (it models the
+    training models' answers on every pool item: ``R`` ``(n, n_pool)``, the same rows as ``X``). Returns
+    the fitted ``rec``; InputError when such a kind gets no ``R``."""
+    if getattr(rec, "needs_pool", False):
+        if R is None:
+            raise InputError(f"{rec.kind}: needs the training models' answers on every pool item (R)")
+        return rec.fit(X, y, R=R)
+    return rec.fit(X, y)
+
+
+def cv_rmse(make: Callable[[], object], X, y, folds: int = 5, seed: int = 0, R=None) -> tuple[float, list[float]]:
     """K-fold CV over models of one reconstructor factory: ``(pooled out-of-fold RMSE, per-fold RMSEs)``, pp.
 
-    ``X`` ``(n, k)``, ``y`` ``(n,)`` pp. Each fold is predicted by ``make()`` fitted on the other folds.
+    ``X`` ``(n, k)``, ``y`` ``(n,)`` pp, ``R`` ``(n, n_pool)`` or None (see :func:`fit_reconstructor`).
+    Each fold is predicted by ``make()`` fitted on the other folds.
     """
     X = _check_X(X)
     y = np.asarray(y, dtype=np.float64)
@@ -464,17 +479,18 @@ def cv_rmse(make: Callable[[], object], X, y, folds: int = 5, seed: int = 0) -> 
     per = []
     for f in np.unique(lab):
         te = lab == f
-        pred[te] = make().fit(X[~te], y[~te]).predict(X[te])
+        pred[te] = fit_reconstructor(make(), X[~te], y[~te], None if R is None else R[~te]).predict(X[te])
         per.append(float(np.sqrt(np.mean((pred[te] - y[te]) ** 2))))
     return float(np.sqrt(np.mean((pred - y) ** 2))), per
 
 
-def choose_by_cv(candidates: dict[str, Callable[[], object]], X, y, folds: int = 5, seed: int = 0):
+def choose_by_cv(candidates: dict[str, Callable[[], object]], X, y, folds: int = 5, seed: int = 0, R=None):
     """Choose a reconstructor by K-fold cross-validation over *all* the given models, then refit it on them.
 
     With 20-70 models a validation set of 2-7 models cannot tell candidates apart (its RMSE is noise);
     every model serves once as held-out here. ``candidates`` maps a label to a zero-argument factory;
-    ``X`` ``(n, k)``, ``y`` ``(n,)`` pp (typically training + validation models). Returns
+    ``X`` ``(n, k)``, ``y`` ``(n,)`` pp (typically training + validation models), ``R`` their answers on
+    every pool item (or None; :func:`fit_reconstructor`). Returns
     ``(label, fitted_on_all, scores)`` with ``scores[label]`` the pooled out-of-fold RMSE (pp) or
     ``"failed: ..."``; ties go to the earlier label. The per-fold RMSEs of the choice are in
     ``fitted_on_all.cv_folds_`` (pp). InputError if every candidate fails.
@@ -483,7 +499,7 @@ def choose_by_cv(candidates: dict[str, Callable[[], object]], X, y, folds: int =
     best = None
     for label, make in candidates.items():
         try:
-            err, per = cv_rmse(make, X, y, folds, seed)
+            err, per = cv_rmse(make, X, y, folds, seed, R)
         except (ValueError, np.linalg.LinAlgError) as exc:
             scores[label] = f"failed: {exc}"
             continue
@@ -495,6 +511,6 @@ def choose_by_cv(candidates: dict[str, Callable[[], object]], X, y, folds: int =
             best = (label, err, per)
     if best is None:
         raise InputError(f"no reconstructor could be fitted: {scores}")
-    rec = candidates[best[0]]().fit(X, y)
+    rec = fit_reconstructor(candidates[best[0]](), X, y, R)
     rec.cv_folds_ = best[2]
     return best[0], rec, scores

@@ -21,8 +21,9 @@ The model (a compensatory multidimensional 2PL with a guessing floor, "M3PL")::
 * ``c_j``: guessing floor, ``guessing`` for every item (0.25 for 4-way multiple choice; 0 for open
   answers).
 
-Responses are Bernoulli draws, 0/1, generated in row chunks into a float32 matrix (0 and 1 are exact
-in float32), so 4,000 x 100,000 needs 1.6 GB and no float64 temporary of that size. The full score
+Responses are Bernoulli draws, 0/1, generated in row chunks into the preallocated matrix (float64 for a
+:class:`~essence.data.Responses`, float32 from :func:`generate_matrix`: 0 and 1 are exact in both), so no
+temporary of the whole matrix's size is made. The full score
 (``target``) is each model's accuracy over all generated items, in pp (``target_source="row_mean"``).
 Same arguments, same matrix.
 """
@@ -75,15 +76,15 @@ def generate_mirt(n_models: int, n_items: int, dims: int = 5, seed: int = 0, pro
     ``params`` go to :func:`mirt_parameters` (``rho``, ``a_main``, ``a_side``, ``b_mean``, ``b_sd``,
     ``guessing``). The result's ``name`` starts with ``"generated"``; ``item_extras["subject"]`` holds
     each item's main dimension and ``model_extras["ability"]`` each model's general ability (the mean of
-    its theta). ``responses`` is float64 as every :class:`Responses` (see :func:`generate_matrix` for the
-    float32 matrix alone).
+    its theta). ``responses`` is float64 as every :class:`Responses`, drawn in row chunks straight into it
+    (no float32 copy: 4,000 x 100,000 is 3.2 GB in all; see :func:`generate_matrix` for a float32 matrix).
     """
     from .data import from_arrays
 
     par = mirt_parameters(n_models, n_items, dims=dims, seed=seed, **params)
-    R = _draw(par, seed, progress, chunk_models)
+    R = _draw(par, seed, progress, chunk_models, np.float64)  # drawn into the Responses' own matrix
     return from_arrays(
-        R, models=[f"gen-m{i}" for i in range(R.shape[0])], items=[f"gen-i{j}" for j in range(R.shape[1])],
+        R, copy=False, models=[f"gen-m{i}" for i in range(R.shape[0])], items=[f"gen-i{j}" for j in range(R.shape[1])],
         name=f"{GENERATED_LABEL}-mirt{dims}d-{n_models}x{n_items}-s{seed}",
         item_extras={"subject": par["subject"]}, model_extras={"ability": par["theta"].mean(axis=1)},
     )
@@ -97,12 +98,12 @@ def generate_matrix(n_models: int, n_items: int, dims: int = 5, seed: int = 0, p
     return _draw(par, seed, progress, chunk_models)
 
 
-def _draw(par: dict, seed, progress: bool, chunk_models: int) -> np.ndarray:
+def _draw(par: dict, seed, progress: bool, chunk_models: int, dtype=np.float32) -> np.ndarray:
     from tqdm.auto import tqdm
 
     theta, a, b, c = par["theta"], par["a"], par["b"], par["c"]
     n_models, n_items = theta.shape[0], a.shape[0]
-    out = np.empty((n_models, n_items), dtype=np.float32)
+    out = np.empty((n_models, n_items), dtype=dtype)
     # a second stream, so that the parameters do not depend on how the cells are drawn
     rng = np.random.default_rng([int(seed), 1])
     at = np.ascontiguousarray(a.T)

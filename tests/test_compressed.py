@@ -24,7 +24,8 @@ def test_compress_records_provenance(art, small):
     assert art.split["n_test"] == 60 and art.split["n_val"] == 60
     for part in ("validation", "test"):
         assert {"rmse", "kendall", "coverage", "rank_err_5"} <= set(art.figures[part])
-    assert art.selection["reconstructor_choice"] == "gam"
+    scores = {k: v for k, v in art.selection["reconstructor_val_rmse"].items() if isinstance(v, float)}
+    assert art.selection["reconstructor_choice"] == min(scores, key=scores.get)  # the lowest CV RMSE
     assert art.params == {"k": 10, "seed": 0}
 
 

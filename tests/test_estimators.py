@@ -14,7 +14,7 @@ from essence.data import split_models
 from essence.errors import InputError
 from essence.irt import binarize
 from essence.methods import METHODS, get_method, make_method
-from essence.reconstruct import RECONSTRUCTOR_KINDS, reconstructor_class, reconstructor_from_dict
+from essence.reconstruct import RECONSTRUCTOR_KINDS, fit_reconstructor, reconstructor_class, reconstructor_from_dict
 
 
 def _item_params(R):
@@ -40,6 +40,8 @@ def _makers(X, R, anchors):
         "signature_knn": {"n_components": 3, "n_neighbors": 5},
         "line": {},
         "mean_ridge": {"alphas": (1.0, 100.0)},
+        "latent": {"items": anchors, "ranks": (1, 2, 3)},
+        "mlp": {"hidden": 4},
     }
 
 
@@ -53,7 +55,7 @@ def test_every_reconstructor_kind_round_trips_through_json(small):
     for kind, kw in makers.items():
         cls = reconstructor_class(kind)
         assert cls.kind == kind
-        rec = cls(**kw).fit(X_tr, y_tr)
+        rec = fit_reconstructor(cls(**kw), X_tr, y_tr, R_tr)  # R for kinds that model the whole pool
         pred = rec.predict(X_te)
         assert pred.shape == (len(sp.test),) and np.isfinite(pred).all(), kind
         back = reconstructor_from_dict(json.loads(json.dumps(rec.to_dict())))

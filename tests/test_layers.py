@@ -30,6 +30,7 @@ LAYERS: list[list[str]] = [
     ["essence.__init__"],  # the package itself (``from . import __version__``)
     ["essence.features", "essence.synthetic"],  # synthetic: generated data for cost curves (builds Responses)
     ["essence.reconstruct", "essence.intervals", "essence.irt", "essence.search", "essence.anchors"],
+    ["essence.predictors"],  # the stronger reconstructors (latent factors, MLP) on reconstruct's contract
     ["essence.methods.base"],
     ["essence.methods.__init__"],  # the registry: names -> "module:Class" strings, and the method table
     ["essence.methods.*"],  # cards and one module per method
@@ -39,7 +40,8 @@ LAYERS: list[list[str]] = [
     ["essence.sweep", "essence.lmeval", "essence.plots", "essence.profile"],
     ["essence.lessons", "essence.ledger",  # notebook helpers that run sweeps; the claims ledger
      "essence.lessons_reconstruction", "essence.lessons_irt",
-     "essence.lessons_selectors"],  # notebooks 05, 06 and 07
+     "essence.lessons_selectors",  # notebooks 05, 06 and 07
+     "essence.regimes"],  # the regime map (notebook 08, benchmarks/regimes.py)
     ["essence.cli"],
 ]
 

@@ -14,15 +14,16 @@ from essence.intervals import IntervalModel
 from essence.lmeval import standalone
 from essence.reconstruct import (RECONSTRUCTOR_KINDS, GAMReconstructor, LineReconstructor, MeanRidgeReconstructor,
                                  RidgeGAMReconstructor, RidgeReconstructor, WeightedMeanReconstructor,
-                                 reconstructor_from_dict)
+                                 fit_reconstructor, reconstructor_from_dict)
+from essence.predictors import LatentReconstructor, MLPReconstructor
 
 
 @pytest.fixture(scope="module")
 def slice_():
     r = load("truthfulqa")
-    X = r.responses[::10, :12].copy()
-    X[np.random.default_rng(0).random(X.shape) < 0.05] = np.nan
-    return X, r.target[::10]
+    R = r.responses[::10].copy()
+    R[np.random.default_rng(0).random(R.shape) < 0.05] = np.nan
+    return R[:, :12], r.target[::10], R
 
 
 def _recs(k):
@@ -45,14 +46,15 @@ def _recs(k):
         GPIRTReconstructor(pa, pb, pf, anchors, np.ones(k), 0.4),
         GPIRTReconstructor(pa, pb, pf, anchors, np.ones(k), 0.4, calibrate=True),
         LineReconstructor(), MeanRidgeReconstructor(), WeightedLineReconstructor(weights=rng.uniform(0.5, 2, k)),
+        LatentReconstructor(list(range(k)), ranks=(1, 2, 4)), MLPReconstructor(hidden=5),
     ]
 
 
 def test_every_kind_matches_essence(slice_):
-    X, y = slice_
+    X, y, R = slice_
     kinds = set()
     for rec in _recs(X.shape[1]):
-        rec.fit(X, y)
+        fit_reconstructor(rec, X, y, R)
         back = reconstructor_from_dict(rec.to_dict())  # what an artifact holds
         want = back.predict(X)
         got = standalone.predict(back.to_dict(), X)
@@ -62,7 +64,7 @@ def test_every_kind_matches_essence(slice_):
 
 
 def test_interval_and_estimate(slice_):
-    X, y = slice_
+    X, y, _ = slice_
     rec = RidgeReconstructor().fit(X, y)
     im = IntervalModel().fit(rec.predict(X), y, rec.predict(X[:50]), y[:50])
     est = rec.predict(X)

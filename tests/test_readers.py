@@ -83,3 +83,28 @@ def test_wide_duplicate_model_and_text_cell(tmp_path):
     pd.DataFrame({"model": ["a", "b"], "q1": ["1", "no"]}).to_parquet(tmp_path / "s.parquet")
     with pytest.raises(InputError, match="non-numeric value 'no'"):
         read_table(tmp_path / "s.parquet")
+
+
+def test_reader_fills_the_final_matrix_without_a_copy(tmp_path, monkeypatch):
+    """The reader hands its float64 matrix to from_arrays with copy=False (no second copy of every cell at
+    4,000 x 100,000); from_arrays still copies a caller's array by default."""
+    import essence.data.readers as readers
+
+    seen = {}
+    real = readers.from_arrays
+
+    def spy(R, *a, **kw):
+        seen["dtype"], seen["copy"] = R.dtype, kw.get("copy", True)
+        out = real(R, *a, **kw)
+        seen["same"] = out.responses is R or np.shares_memory(out.responses, R)
+        return out
+
+    monkeypatch.setattr(readers, "from_arrays", spy)
+    pd.DataFrame({"model": ["a", "b"], "q1": [1.0, 0.0], "q2": [0.5, None]}).to_parquet(tmp_path / "w.parquet")
+    r = read_table(tmp_path / "w.parquet", column_chunk=1)
+    assert seen == {"dtype": np.float64, "copy": False, "same": True}
+    assert np.isnan(r.responses[1, 1]) and not r.responses.flags.writeable
+    mine = np.array([[1.0, 0.0], [0.0, 1.0]])
+    d = from_arrays(mine)
+    mine[0, 0] = 0.5
+    assert d.responses[0, 0] == 1.0 and mine.flags.writeable

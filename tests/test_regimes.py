@@ -118,7 +118,7 @@ def test_auto_few_models_chooses_by_nested_cv_and_reports(few, tmp_path):
     a = art.selection["auto"]
     assert a["regime"] == "few models: nested CV" and set(a["candidates"]) == {"random", "disco"}
     assert a["choice"] in ("random", "disco")
-    assert a["estimate_rmse"] == min(c["rmse"] for c in a["candidates"].values())
+    assert a["estimate_rmse"] == a["candidates"][a["choice"]]["rmse"]
     assert a["ratio_to_baseline"] == pytest.approx(a["estimate_rmse"] / a["baseline_cv"]["rmse"], rel=1e-3)
     assert a["worse_than_baseline"] == (a["estimate_rmse"] > a["baseline_cv"]["rmse"])
     back = Compressed.load(art.save(tmp_path / "auto.json"))
@@ -159,7 +159,7 @@ def test_cli_default_is_auto_and_reports_its_choice(few, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "auto: few models: nested CV; chose " in printed and "x random items + least-squares line" in printed
     art = Compressed.load(out)
-    assert art.method == "auto" and art.selection["auto"]["choice"] in ("random", "disco", "essence")
+    assert art.method == "auto" and art.selection["auto"]["choice"] in ("random", "ruler")
 
 
 def test_regimes_wide_table_marks_refusals(capsys):
@@ -168,4 +168,54 @@ def test_regimes_wide_table_marks_refusals(capsys):
           "rmse_sd": 0.1, "ratio": 0.9, "ratio_sd": 0.05, "baseline": 2.2}
     no = {"dataset": "d", "models": "20", "n_models": 20, "method": "irt", "draws": 2, "refused": "too few"}
     reg.print_wide([ok, no], ["random", "irt"])
-    assert "| d | 20 | 2.20 | 0.90 ± 0.05 | refused |" in capsys.readouterr().out
+    assert "| d | 20 | 2 | 2.20 | 0.90 ± 0.05 | refused |" in capsys.readouterr().out
+    one = {**ok, "method": "auto", "draws": 1}
+    reg.print_wide([ok, one], ["random", "auto"])
+    assert "| d | 20 | 2 | 2.20 | 0.90 ± 0.05 | 0.90 ± 0.05 (1 draw) |" in capsys.readouterr().out
+
+
+def test_regime_map_cached_only_computes_nothing(tmp_path):
+    from essence.regimes import regime_map
+
+    assert regime_map(["lcb_codegen"], methods=["random"], out=tmp_path, cached_only=True, progress=False) == []
+    assert not any(tmp_path.iterdir())
+
+
+def test_loo_line_fitness_matches_brute_force(few):
+    from essence.search.fitness_cv import LOOLineFitness
+
+    R, y = few.responses, few.target
+    mask = np.zeros((1, R.shape[1]), dtype=bool)
+    mask[0, [2, 7, 11, 40, 90, 101]] = True
+    m = 100 * R[:, mask[0]].mean(axis=1)
+    e = []
+    for i in range(len(y)):
+        keep = np.arange(len(y)) != i
+        b, a = np.polyfit(m[keep], y[keep], 1)
+        e.append(y[i] - (a + b * m[i]))
+    f = LOOLineFitness(R, y)
+    assert f.rmse(mask)[0] == pytest.approx(np.sqrt(np.mean(np.square(e))), rel=1e-8)
+    assert f.restrict(np.flatnonzero(mask[0])).rmse(np.ones((1, 6), bool))[0] == pytest.approx(f.rmse(mask)[0])
+    const = np.zeros((1, R.shape[1]), dtype=bool)
+    const[0, np.flatnonzero(np.nanstd(R, axis=0) == 0)[:1]] = True
+    if const.any():
+        assert np.isinf(f.rmse(const)[0])
+
+
+def test_ruler_beats_random_subsets_under_its_fitness_and_is_seeded(few):
+    from essence.methods.auto import RulerSelector
+    from essence.search.fitness_cv import LOOLineFitness
+
+    tr, va = few.subset(models=np.arange(26)), few.subset(models=np.arange(26, 30))
+    a = RulerSelector(10, seed=3, population=40, generations=30).fit(tr, va)
+    assert a.reconstructor_choice_ in ("line", "mean_ridge") and a.reconstructor_fitted_on_ == "train+val"
+    np.testing.assert_array_equal(a.items_, RulerSelector(10, seed=3, population=40, generations=30).fit(tr, va).items_)
+    fit = LOOLineFitness(few.responses, few.target)
+    rng = np.random.default_rng(0)
+    rand = np.zeros((200, few.n_items), dtype=bool)
+    for row in rand:
+        row[rng.choice(few.n_items, 10, replace=False)] = True
+    best = np.zeros((1, few.n_items), dtype=bool)
+    best[0, a.items_] = True
+    assert fit.rmse(best)[0] < np.median(fit.rmse(rand))
+    assert a.info_["ruler"]["loo_line_rmse"] == pytest.approx(fit.rmse(best)[0], abs=1e-4)

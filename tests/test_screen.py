@@ -55,3 +55,19 @@ def test_small_pool_untouched_and_bad_arguments():
         screen_pool(R, np.arange(5.0), 2, method="best")
     with pytest.raises(InputError, match="max_pool"):
         screen_pool(R, np.arange(5.0), 0)
+
+
+@pytest.mark.parametrize("name", ["kmeans", "irt", "tinybench"])
+def test_slow_methods_refuse_whole_benchmarks_up_front(name):
+    """K-Means, IRT and tinyBenchmarks grow with the items (846 s / 353 s / 233 s at 14,000 items): above
+    their item_limit fit refuses before any work, naming the limit, the measurement and the fix."""
+    from essence.data import from_arrays
+    from essence.methods import make_method
+
+    m = make_method(name, k=5, seed=0, progress=False)
+    n = m.item_limit + 1
+    R = np.zeros((6, n))
+    R[::2, ::3] = 1.0
+    d = from_arrays(R)
+    with pytest.raises(InputError, match=rf"{name}: {n} items are more than the {m.item_limit} .*took .*'essence'"):
+        m.fit(d.subset(models=np.arange(4)), d.subset(models=np.arange(4, 6)))

@@ -45,8 +45,22 @@ def test_written_big_files_load_back_to_the_generated_matrix(tmp_path, kind):
 def test_scale_part_runs_each_case_in_a_subprocess():
     mod = _module()
     args = Namespace(k=5, models=60, scale_items="50,80", scale_models="40", fixed_items=50, methods="random",
-                     data_seed=0)
+                     data_seed=0, case_seed=0, gen="", fresh=True)
     res = mod.part_scale(args)
     assert "GENERATED" in res["note"] and len(res["rows"]) == 3
     assert all("error" not in r and r["peak_rss_mb"] > 0 for r in res["rows"])
     assert res["table"].count("\n") == 4 and "loglog_slopes" in res
+
+
+def test_seeds_part_reports_the_ratio_to_random_per_seed():
+    mod = _module()
+    args = Namespace(k=5, models=60, n_items=50, seeds="0,1", data_seed=0, case_seed=0, fresh=True,
+                     gen='{"dims": 2, "guessing": 0.0}', params='{"generations": 2, "rounds": 0, "population": 10, "elites": 2}')
+    res = mod.part_seeds(args)
+    assert "GENERATED" in res["note"] and '"dims": 2' in res["note"] and len(res["rows"]) == 2
+    for x in res["rows"]:
+        e, r = x["essence"], x["random"]
+        assert e["generator"] == {"dims": 2, "guessing": 0.0} and e["data"].endswith(f"-s{x['seed']}")
+        assert e["params"]["rounds"] == 0 and "compress_cpu_seconds" in e and "load_average" in e
+    ratio = res["rows"][0]["essence"]["test_rmse"] / res["rows"][0]["random"]["test_rmse"]
+    assert f"{ratio:.3f}" in res["table"] and "mean" in res["table"]

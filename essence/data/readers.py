@@ -7,23 +7,23 @@ and items sorted by id):
 * **wide** (a ``model`` column, one column per item, optional ``full_score``):
 
   - parquet: the schema is read first, then ``column_chunk`` item columns at a time (parquet is
-    columnar, so a column chunk is read without the rest) straight into a preallocated float32
-    ``(n_models, n_items)`` matrix;
-  - CSV: ``rows_per_chunk`` rows at a time (pandas), each chunk converted to float32.
+    columnar, so a column chunk is read without the rest), each column cast to float64 by pyarrow and
+    written straight into the preallocated final ``(n_models, n_items)`` float64 matrix (no pandas frame;
+    a chunk with text cells goes through pandas to name the bad cell);
+  - CSV: ``rows_per_chunk`` rows at a time (pandas), each chunk kept as float32 where that is exact.
 
 * **long** (columns ``model, item, score``, optional ``full_score``; one row per model and item):
   record batches of ``batch_rows`` rows (pyarrow's streaming CSV reader or parquet batches). Model and item
   ids are dictionary-encoded per batch and mapped to int32 codes (a dict over the distinct ids, not over
-  the rows); the codes and the float32 scores are kept (12 bytes a row: 1.2 GB for 10^8 rows), then
-  scattered into the matrix in one pass. A ``(n_models, n_items)`` bool "seen" matrix finds duplicate
-  (model, item) rows.
+  the rows); the codes and the scores (float32 where exact) are kept (12 bytes a row: 1.2 GB for 10^8
+  rows), then scattered into the final matrix in one pass. A ``(n_models, n_items)`` bool "seen" matrix
+  finds duplicate (model, item) rows.
 
-**float32 where exact**: scores are stored in float32 while every value read is exactly a float32 (0/1
-correctness, halves, ...); the first value that is not switches the matrix to float64 (values read so far
-were exact, so nothing is lost). :class:`~essence.data.Responses` holds float64 (one final copy).
-
-Peak memory, beyond the final float64 matrix: the float32 matrix plus one chunk (wide), or the codes and
-scores plus the matrix (long). Measured in ``benchmarks/speed.py --part read`` on GENERATED files.
+The matrix the reader fills is the one the :class:`~essence.data.Responses` keeps (float64, handed to
+:func:`~essence.data.from_arrays` with ``copy=False``, which computes the row-mean target in row blocks),
+so the peak is that matrix (8 bytes a cell: 3.2 GB for 4,000 x 100,000) plus one column chunk (wide
+parquet), plus the codes and scores (long), or plus the float32 blocks (wide CSV). Measured in
+``benchmarks/speed.py --part read`` on GENERATED files.
 """
 
 from __future__ import annotations
@@ -89,21 +89,10 @@ def _columns(path: Path, parquet: bool) -> list[str]:
     return [str(c) for c in header]
 
 
-class _Matrix:
-    """A preallocated float32 matrix that turns float64 when a value is not exactly a float32."""
-
-    def __init__(self, shape):
-        self.a = np.full(shape, np.nan, dtype=np.float32)
-
-    def put(self, rows, cols, values: np.ndarray) -> None:
-        v = np.asarray(values, dtype=np.float64)
-        if self.a.dtype == np.float32:
-            v32 = v.astype(np.float32)
-            if not np.array_equal(v32, v, equal_nan=True):
-                self.a = self.a.astype(np.float64)
-            else:
-                v = v32
-        self.a[rows, cols] = v
+def _matrix(shape) -> np.ndarray:
+    """The final ``(n_models, n_items)`` float64 matrix, NaN (missing) until filled; handed to
+    :func:`from_arrays` without a copy."""
+    return np.full(shape, np.nan, dtype=np.float64)
 
 
 def _numeric_block(block, path: Path, row0: int) -> np.ndarray:
@@ -170,17 +159,35 @@ def _read_wide_parquet(path: Path, cols: list[str], progress: bool, column_chunk
         raise InputError(f"{path}: unreadable table ({type(exc).__name__}: {exc})") from None
     _check_models(models, path)
     items = [c for c in cols if c not in _RESERVED]
-    mat = _Matrix((n, len(items)))
+    mat = _matrix((n, len(items)))
     starts = range(0, len(items), column_chunk)
     for s in tqdm(starts, desc=f"reading {path.name}", unit="chunk", disable=not progress):
         names = items[s:s + column_chunk]
         try:
-            tab = pf.read(columns=names).to_pandas()
+            tab = pf.read(columns=names, use_threads=False)
         except Exception as exc:
             raise InputError(f"{path}: unreadable table ({type(exc).__name__}: {exc})") from None
-        mat.put(slice(None), slice(s, s + len(names)), _numeric_block(tab[names], path, 0))
-    return from_arrays(mat.a, models, np.asarray(items, dtype=str), target, name=path.stem,
-                       allow_empty_items=allow_empty_items)
+        if all(_is_numeric(t) for t in tab.schema.types):  # column by column into the matrix, no frame
+            for j, col in enumerate(tab.columns):
+                mat[:, s + j] = _as_float(col)
+        else:
+            mat[:, s:s + len(names)] = _numeric_block(tab.to_pandas(), path, 0)
+        del tab
+    return from_arrays(mat, models, np.asarray(items, dtype=str), target, name=path.stem,
+                       allow_empty_items=allow_empty_items, copy=False)
+
+
+def _is_numeric(t) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or pa.types.is_null(t)
+
+
+def _as_float(col) -> np.ndarray:
+    """A numeric pyarrow column as float64, nulls as NaN."""
+    import pyarrow as pa
+
+    return col.cast(pa.float64()).to_numpy(zero_copy_only=False)
 
 
 def _read_wide_csv(path: Path, cols: list[str], progress: bool, rows_per_chunk: int, allow_empty_items: bool):
@@ -304,13 +311,13 @@ def _read_long(path: Path, parquet: bool, with_fs: bool, progress: bool, batch_r
     m_rank[mo] = np.arange(mo.size, dtype=np.int32)
     i_rank = np.empty(io.size, dtype=np.int32)
     i_rank[io] = np.arange(io.size, dtype=np.int32)
-    mat = _Matrix((models.size, items.size))
+    mat = _matrix((models.size, items.size))
     seen = np.zeros((models.size, items.size), dtype=bool)
     n_rows = 0
     for m, i, s in zip(mc, ic, sc):
         r, c = m_rank[m], i_rank[i]
         seen[r, c] = True
-        mat.put(r, c, s)
+        mat[r, c] = s
         n_rows += m.size
     if int(seen.sum()) != n_rows:
         _raise_duplicate(mc, ic, models, items, path, n_rows - int(seen.sum()))
@@ -330,7 +337,8 @@ def _read_long(path: Path, parquet: bool, with_fs: bool, progress: bool, batch_r
                 raise InputError(f"{path}: full_score differs between rows of the same model "
                                  f"(e.g. {str(models[mo][r[np.argmax(clash)]])!r}); give one value per model")
             setv[r] = True
-    return from_arrays(mat.a, models[mo], items[io], target, name=path.stem, allow_empty_items=allow_empty_items)
+    return from_arrays(mat, models[mo], items[io], target, name=path.stem, allow_empty_items=allow_empty_items,
+                       copy=False)
 
 
 def _raise_duplicate(mc, ic, models, items, path: Path, n_dup: int) -> None:

@@ -26,6 +26,7 @@ def from_arrays(
     item_extras: dict | None = None,
     model_extras: dict | None = None,
     allow_empty_items: bool = False,
+    copy: bool = True,
 ) -> Responses:
     """Validate arrays and build a `Responses`.
 
@@ -33,10 +34,11 @@ def from_arrays(
     and must be distinct, non-empty names; ``target`` (percentage points, 0-100) defaults to
     ``100 * nanmean(responses, axis=1)``. Every problem raises InputError naming the array, the problem
     and the fix. Items with no result from any model are refused unless ``allow_empty_items`` (new models'
-    results for ``estimate``, where a missing cell is left out of the subset score).
+    results for ``estimate``, where a missing cell is left out of the subset score). ``copy=False`` keeps a
+    float64 ``responses`` array as it is (the table reader's own buffer; it is made read-only).
     """
     try:
-        r = np.array(responses, dtype=np.float64)
+        r = np.array(responses, dtype=np.float64) if copy else np.asarray(responses, dtype=np.float64)
     except (ValueError, TypeError) as exc:
         raise InputError(
             f"responses: cannot be read as a numeric 2-D array ({exc}); rows must all have the same "
@@ -78,7 +80,7 @@ def from_arrays(
         )
 
     if target is None:
-        target = 100.0 * np.nanmean(r, axis=1)
+        target = 100.0 * np.concatenate([np.nanmean(r[s:s + 256], axis=1) for s in range(0, n_models, 256)])
         source = "row_mean"
     else:
         source = "full_score"
@@ -133,7 +135,7 @@ def _check_target_unit(target: np.ndarray, r: np.ndarray, models: np.ndarray) ->
         )
     top = float(target.max())
     if 0 < top <= 1 and target.size > 1:
-        row_pp = 100.0 * np.nanmean(r, axis=1)
+        row_pp = 100.0 * np.concatenate([np.nanmean(r[s:s + 256], axis=1) for s in range(0, r.shape[0], 256)])
         if np.nanmax(row_pp) > 5:
             raise InputError(
                 f"target: every full score is within [0, 1] (max {top:g}) while the models' mean results reach "

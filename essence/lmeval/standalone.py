@@ -4,7 +4,8 @@ This file is copied, as it is, next to an exported harness task (``essence_NAME_
 that the harness run itself reports the estimated full score (see :mod:`essence.lmeval.hooks`). It
 must not import anything from essence. It re-implements ``predict`` of every reconstructor kind an
 artifact can hold (``gam``, ``ridge``, ``ridge_gam``, ``weighted_mean``, ``irt_gam``, ``gpirt``,
-``signature_knn``) and the interval of ``essence.intervals.IntervalModel`` from their ``to_dict()``
+``signature_knn``, ``line``, ``mean_ridge``, ``latent``, ``mlp``) and the interval of
+``essence.intervals.IntervalModel`` from their ``to_dict()``
 numbers; ``tests/test_lmeval_estimate.py`` checks it against ``Compressed.estimate`` for every kind.
 
 ``estimate(spec, scores)``: ``spec`` is ``{"items": [k ids], "reconstructor": {...}, "interval": {...}}``
@@ -127,6 +128,29 @@ def _mean_ridge(d, X):
     return _line(d["line"], X) + _ridge_index(d, X)
 
 
+def _latent(d, X):
+    """essence.predictors.LatentReconstructor: posterior abilities, then observed + predicted pool answers."""
+    f = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
+    mu, psi, A = f(d["mu"]), f(d["psi"]), f(d["loadings"]).reshape(len(d["mu"]), -1)
+    obs = ~np.isnan(X)
+    b = np.where(obs, (X - mu) / psi, 0.0) @ A
+    G = np.einsum("nk,kr,ks->nrs", obs / psi, A, A) + np.eye(A.shape[1])
+    theta = np.linalg.solve(G, b[:, :, None])[:, :, 0]
+    chosen = np.where(obs, X, mu + theta @ A.T).sum(axis=1)
+    pool = 100.0 * (chosen + float(d["mu_rest"]) + theta @ f(d["loadings_rest"])) / int(d["n_pool"])
+    own = 100.0 * (float(d["mu_target"]) + theta @ f(d["loadings_target"]))
+    c = f(d["coef"])
+    return c[0] + c[1] * pool + c[2] * own
+
+
+def _mlp(d, X):
+    """essence.predictors.MLPReconstructor: one tanh hidden layer on the (filled) answers."""
+    f = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
+    W1 = f(d["W1"]).reshape(X.shape[1], -1)
+    h = np.tanh(_filled(d, X) @ W1 + f(d["b1"]))
+    return float(d["y_mean"]) + float(d["y_sd"]) * (h @ f(d["W2"]) + float(d["b2"]))
+
+
 _PREDICT = {
     "gam": lambda d, X: _table(d["table"], _subset_score(X, d["params"].get("weights"))),
     "ridge": _ridge_index,
@@ -138,6 +162,8 @@ _PREDICT = {
     "line": _line,
     "mean_ridge": _mean_ridge,
     "weighted_line": lambda d, X: float(d["intercept"]) + float(d["slope"]) * _subset_score(X, d["params"].get("weights")),
+    "latent": _latent,
+    "mlp": _mlp,
 }
 KINDS = tuple(_PREDICT)
 

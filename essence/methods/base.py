@@ -32,6 +32,7 @@ from .._runtime import single_thread
 from ..checks import Flag, Whole, check_params, whole_number
 from ..data import Responses
 from ..irt import IRT_SETTINGS, fit_item_params
+from ..predictors import pool_candidates
 from ..reconstruct import FEW_MODEL_CHOICES, GAMReconstructor, choose_by_cv
 from ..errors import InputError
 
@@ -93,6 +94,10 @@ class Selector(BaseEstimator):
     signal = "responses"
     #: True when the method can choose without any model's results (Herding, PPL)
     needs_no_models = False
+    #: most pool items the method takes (None = no limit): above it ``fit`` refuses up front, naming
+    #: ``item_limit_reason`` (what was measured), before any work (whole benchmarks: README "Whole benchmarks")
+    item_limit: int | None = None
+    item_limit_reason = ""
     #: False where the plain mean of the chosen items is the wrong summary (K-Means anchors carry weights)
     plain_mean_choices = True
 
@@ -129,6 +134,10 @@ class Selector(BaseEstimator):
             raise InputError("fit: train and val must hold the same items in the same order")
         self.check_params()
         check_k(self.k, train.n_items)
+        if self.item_limit is not None and train.n_items > self.item_limit:
+            raise InputError(f"{self.name}: {train.n_items} items are more than the {self.item_limit} it takes "
+                             f"({self.item_limit_reason}); use method 'essence' (it pre-screens big pools) or "
+                             f"'random', or give a pool of at most {self.item_limit} items")
         self.info_ = {}
         with single_thread():  # see essence._runtime: faster on shared cores, same items on any machine
             return self._fit(train, val)
@@ -140,9 +149,12 @@ class Selector(BaseEstimator):
         self.items_ = idx
         # every method also gets the few-model reconstructors; the choice is cross-validated over all
         # non-test models (train + val) and the chosen one is refitted on all of them
-        cands = {**self.reconstructor_candidates(train, idx), **(FEW_MODEL_CHOICES if self.plain_mean_choices else {})}
-        X = np.vstack([train.responses[:, idx], val.responses[:, idx]])
-        label, rec, scores = choose_by_cv(cands, X, np.r_[train.target, val.target], seed=self.seed)
+        # (and, with enough models, the stronger ones of essence.predictors), unless the method keeps to its own
+        R = np.vstack([train.responses, val.responses])
+        extra = ({**FEW_MODEL_CHOICES, **pool_candidates(idx, R.shape[0], seed=self.seed)}
+                 if self.plain_mean_choices else {})
+        cands = {**self.reconstructor_candidates(train, idx), **extra}
+        label, rec, scores = choose_by_cv(cands, R[:, idx], np.r_[train.target, val.target], seed=self.seed, R=R)
         self.reconstructor_fitted_on_ = "train+val"
         self.reconstructor_choice_ = label
         self.reconstructor_ = rec

@@ -1,0 +1,114 @@
+"""The stronger reconstructors (essence.predictors): JSON round trip with equal predictions, the latent model's
+pool score, the CV choice that offers them only with enough models, and the exported estimator."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from essence.compressed import Compressed, compress
+from essence.errors import InputError
+from essence.lmeval import standalone
+from essence.methods import make_method
+from essence.data import split_models
+from essence.predictors import (MIN_MODELS_LATENT, MIN_MODELS_MLP, LatentReconstructor, MLPReconstructor,
+                                factor_model, pool_candidates)
+from essence.reconstruct import fit_reconstructor, reconstructor_from_dict
+
+
+@pytest.fixture(scope="module")
+def parts(small):
+    """Training and held-out rows of the real ``small`` slice (gsm8k), 12 chosen items, a few cells missing."""
+    sp = split_models(small, seed=0)
+    R = small.responses.copy()
+    R[np.random.default_rng(0).random(R.shape) < 0.03] = np.nan
+    items = np.arange(3, 80, 7)[:12]
+    tr, te = np.r_[sp.train, sp.val], sp.test
+    return R[tr], small.target[tr], R[te], small.target[te], items
+
+
+@pytest.mark.parametrize("make", [lambda items: LatentReconstructor(items, ranks=(1, 2, 4, 8)),
+                                  lambda items: MLPReconstructor(hidden=6)], ids=["latent", "mlp"])
+def test_round_trip_gives_equal_predictions(parts, make):
+    R_tr, y_tr, R_te, y_te, items = parts
+    rec = fit_reconstructor(make(items), R_tr[:, items], y_tr, R_tr)
+    pred = rec.predict(R_te[:, items])
+    assert pred.shape == y_te.shape and np.isfinite(pred).all()
+    assert np.sqrt(np.mean((pred - y_te) ** 2)) < np.std(y_te)  # it learnt something on held-out models
+    text = json.dumps(rec.to_dict(), allow_nan=False)  # plain JSON numbers
+    back = reconstructor_from_dict(json.loads(text))
+    assert type(back) is type(rec)
+    np.testing.assert_array_equal(back.predict(R_te[:, items]), pred)  # bit for bit: stored numbers predict
+    np.testing.assert_allclose(standalone.predict(back.to_dict(), R_te[:, items]), pred, rtol=0, atol=1e-9)
+
+
+def test_latent_artifact_does_not_grow_with_the_pool(parts):
+    R_tr, y_tr, _, _, items = parts
+    rec = fit_reconstructor(LatentReconstructor(items, ranks=(2,)), R_tr[:, items], y_tr, R_tr)
+    d = rec.to_dict()
+    assert rec.rank_ == 2 and d["n_pool"] == R_tr.shape[1]
+    assert len(d["loadings"]) == 2 * len(items) and len(d["loadings_rest"]) == 2 and len(d["mu"]) == len(items)
+
+
+def test_latent_pool_score_is_the_pool_mean_when_every_item_is_seen(parts):
+    R_tr, y_tr, R_te, _, _ = parts
+    every = np.arange(R_tr.shape[1])
+    full = np.nan_to_num(R_tr, nan=0.5)  # no missing cell: nothing left to predict
+    rec = fit_reconstructor(LatentReconstructor(every, ranks=(1, 3)), full, y_tr, full)
+    Xte = np.nan_to_num(R_te, nan=0.5)
+    np.testing.assert_allclose(rec.pool_score(Xte), 100 * Xte.mean(axis=1), atol=1e-9)
+    # and a missing cell is predicted from the factors, not taken as the item mean
+    X1 = Xte[:3].copy()
+    X1[:, :40] = np.nan
+    mu, A, var = factor_model(full, 3)
+    assert not np.allclose(rec.pool_score(X1), 100 * np.r_[mu[:40].sum() + Xte[:3, 40:].sum(1)] / every.size)
+
+
+def test_latent_needs_the_pool_and_checks_it(parts):
+    R_tr, y_tr, _, _, items = parts
+    with pytest.raises(InputError, match="latent: fit needs R"):
+        LatentReconstructor(items).fit(R_tr[:, items], y_tr)
+    with pytest.raises(InputError, match="needs the training models' answers"):
+        fit_reconstructor(LatentReconstructor(items), R_tr[:, items], y_tr)
+    with pytest.raises(InputError, match="must hold the"):
+        LatentReconstructor(items).fit(R_tr[:, items], y_tr, R=R_tr[:10])
+    with pytest.raises(InputError, match="ranks"):
+        LatentReconstructor(items, ranks=(0,)).fit(R_tr[:, items], y_tr, R=R_tr)
+    with pytest.raises(InputError, match="hidden"):
+        MLPReconstructor(hidden=0).fit(R_tr[:, items], y_tr)
+
+
+def test_candidates_only_with_enough_models():
+    items = np.arange(5)
+    assert pool_candidates(items, MIN_MODELS_LATENT - 1) == {}
+    assert set(pool_candidates(items, MIN_MODELS_LATENT)) == {"latent"}
+    assert set(pool_candidates(items, MIN_MODELS_MLP)) == {"latent", "mlp"}
+
+
+def test_cv_offers_them_only_with_enough_models(small, alpaca):
+    sel = make_method("random", k=10, seed=0, progress=False)
+    sp = split_models(alpaca, seed=0)
+    sel.fit(alpaca.subset(models=sp.train), alpaca.subset(models=sp.val))
+    assert not {"latent", "mlp"} & set(sel.reconstructor_scores_)  # 49 non-test systems: too few
+    sp = split_models(small, seed=0)
+    sel.fit(small.subset(models=sp.train), small.subset(models=sp.val))
+    scores = sel.reconstructor_scores_
+    assert isinstance(scores["latent"], float) and isinstance(scores["mlp"], float), scores
+    assert sel.reconstructor_choice_ == min((v, k) for k, v in scores.items() if isinstance(v, float))[1]
+
+
+def test_compress_with_the_latent_model_saves_and_estimates(small, tmp_path):
+    comp = compress(small, k=10, method="random", seed=1, progress=False)
+    assert isinstance(comp.selection["reconstructor_val_rmse"]["latent"], float)
+    # the artifact path of the kind, whatever CV chose: the same chosen items, a latent reconstructor
+    idx = [list(small.items).index(i) for i in comp.items]
+    X = small.responses[:, idx]
+    rec = fit_reconstructor(LatentReconstructor(idx, ranks=(1, 2)), X[:400], small.target[:400],
+                            small.responses[:400])
+    comp.reconstructor = rec
+    path = tmp_path / "latent.json"
+    comp.save(path)
+    back = Compressed.load(path)
+    np.testing.assert_array_equal(back.reconstructor.predict(X[400:]), rec.predict(X[400:]))
