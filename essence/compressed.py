@@ -247,6 +247,7 @@ def compress(
     level: float = 0.9,
     min_answered: int = 5,
     progress: bool = True,
+    predictors: str = "all",
     **params,
 ) -> Compressed:
     """Choose ``k`` items of ``data`` with ``method`` and fit the reconstructor and its interval.
@@ -257,6 +258,10 @@ def compress(
     counts them. Too few models for ``k`` get a warning or an InputError saying how many are needed
     (:func:`essence.methods.base.check_models_for_k`). Missing cells elsewhere are left out of subset means and
     filled with training item means in ridge (see :mod:`essence.reconstruct`).
+    ``predictors``: ``"all"`` lets the reconstructor's CV also weigh the stronger kinds of
+    :mod:`essence.predictors` (latent from 100, MLP from 300 non-test models; they add tens of seconds on
+    thousands of models); ``"basic"`` keeps to the method's own kinds plus the line and shrinkage ones (what
+    the comparison sweep uses, so selectors are compared at equal reconstructors).
     ``params`` go to the method's constructor.
     """
     from .methods import make_method
@@ -266,7 +271,11 @@ def compress(
     seed = whole_number("seed", seed, 0)
     min_answered = whole_number("min_answered", min_answered, 1)
     constant = _warn_constant(data)
+    if predictors not in ("all", "basic"):
+        raise InputError(f"predictors: {predictors!r} is not a choice; use 'all' (with the latent and MLP kinds) "
+                         "or 'basic' (without them)")
     selector = make_method(method, k=k, seed=seed, progress=progress, **params)
+    selector.stronger_predictors = predictors == "all"
     split = split if split is not None else split_models(data, test=test, val=val, seed=seed)
     train, valid, testd = (data.subset(models=ix) for ix in split)
     source, left_out = data, []
@@ -317,6 +326,7 @@ def compress(
     selection = {
         "reconstructor_choice": selector.reconstructor_choice_,
         "reconstructor_val_rmse": selector.reconstructor_scores_,
+        "predictors": predictors,
         **getattr(selector, "info_", {}),
     }
     return Compressed(

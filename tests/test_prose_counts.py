@@ -116,7 +116,7 @@ def machine_timings(cells) -> list[str]:
 #: notebooks whose source no longer prints seconds but whose committed outputs predate that change: the
 #: sweep behind 08 must be recomputed (main's method changes make its cache stale). strict: once 08 is
 #: re-executed the test passes, the xfail turns into a failure, and this entry must go.
-AWAITING_REEXECUTION = {"08_method_comparison"}
+AWAITING_REEXECUTION: set[str] = set()  # notebooks whose committed outputs predate a source change
 
 
 @pytest.mark.parametrize("nb", [pytest.param(p, marks=pytest.mark.xfail(

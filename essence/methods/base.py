@@ -100,6 +100,9 @@ class Selector(BaseEstimator):
     item_limit_reason = ""
     #: False where the plain mean of the chosen items is the wrong summary (K-Means anchors carry weights)
     plain_mean_choices = True
+    #: False keeps the latent and MLP kinds of essence.predictors out of the CV choice (``compress(predictors=
+    #: "basic")``, what the comparison sweep uses); an instance attribute, set by ``compress``
+    stronger_predictors = True
 
     def __init__(self, k: int, seed: int = 0, progress: bool = True):
         self.k = k
@@ -151,8 +154,8 @@ class Selector(BaseEstimator):
         # non-test models (train + val) and the chosen one is refitted on all of them
         # (and, with enough models, the stronger ones of essence.predictors), unless the method keeps to its own
         R = np.vstack([train.responses, val.responses])
-        extra = ({**FEW_MODEL_CHOICES, **pool_candidates(idx, R.shape[0], seed=self.seed)}
-                 if self.plain_mean_choices else {})
+        stronger = pool_candidates(idx, R.shape[0], seed=self.seed) if self.stronger_predictors else {}
+        extra = {**FEW_MODEL_CHOICES, **stronger} if self.plain_mean_choices else {}
         cands = {**self.reconstructor_candidates(train, idx), **extra}
         label, rec, scores = choose_by_cv(cands, R[:, idx], np.r_[train.target, val.target], seed=self.seed, R=R)
         self.reconstructor_fitted_on_ = "train+val"

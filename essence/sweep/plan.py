@@ -26,6 +26,10 @@ __all__ = ["run_sweep"]
 
 #: ``compress`` parameters whose defaults shape every run's figures (recorded in the signature).
 _SETTINGS = ("level", "min_answered")
+#: ``compress`` settings the sweep fixes (recorded in the signature too): selectors are compared at equal
+#: reconstructors, without the latent and MLP kinds (they add tens of seconds to each of hundreds of runs;
+#: what they add on top of any selector is measured by benchmarks/predictors.py)
+SWEEP_SETTINGS = {"predictors": "basic"}
 
 
 def _as_list(x, what: str) -> list:
@@ -213,7 +217,7 @@ def _method_signatures(methods, ks, seeds, method_params):
     from ..methods import get_method, make_method
 
     defaults = inspect.signature(compress).parameters
-    settings = {n: defaults[n].default for n in _SETTINGS if n in defaults}
+    settings = {**{n: defaults[n].default for n in _SETTINGS if n in defaults}, **SWEEP_SETTINGS}
     unavailable: dict[str, str] = {}
     method_code: dict[str, str | None] = {}
     for m in methods:

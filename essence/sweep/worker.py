@@ -103,7 +103,8 @@ def _execute(task: _Task) -> dict:
         with _thread_limit(task.limit_threads):
             data = _worker_data(task.source, task.fingerprint)
             split = _data.Split(*(np.asarray(a, dtype=np.intp) for a in task.split))
-            art = compress(data, task.k, task.method, task.seed, split=split, progress=False, **task.params)
+            fixed = {n: v for n, v in task.signature.get("settings", {}).items() if n == "predictors"}
+            art = compress(data, task.k, task.method, task.seed, split=split, progress=False, **fixed, **task.params)
         rec["items"] = list(art.items)
         rec["reconstructor"] = art.selection.get("reconstructor_choice", "")
         rec["figures"] = jsonable(art.figures)
