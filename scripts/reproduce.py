@@ -50,7 +50,8 @@ def clean_outputs(nb, root: Path = ROOT) -> None:
     """Make an executed notebook read the same on every machine and run (in place).
 
     Drops papermill's and nbclient's timing metadata and input/output paths, every stderr stream
-    (progress bars and warnings go to the log, not to cells), and memory addresses in reprs; replaces
+    (and names papermill's injected-parameters cell by that tag instead of a random id;
+    progress bars and warnings go to the log, not to cells), and memory addresses in reprs; replaces
     any remaining mention of ``root`` by ``.``.
     """
     nb.metadata.pop("papermill", None)
@@ -59,6 +60,10 @@ def clean_outputs(nb, root: Path = ROOT) -> None:
     for cell in nb.cells:
         cell.metadata.pop("papermill", None)
         cell.metadata.pop("execution", None)
+        if "injected-parameters" in cell.metadata.get("tags", []):
+            cell["id"] = "injected-parameters"  # papermill gives it a random id on every run
+        if cell.metadata.get("tags") == []:
+            cell.metadata.pop("tags")
         if cell.cell_type != "code":
             continue
         kept = []

@@ -90,3 +90,32 @@ def test_the_check_catches_each_problem():
         assert any(what.split()[0] in p for p in found), (what, found)
     assert problems({"metadata": {}, "cells": [{**ok_cell, "outputs": []}]}) == [
         "no outputs: the notebook was committed without being executed"]
+
+
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_injected_parameters_cell_has_a_stable_id(nb):
+    """papermill gives its injected cell a random id on every run; reproduce names it by its tag, so a
+    second ``make reproduce`` does not rewrite every notebook."""
+    cells = json.loads(nb.read_text())["cells"]
+    injected = [c for c in cells if "injected-parameters" in c.get("metadata", {}).get("tags", [])]
+    assert injected, f"{nb.name}: no injected-parameters cell (not executed by scripts/reproduce.py?)"
+    assert [c.get("id") for c in injected] == ["injected-parameters"], (
+        f"{nb.name}: the injected-parameters cell has id {injected[0].get('id')!r}; run scripts/reproduce.py")
+
+
+def test_clean_outputs_names_the_injected_cell():
+    import importlib.util
+
+    import nbformat
+
+    spec = importlib.util.spec_from_file_location("reproduce", ROOT / "scripts" / "reproduce.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("quick = True")]
+    nb.cells[1].metadata["tags"] = ["injected-parameters"]
+    nb.cells[0].metadata["tags"] = []
+    ids_before = nb.cells[1].id
+    mod.clean_outputs(nb)
+    assert nb.cells[1].id == "injected-parameters" != ids_before
+    assert "tags" not in nb.cells[0].metadata
