@@ -372,12 +372,14 @@ class LineReconstructor(Reconstructor):
     """
 
     kind = "line"
+    #: item weights of the subset score (None: the plain mean); the weighted subclass makes it a parameter
+    weights = None
 
     def fit(self, X, y):
         X = _check_X(X)
         y = np.asarray(y, dtype=np.float64)
         self.k_ = X.shape[1]
-        m = subset_score(X)
+        m = subset_score(X, self.weights)
         if np.unique(m).size < 2:
             self.slope_, self.intercept_ = 0.0, float(y.mean())
         else:
@@ -387,14 +389,15 @@ class LineReconstructor(Reconstructor):
 
     def predict(self, X) -> np.ndarray:
         X = _check_X(X, self.k_)
-        return np.clip(self.intercept_ + self.slope_ * subset_score(X), 0.0, 100.0)
+        return np.clip(self.intercept_ + self.slope_ * subset_score(X, self.weights), 0.0, 100.0)
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "params": {}, "k": self.k_, "slope": self.slope_, "intercept": self.intercept_}
+        return {"kind": self.kind, "params": self.params_dict(), "k": self.k_, "slope": self.slope_,
+                "intercept": self.intercept_}
 
     @classmethod
     def from_dict(cls, d: dict):
-        obj = cls()
+        obj = cls(**d.get("params", {}))
         obj.k_ = int(d["k"])
         obj.slope_, obj.intercept_ = float(d["slope"]), float(d["intercept"])
         return obj

@@ -32,8 +32,7 @@ from ..anchors import _exact_low_dim, item_features, kmeans_anchors  # noqa: F40
 from ..errors import InputError
 from ..checks import ListOf, OneOf, Real, Whole
 from ..tables import GAM_LAM, GAM_N_SPLINES
-from ..reconstruct import GAMReconstructor, Reconstructor, RidgeReconstructor, WeightedMeanReconstructor, subset_score
-from ..reconstruct import _check_X
+from ..reconstruct import GAMReconstructor, LineReconstructor, RidgeReconstructor, WeightedMeanReconstructor
 from .base import Selector
 
 __all__ = ["KMeansSelector", "WeightedLineReconstructor", "kmeans_anchors", "item_features"]
@@ -41,47 +40,20 @@ __all__ = ["KMeansSelector", "WeightedLineReconstructor", "kmeans_anchors", "ite
 _CANDIDATES = ("weighted_line", "weighted_mean", "gam", "gam_unweighted", "ridge")
 
 
-class WeightedLineReconstructor(Reconstructor):
+class WeightedLineReconstructor(LineReconstructor):
     """Full score = ``a + b * m_w``: a least-squares line on the weighted subset score ``m_w`` (pp,
     ``100 * sum_j w_j x_j / sum_j w_j``, :func:`essence.reconstruct.subset_score`).
 
     The anchor-weighted mean estimates the item pool's accuracy; the line maps it to the target (a whole
     benchmark of which the pool is a part, or another scale) with two numbers, so it holds with a handful
     of models. With one distinct ``m_w`` it predicts the mean target. ``X`` ``(n_models, k)``; pp out,
-    clipped to [0, 100].
+    clipped to [0, 100]. Fit, prediction and JSON are :class:`essence.reconstruct.LineReconstructor`'s.
     """
 
     kind = "weighted_line"
 
     def __init__(self, weights=None):
         self.weights = weights
-
-    def fit(self, X, y):
-        X = _check_X(X)
-        y = np.asarray(y, dtype=np.float64)
-        self.k_ = X.shape[1]
-        m = subset_score(X, self.weights)
-        if np.unique(m).size < 2:
-            self.slope_, self.intercept_ = 0.0, float(y.mean())
-        else:
-            slope, icpt = np.polyfit(m, y, 1)
-            self.slope_, self.intercept_ = float(slope), float(icpt)
-        return self
-
-    def predict(self, X) -> np.ndarray:
-        X = _check_X(X, self.k_)
-        return np.clip(self.intercept_ + self.slope_ * subset_score(X, self.weights), 0.0, 100.0)
-
-    def to_dict(self) -> dict:
-        return {"kind": self.kind, "params": self.params_dict(), "k": self.k_, "slope": self.slope_,
-                "intercept": self.intercept_}
-
-    @classmethod
-    def from_dict(cls, d: dict):
-        obj = cls(**d["params"])
-        obj.k_ = int(d["k"])
-        obj.slope_, obj.intercept_ = float(d["slope"]), float(d["intercept"])
-        return obj
 
 
 class KMeansSelector(Selector):

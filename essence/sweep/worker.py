@@ -103,8 +103,9 @@ def _execute(task: _Task) -> dict:
         with _thread_limit(task.limit_threads):
             data = _worker_data(task.source, task.fingerprint)
             split = _data.Split(*(np.asarray(a, dtype=np.intp) for a in task.split))
-            fixed = {n: v for n, v in task.signature.get("settings", {}).items() if n == "predictors"}
-            art = compress(data, task.k, task.method, task.seed, split=split, progress=False, **fixed, **task.params)
+            predictors = task.signature["settings"].get("predictors", "all")  # the sweep's fixed setting
+            art = compress(data, task.k, task.method, task.seed, split=split, progress=False, predictors=predictors,
+                           **task.params)
         rec["items"] = list(art.items)
         rec["reconstructor"] = art.selection.get("reconstructor_choice", "")
         rec["figures"] = jsonable(art.figures)
