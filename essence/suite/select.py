@@ -121,9 +121,9 @@ def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, prog
     s = {**JOINT_DEFAULTS, **params}
     if s["weighting"] not in WEIGHTINGS:
         raise InputError(f"--param weighting={s['weighting']!r}: choose one of {', '.join(WEIGHTINGS)}")
-    if s["fitness_models"] not in ("train", "val"):
+    if s["fitness_models"] not in ("train", "val", "loo"):
         raise InputError(f"--param fitness_models={s['fitness_models']!r}: choose train (in-sample ridge, the "
-                         "default) or val (validation models)")
+                         "default), loo (leave-one-out ridge on the training models) or val (validation models)")
     pooled_tr = train.pooled()
     R = pooled_tr.responses
     emb = None
@@ -143,7 +143,8 @@ def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, prog
     fit = JointRidgeFitness(R[:, pool], train.targets, member_of,
                             R_fit=val.pooled().responses[:, pool] if fm_val else None,
                             Y_fit=val.targets if fm_val else None, alpha=float(s["ridge_alpha"]),
-                            weighting=s["weighting"], floor=floor, k_ref=k, seed=seed)
+                            weighting=s["weighting"], floor=floor, k_ref=k, seed=seed,
+                            loo=s["fitness_models"] == "loo")
     rng = np.random.default_rng(seed)
     P = int(s["population"])
     init = _floor_masks(P, pool.size, k, member_of, floor, rng) if floor else None
