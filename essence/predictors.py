@@ -401,7 +401,8 @@ def oof_predictions(make, X, y, folds: int = 5, seed: int = 0, R=None) -> np.nda
     return pred
 
 
-def choose_average_by_cv(candidates: dict, X, y, folds: int = 5, seed: int = 0, R=None, max_parts: int = 3):
+def choose_average_by_cv(candidates: dict, X, y, folds: int = 5, seed: int = 0, R=None, max_parts: int = 3,
+                         seconds: dict | None = None):
     """Choose a reconstructor, or an average of up to ``max_parts`` distinct candidates, by K-fold CV.
 
     Every candidate (label -> zero-argument factory) is cross-fitted once on the same folds; the single
@@ -410,16 +411,21 @@ def choose_average_by_cv(candidates: dict, X, y, folds: int = 5, seed: int = 0, 
     refitted on all models. Returns ``(label, fitted, scores, oof (n,))``: ``label`` ``"a+b"`` for an
     average; ``scores`` every single candidate's out-of-fold RMSE (or ``"failed: ..."``) and the winner's;
     ``oof`` the winner's out-of-fold predictions (for its interval). InputError if every candidate fails.
+    ``seconds``: a dict to receive each candidate's cross-fitting time and the final refit's (``"refit"``).
     """
+    import time
     from itertools import combinations
 
     from .reconstruct import fit_reconstructor
 
     y = np.asarray(y, dtype=np.float64)
     oof, scores = {}, {}
+    seconds = {} if seconds is None else seconds
     for label, make in candidates.items():
+        t0 = time.perf_counter()
         try:
             p = oof_predictions(make, X, y, folds, seed, R)
+            seconds[label] = round(time.perf_counter() - t0, 3)
         except (ValueError, np.linalg.LinAlgError) as exc:
             scores[label] = f"failed: {exc}"
             continue
@@ -438,10 +444,12 @@ def choose_average_by_cv(candidates: dict, X, y, folds: int = 5, seed: int = 0, 
             if best is None or err < best[1] - 1e-12:
                 best = (combo, err, p)
     combo, err, p = best
+    t0 = time.perf_counter()
     if len(combo) == 1:
         rec = fit_reconstructor(candidates[combo[0]](), X, y, R)
     else:
         rec = AverageReconstructor([_part_spec(candidates[c]()) for c in combo]).fit(X, y, R)
+    seconds["refit"] = round(time.perf_counter() - t0, 3)
     label = "+".join(combo)
     scores[label] = err
     return label, rec, scores, p

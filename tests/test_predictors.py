@@ -151,8 +151,10 @@ def test_choose_average_by_cv_scores_averages_on_shared_folds(parts):
     X = np.nan_to_num(R_tr[:, items], nan=0.5)
     cands = {"ridge": RidgeReconstructor, "mlp": lambda: MLPReconstructor(hidden=4, alpha=3.0),
              "broken": lambda: RidgeReconstructor(alphas=[-1.0])}
-    label, rec, scores, oof = choose_average_by_cv(cands, X, y_tr, seed=1, max_parts=2)
+    secs = {}
+    label, rec, scores, oof = choose_average_by_cv(cands, X, y_tr, seed=1, max_parts=2, seconds=secs)
     assert scores["broken"].startswith("failed")
+    assert set(secs) == {"ridge", "mlp", "refit"} and all(v >= 0 for v in secs.values())
     # the singles' scores are the plain CV RMSEs on the same folds
     assert scores["ridge"] == pytest.approx(cv_rmse(RidgeReconstructor, X, y_tr, seed=1)[0])
     pair = (oof_predictions(cands["ridge"], X, y_tr, seed=1) + oof_predictions(cands["mlp"], X, y_tr, seed=1)) / 2

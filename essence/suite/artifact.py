@@ -266,15 +266,17 @@ def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_
     nt = n if n_train is None else int(n_train)
     recs, ivs, choice, cv = {}, {}, {}, np.empty_like(Y)
     for b, name in enumerate(suite_fit.names):
+        secs = {}
         if int(average) >= 2:
             label, rec, scores, cv[:, b] = choose_average_by_cv(cands, X, Y[:, b], seed=seed, R=R,
-                                                                max_parts=int(average))
+                                                                max_parts=int(average), seconds=secs)
         else:
             label, rec, scores = choose_by_cv(cands, X, Y[:, b], seed=seed, **pool)
             cv[:, b] = cross_fitted_predictions(rec, X, Y[:, b], seed=seed, **pool)
         recs[name] = rec
         choice[name] = {"kind": label, "cv_rmse": {k_: (round(v, 5) if isinstance(v, float) else v)
-                                                    for k_, v in scores.items()}}
+                                                    for k_, v in scores.items()},
+                        **({"seconds": secs} if secs else {})}
         ivs[name] = _interval(cv[:, b], Y[:, b], nt, level)
     mean_iv = _interval(cv.mean(axis=1), Y.mean(axis=1), nt, level)
     return recs, ivs, mean_iv, choice, cv

@@ -9,6 +9,7 @@ figures. The separate approach's suite mean is the mean of its five estimates.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -50,11 +51,15 @@ def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method
             out[approach] = json.loads(path.read_text())
             continue
         if approach == "suite":
+            t0 = time.perf_counter()
             art = compress_suite(suite, k, method=method, seed=seed, split=split, progress=progress,
                                  stronger=stronger, average=average, **params)
+            total = round(time.perf_counter() - t0, 1)
             est = art._predict(testd.pooled().responses[:, [pos[c] for c in art.columns()]])
             rec = {"budget": art.selection["budget"], "items": art.columns(),
-                   "kinds": {n: art.selection["reconstructor_choice"][n]["kind"] for n in art.names}}
+                   "kinds": {n: art.selection["reconstructor_choice"][n]["kind"] for n in art.names},
+                   "choice": art.selection["reconstructor_choice"],
+                   "seconds": {"selection": art.selection.get("seconds"), "total": total}}
         else:
             est, rec = {}, {"budget": {}, "kinds": {}}
             for b, m in enumerate(suite.members):
