@@ -3,8 +3,9 @@
 
 :func:`compress_suite` splits the shared models once (stratified on the suite mean), chooses with
 :func:`~essence.suite.select.select_suite` on training + validation models, and for each member chooses a
-reconstructor kind by 5-fold CV over those models (any kind registered in
-:data:`essence.reconstruct.RECONSTRUCTOR_KINDS`, built with its defaults), with a conformal interval as
+reconstructor by 5-fold CV over those models (by default among ridge, ridge + GAM, mean_ridge, the joint
+latent model and two MLPs, or the average of up to three of them: :func:`fit_members`; any kind registered in
+:data:`essence.reconstruct.RECONSTRUCTOR_KINDS` can be named), with a conformal interval as
 :func:`essence.compressed.compress` does. The suite mean's estimate is the mean of the member estimates,
 with its own interval calibrated on their cross-fitted means.
 """
@@ -241,8 +242,9 @@ def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_
     """Per member: the reconstructor chosen by 5-fold CV over ``suite_fit``'s models on the pooled items
     ``idx`` and its interval; and the mean's interval. ``stronger``: also offer the latent and MLP kinds
     where there are enough models for them (:func:`essence.predictors.pool_candidates`, as a single-benchmark
-    ``compress`` does). Off by default: measured on seed 0 of ``benchmarks/suite.py`` it moved the mean
-    per-benchmark RMSE ratio from 0.93 to 0.95 of the separate artifacts (mmlu 1.42) at minutes more per suite. ``n_train``: the first ``n_train`` models are
+    ``compress`` does); alone (``average=1``) it did not help a suite (seed 0 of ``benchmarks/suite.py``: mean
+    per-benchmark RMSE ratio 0.93 -> 0.95 of the separate artifacts). :func:`compress_suite` uses
+    ``stronger=True, average=3`` (README, "Suites"). ``n_train``: the first ``n_train`` models are
     training models, the rest validation (for the interval's calibration; None: all cross-fitted).
     ``average`` >= 2: :func:`essence.predictors.choose_average_by_cv` instead, which may also choose the
     unweighted average of up to ``average`` candidates (and the stronger kinds of :func:`suite_candidates`
