@@ -20,6 +20,9 @@ compressing whole benchmarks. Runs are cached as JSON under ``build/suite/`` (de
     .venv/bin/python benchmarks/suite.py                      # seeds 0 1 2
     .venv/bin/python benchmarks/suite.py --seeds 0 --holdout
     .venv/bin/python benchmarks/suite.py --seeds 0 --weightings   # which weighting, and why
+    .venv/bin/python benchmarks/suite.py --seeds 0 --plain --average 1   # one reconstructor kind per benchmark
+
+The suite's reconstruction (``--average``, ``--plain``) and its settings are part of each run's cache key.
 """
 
 from __future__ import annotations
