@@ -88,3 +88,22 @@ def test_bagged_ruler_is_seeded_and_takes_the_most_chosen_items(few):
     info = a.info_["ruler"]
     assert info["bags"] == 4 and 1 <= info["kth_count"] <= info["top_count"] <= 4
     assert np.unique(a.items_).size == 10
+
+
+def test_auto_with_too_few_models_returns_the_baseline_and_says_so(few):
+    d, _, _ = few
+    tr, va = d.subset(models=np.arange(16)), d.subset(models=np.arange(16, 20))  # 20 non-test models < 24
+    sel = AutoSelector(k=10, seed=3, progress=False, folds=3).fit(tr, va)
+    a = sel.info_["auto"]
+    assert a["too_few_to_choose"] == {"n_models": 20, "needs": 24, "kept": "random + line"}
+    assert a["choice"] == "random" and set(a["candidates"]) == {"random"} and "margins" not in a
+    # exactly random items + a least-squares line on all 20 models: the baseline
+    items = np.sort(np.random.default_rng(3).choice(d.n_items, size=10, replace=False))
+    np.testing.assert_array_equal(sel.items_, items)
+    X = np.vstack([tr.responses, va.responses])[:, items]
+    line = LineReconstructor().fit(X, np.r_[tr.target, va.target])
+    assert sel.reconstructor_choice_ == "line"
+    np.testing.assert_allclose(sel.reconstructor_.predict(d.responses[:, items]), line.predict(d.responses[:, items]))
+    # the threshold is a parameter: at 0 the candidates are compared again
+    free = AutoSelector(k=10, seed=3, progress=False, folds=3, min_models_to_choose=0).fit(tr, va).info_["auto"]
+    assert "too_few_to_choose" not in free and len(free["candidates"]) == 3

@@ -230,6 +230,11 @@ class AutoSelector(Selector):
         a candidate must beat ``fallback`` by to displace it (0: the plain CV minimum).
     line_rule : bool, default True
         Few models: apply :func:`prefer_line` to every candidate's reconstructor.
+    min_models_to_choose : int, default 24
+        With fewer non-test models, nothing is compared: ``fallback`` with a line (random items + a line, the
+        baseline) is returned, with its nested-CV estimate, and ``info_["auto"]["too_few_to_choose"]`` says so.
+        Below 24 the outer folds of the nested CV hold 7 or fewer models and its inner fits 15 or fewer: at 20
+        models (16 non-test) every other choice measured was a gamble (README "Few reference models").
 
     After ``fit``: what the chosen method sets (``items_``, ``reconstructor_``, ...), ``chosen_method_``,
     ``chosen_params_``, and ``info_["auto"]`` (see the module docstring).
@@ -238,11 +243,11 @@ class AutoSelector(Selector):
     name = "auto"
     signal = "responses (chosen by cross-validation)"
     _domains = {**Selector._domains, "folds": Whole(2), "many_models_per_item": Real(0.0, open_min=True),
-                "margin": Real(0.0), "line_rule": Flag()}
+                "margin": Real(0.0), "line_rule": Flag(), "min_models_to_choose": Whole(0)}
 
     def __init__(self, k, seed=0, progress=True, candidates=None, folds: int = 3,
                  many_models_per_item: float = 10.0, fallback: str = "random", margin: float = 1.0,
-                 line_rule: bool = True):
+                 line_rule: bool = True, min_models_to_choose: int = 24):
         super().__init__(k, seed, progress)
         self.candidates = candidates
         self.folds = folds
@@ -250,6 +255,7 @@ class AutoSelector(Selector):
         self.fallback = fallback
         self.margin = margin
         self.line_rule = line_rule
+        self.min_models_to_choose = min_models_to_choose
 
     def _make(self, name: str):
         from . import make_method
@@ -261,9 +267,15 @@ class AutoSelector(Selector):
         progress = params.pop("progress", False)
         return make_method(name, k=self.k, seed=self.seed, progress=progress, **params), params
 
-    def _fit_candidate(self, name: str, train: Responses, val: Responses) -> Selector:
-        """One few-model candidate fitted on ``train`` / ``val`` (with the one-SE line rule when ``line_rule``)."""
+    def _fit_candidate(self, name: str, train: Responses, val: Responses, line_only: bool = False) -> Selector:
+        """One few-model candidate fitted on ``train`` / ``val`` (with the one-SE line rule when ``line_rule``;
+        with ``line_only`` the reconstructor is the line, refitted on train + val)."""
         sel = self._make(name)[0].fit(train, val)
+        if line_only:
+            X = np.vstack([train.responses, val.responses])[:, sel.items_]
+            sel.reconstructor_ = LineReconstructor().fit(X, np.r_[train.target, val.target])
+            sel.reconstructor_choice_ = "line"
+            return sel
         return prefer_line(sel, train, val) if self.line_rule else sel
 
     def _fit(self, train: Responses, val: Responses):
@@ -296,6 +308,12 @@ class AutoSelector(Selector):
                      else list(FEW_MODEL_CANDIDATES))
             if self.fallback not in names:
                 names.insert(0, self.fallback)
+            # too few models to rank anything: the fallback with a line (the baseline itself when it is random)
+            line_only = n < self.min_models_to_choose
+            if line_only:
+                info["too_few_to_choose"] = {"n_models": n, "needs": self.min_models_to_choose,
+                                             "kept": f"{self.fallback} + line"}
+                names = [self.fallback]
             allowed = list(FEW_MODEL_SELECTORS) + [m for m in METHODS if m != "auto"]
             unknown = [c for c in names if c not in allowed]
             if unknown:
@@ -308,7 +326,8 @@ class AutoSelector(Selector):
                     inner = pooled.subset(models=~te)
                     tr_i, va_i, _ = split_models(inner, test=0.0, val=0.1, seed=self.seed)
                     try:
-                        sel = self._fit_candidate(name, inner.subset(models=tr_i), inner.subset(models=va_i))
+                        sel = self._fit_candidate(name, inner.subset(models=tr_i), inner.subset(models=va_i),
+                                                  line_only)
                     except (ValueError, RuntimeError, np.linalg.LinAlgError) as exc:
                         err = f"failed: {exc}"
                         break
@@ -338,7 +357,7 @@ class AutoSelector(Selector):
                 info["fallback"], info["margin_se"], info["margins"] = fb, self.margin, margins
                 clear = [c for c in ok if c in margins and margins[c]["clear"]]
                 chosen = min(clear, key=lambda c: (ok[c]["rmse"], names.index(c))) if clear else fb
-            sel = self._fit_candidate(chosen, train, val)
+            sel = self._fit_candidate(chosen, train, val, line_only)
             params = self._make(chosen)[1]
             est = ok[chosen]["rmse"]
             info["estimate_source"] = f"nested {len(np.unique(lab))}-fold CV over the non-test models"
