@@ -8,7 +8,7 @@ selectors see training and validation models, never the test ones.
 * :func:`toy_matrix`: a hand-sized piece of a real dataset (e.g. 8 models x 12 items) for the toy examples;
 * :func:`faithful_run`: tinyBenchmarks' and K-Means' estimators in the paper's setting (error against the
   pool's own accuracy) and in ours (error against the whole-benchmark target);
-* :func:`selector_runs`: each selector at one budget on held-out models, with its cost in seconds;
+* :func:`selector_runs`: each selector at one budget on held-out models, with its fit time in seconds (kept in the runs, not shown: it depends on the machine);
 * :func:`decision_guide`: the "which method when" table from those runs and the methods' cards.
 """
 
@@ -23,9 +23,10 @@ from pathlib import Path
 import numpy as np
 
 from .errors import InputError
+from .sweep.signatures import code_version
 
 __all__ = ["toy_matrix", "FAITHFUL_COLUMNS", "faithful_run", "faithful_table", "selector_runs",
-           "decision_guide", "cost_class"]
+           "decision_guide"]
 
 #: The figures of :func:`faithful_run`: MAE (pp) against the test models' pool accuracy (the paper's
 #: quantity) and RMSE (pp) against their whole-benchmark target (ours).
@@ -150,7 +151,8 @@ def selector_runs(data, methods, k: int, seeds=(0,), cache_dir=None, params=None
     ``random`` method on the same split and seed), ``ratio`` = rmse / random_rmse, ``seconds`` (wall time of
     ``fit``: choosing the items and the reconstructor; a warm feature cache for Herding and PPL),
     ``choice`` (the reconstructor) or ``refused`` (the method's one-line refusal). ``params``: optional
-    ``{method: {param: value}}``. With ``cache_dir`` each run is stored as JSON and reused.
+    ``{method: {param: value}}``. With ``cache_dir`` each run is stored as JSON and reused while the method's
+code is the same (:func:`essence.sweep.signatures.code_version`).
     """
     import pandas as pd
 
@@ -166,9 +168,11 @@ def selector_runs(data, methods, k: int, seeds=(0,), cache_dir=None, params=None
         for name in names:
             path = None if cache_dir is None else Path(cache_dir) / f"{data.name}_{name}_k{k}_s{seed}.json"
             if path is not None and path.exists():
-                rows.append(json.loads(path.read_text()))
-                continue
-            row = {"method": name, "seed": int(seed), "dataset": data.name, "k": int(k)}
+                cached = json.loads(path.read_text())
+                if cached.get("code") == code_version(name):  # a run of other code is recomputed
+                    rows.append(cached)
+                    continue
+            row = {"method": name, "seed": int(seed), "dataset": data.name, "k": int(k), "code": code_version(name)}
             t0 = time.perf_counter()
             try:
                 with warnings.catch_warnings():
@@ -191,24 +195,13 @@ def selector_runs(data, methods, k: int, seeds=(0,), cache_dir=None, params=None
     return df
 
 
-def cost_class(seconds: float) -> str:
-    """A stable label for a measured fit time: "< 1 s", "1-10 s", "10-60 s", "1-10 min", "> 10 min"."""
-    s = float(seconds)
-    if not np.isfinite(s) or s < 0:
-        raise InputError(f"seconds: {seconds!r} must be a finite number >= 0")
-    for bound, label in ((1, "< 1 s"), (10, "1-10 s"), (60, "10-60 s"), (600, "1-10 min")):
-        if s < bound:
-            return label
-    return "> 10 min"
-
-
 def decision_guide(runs):
     """The "which method when" table from :func:`selector_runs` output.
 
     One row per method: what it reads to choose (``signal``: item texts, model results or nothing), the
     GPU note of its card, the fewest training models it accepts (its ``min_models`` parameter where it has
-    one, else "any"), the cost class of its measured fit time (:func:`cost_class` of the median), the
-    ratio of its test RMSE to random's (geometric mean over seeds, :func:`essence.metrics.ratio_to_random`)
+    one, else "any"), what has to exist before it can choose (its card's ``prior_cost``), the ratio of its
+    test RMSE to random's (geometric mean over seeds, :func:`essence.metrics.ratio_to_random`)
     and its reconstructor choices. Refusing methods show the refusal.
     """
     import pandas as pd
@@ -225,11 +218,11 @@ def decision_guide(runs):
         sig = inspect.signature(cls.__init__).parameters
         mm = sig["min_models"].default if "min_models" in sig else None
         row = {"method": name, "reads": cls.signal,
-               "GPU": c["gpu"], "fewest training models": "any" if mm is None else f"{mm} (refuses below)"}
+               "GPU": c["gpu"], "fewest training models": "any" if mm is None else f"{mm} (refuses below)",
+               "needs before choosing": c["prior_cost"]}
         if ok.empty:
-            row.update({"cost": "-", "ratio to random": "refused", "reconstructor": "-"})
+            row.update({"ratio to random": "refused", "reconstructor": "-"})
         else:
-            row["cost"] = cost_class(float(np.median(ok["seconds"])))
             row["ratio to random"] = round(ratio_to_random(ok["rmse"].to_numpy(), ok["random_rmse"].to_numpy()), 2)
             row["reconstructor"] = ", ".join(sorted(set(ok["choice"])))
         out.append(row)

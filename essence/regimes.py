@@ -35,6 +35,7 @@ from .data import METABENCH, Responses, split_models
 from .methods import make_method
 from .metrics import ratio_to_random
 from .reconstruct import LineReconstructor, model_folds
+from .sweep.signatures import code_version
 
 __all__ = ["code_version", "default_k", "run_path", "run_one", "regime_map", "summarise", "wide_table", "WHOLE_POOLS"]
 
@@ -45,20 +46,6 @@ WHOLE_POOLS = ("alpaca_eval2", "lcb_codegen")
 def default_k(name: str, n_items: int) -> int:
     """50 on the metabench pools; N/20 (rounded) on whole item pools."""
     return 50 if name in METABENCH else max(1, int(round(n_items / 20)))
-
-
-def code_version(method: str) -> str:
-    """Hash of the code behind a run of ``method``: its module with every ``essence`` module it imports (as
-    the sweep's :func:`essence.sweep.signatures.source_hash`) and the shared core that turns items into
-    figures. A method that does not import hashes as its name (its run records the refusal)."""
-    from .methods import get_method
-    from .sweep.signatures import core_hash, source_hash
-
-    try:
-        mod = get_method(method).__module__
-    except Exception:  # noqa: BLE001 - the run itself reports why the method cannot be made
-        return f"{method}:unavailable:{core_hash()}"
-    return f"{source_hash(mod)}:{core_hash()}"
 
 
 def _cached(path: Path, method: str) -> dict | None:

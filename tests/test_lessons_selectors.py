@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from essence.lessons_selectors import (FAITHFUL_COLUMNS, cost_class, decision_guide, faithful_run, faithful_table,
+from essence.lessons_selectors import (FAITHFUL_COLUMNS, decision_guide, faithful_run, faithful_table,
                                        selector_runs, toy_matrix)
 
 FAST = {"epochs": 25, "max_models": 200}
@@ -24,12 +24,6 @@ def test_toy_matrix_is_small_sorted_and_informative(small):
         toy_matrix(small, n_models=8, n_items=10_000)
     with pytest.raises(ValueError, match="n_models"):
         toy_matrix(small, n_models=1)
-
-
-def test_cost_class_labels_and_bad_input():
-    assert [cost_class(s) for s in (0.2, 3, 30, 300, 3000)] == ["< 1 s", "1-10 s", "10-60 s", "1-10 min", "> 10 min"]
-    with pytest.raises(ValueError, match="seconds"):
-        cost_class(-1)
 
 
 def test_faithful_run_measures_both_settings_and_caches(small, tmp_path):
@@ -58,6 +52,21 @@ def test_selector_runs_and_decision_guide(small, tmp_path):
     assert guide.loc["tinybench", "ratio to random"] == "refused"
     assert guide.loc["tinybench", "fewest training models"].startswith("100")
     assert guide.loc["disco", "fewest training models"] == "any"
+    assert guide.loc["kmeans", "needs before choosing"] == "full evaluation of reference models"
+    assert "cost" not in guide.columns  # no measured time: it depends on the machine and its load
+
+
+def test_selector_runs_reuse_a_cached_run_only_under_the_same_code(small, tmp_path):
+    import json
+
+    from essence.sweep.signatures import code_version
+
+    first = selector_runs(small, ["disco"], 10, seeds=(0,), cache_dir=tmp_path)
+    path = tmp_path / f"{small.name}_disco_k10_s0.json"
+    assert json.loads(path.read_text())["code"] == code_version("disco")
+    path.write_text(json.dumps({**json.loads(path.read_text()), "code": "older", "rmse": 99.0}))
+    again = selector_runs(small, ["disco"], 10, seeds=(0,), cache_dir=tmp_path).set_index("method")
+    assert again.loc["disco", "rmse"] == first.set_index("method").loc["disco", "rmse"] != 99.0
 
 
 def test_selector_figures(small):
@@ -75,7 +84,7 @@ def test_selector_figures(small):
     assert fig.axes[0].get_xscale() == "log"
     import pandas as pd
 
-    guide = pd.DataFrame({"ratio to random": [1.0, 0.8, "refused"], "cost": ["< 1 s"] * 3},
+    guide = pd.DataFrame({"ratio to random": [1.0, 0.8, "refused"]},
                          index=["random", "disco", "irt"])
     fig = plot_guide(guide, "x", 5)
     assert "irt" in fig.axes[0].get_title()

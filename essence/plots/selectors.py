@@ -83,7 +83,7 @@ def plot_guide(guide, dataset: str = "", k: int | None = None):
     fig, ax = plt.subplots(figsize=(6.2, 0.42 * len(guide) + 1.2))
     ax.barh(range(len(ok)), vals, color=["C7" if m == "random" else "C0" for m in ok.index])
     ax.set_yticks(range(len(ok)))
-    ax.set_yticklabels([f"{m} ({c})" for m, c in zip(ok.index, ok["cost"])], fontsize=8)
+    ax.set_yticklabels(list(ok.index), fontsize=9)
     ax.axvline(1.0, color="k", ls="--", lw=1)
     ax.invert_yaxis()
     ax.set_xlabel("test RMSE / random's (geometric mean over seeds); < 1 is better")

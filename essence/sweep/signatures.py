@@ -98,3 +98,17 @@ def _core_hash() -> str:
 
 source_hash = _source_hash
 core_hash = _core_hash
+
+
+def code_version(method: str) -> str:
+    """Hash of the code behind a run of ``method`` (a registered name): its module with every ``essence``
+    module it imports (:func:`source_hash`) and the shared core (:func:`core_hash`). Caches of single runs
+    (the regime map, the lessons' selector runs) store it and reuse a run only under the same code. A
+    method that does not import hashes as its name (its run records the refusal)."""
+    from ..methods import get_method
+
+    try:
+        mod = get_method(method).__module__
+    except Exception:  # noqa: BLE001 - the run itself reports why the method cannot be made
+        return f"{method}:unavailable:{_core_hash()}"
+    return f"{_source_hash(mod)}:{_core_hash()}"
