@@ -46,7 +46,7 @@ def main(argv=None) -> int:
                    help="also GENERATED data (essence.synthetic.generate_mirt), e.g. 40x800, used with all its "
                         "models, one matrix per --generated-seeds; named generated-40x800-s0, ...")
     p.add_argument("--generated-seeds", nargs="+", type=int, default=[0])
-    p.add_argument("--cached", action="store_true", help="print only the runs already in --out (compute none)")
+    p.add_argument("--cached", action="store_true", help="print only the runs already in --out from the current code (compute none)")
     args = p.parse_args(argv)
     gen = {f"generated-{g}-s{s}": (int(g.split("x")[0]), int(g.split("x")[1]), s)
            for g in args.generated for s in args.generated_seeds}

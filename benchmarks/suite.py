@@ -20,6 +20,9 @@ compressing whole benchmarks. Runs are cached as JSON under ``build/suite/`` (de
     .venv/bin/python benchmarks/suite.py                      # seeds 0 1 2
     .venv/bin/python benchmarks/suite.py --seeds 0 --holdout
     .venv/bin/python benchmarks/suite.py --seeds 0 --weightings   # which weighting, and why
+    .venv/bin/python benchmarks/suite.py --seeds 0 --plain --average 1   # one reconstructor kind per benchmark
+
+The suite's reconstruction (``--average``, ``--plain``) and its settings are part of each run's cache key.
 """
 
 from __future__ import annotations
@@ -70,6 +73,11 @@ def main(argv=None) -> int:
     ap.add_argument("--k-each", type=int, default=50)
     ap.add_argument("--method", default="essence", help="the suite's selector (default: joint EssenceBench)")
     ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="a suite method setting")
+    ap.add_argument("--average", type=int, default=3,
+                    help="the suite's reconstructors: average of up to this many kinds chosen by CV (1: one kind)")
+    ap.add_argument("--plain", action="store_true",
+                    help="the suite's reconstructors among ridge, ridge + GAM and mean_ridge only (no latent, no MLP)")
+    ap.add_argument("--per-benchmark", type=int, default=0, help="the suite's floor of items per benchmark")
     ap.add_argument("--holdout", action="store_true", help="score on 20%% of the models held out of everything")
     ap.add_argument("--weightings", action="store_true",
                     help="instead: the joint fitness's weightings and fitness models (GA 100 generations, ridge "
@@ -80,6 +88,9 @@ def main(argv=None) -> int:
     from essence.checks import parse_params
 
     params = parse_params(args.param)
+    params.update(stronger=not args.plain, average=args.average)
+    if args.per_benchmark:
+        params["per_benchmark"] = args.per_benchmark
     suite = load_suite(NAMES)
     print(f"suite: {suite.n_models} models in all five; dropped per benchmark: "
           + ", ".join(f"{n} {c}" for n, c in suite.dropped.items()))

@@ -32,7 +32,7 @@ from .errors import InputError
 from .reconstruct import Reconstructor, _check_X, model_folds
 
 __all__ = ["LatentReconstructor", "MLPReconstructor", "pool_candidates", "MIN_MODELS_LATENT", "MIN_MODELS_MLP",
-           "factor_model"]
+           "factor_model", "AverageReconstructor", "choose_average_by_cv", "oof_predictions"]
 
 #: fewest non-test models for the candidates of :func:`pool_candidates`. Measured with
 #: ``benchmarks/predictors.py --models 50 100 300 1000 --datasets arc gsm8k --seeds 0 1`` (50 random items,
@@ -313,3 +313,143 @@ def pool_candidates(items, n_models: int, seed: int = 0) -> dict:
     if n_models >= MIN_MODELS_MLP:
         out["mlp"] = lambda: MLPReconstructor(seed=seed)
     return out
+
+
+# ----------------------------------------------------------------------------------------------
+# An average of several kinds, chosen by the same cross-validation
+# ----------------------------------------------------------------------------------------------
+def _part_spec(rec) -> dict:
+    return {"kind": rec.kind, "params": rec.params_dict()}
+
+
+class AverageReconstructor(Reconstructor):
+    """Full score = the unweighted mean of several reconstructors' estimates (each clipped to [0, 100]).
+
+    Parameters
+    ----------
+    parts : list of {"kind": str, "params": dict}
+        The kinds averaged (any of :data:`essence.reconstruct.RECONSTRUCTOR_KINDS` except ``average``) with
+        their constructor parameters; each is fitted on the same ``X``, ``y`` (and ``R`` when it needs the
+        pool). Chosen by :func:`choose_average_by_cv`.
+
+    The artifact stores every fitted part's own JSON under ``"fitted"``.
+    """
+
+    kind = "average"
+
+    def __init__(self, parts=()):
+        self.parts = parts
+
+    @property
+    def needs_pool(self) -> bool:
+        from .reconstruct import reconstructor_class
+
+        return any(getattr(reconstructor_class(p["kind"]), "needs_pool", False) for p in self._specs())
+
+    def _specs(self) -> list:
+        parts = self.parts
+        if (not isinstance(parts, (list, tuple)) or not parts
+                or any(not isinstance(p, dict) or not isinstance(p.get("kind"), str) for p in parts)):
+            raise InputError(f"average: parts must be a non-empty list of {{'kind': ..., 'params': {{...}}}}, got {parts!r}")
+        bad = [p["kind"] for p in parts if p["kind"] == self.kind]
+        if bad:
+            raise InputError("average: a part cannot itself be an average; list the kinds to average")
+        return list(parts)
+
+    def fit(self, X, y, R=None):
+        from .reconstruct import fit_reconstructor, reconstructor_class
+
+        X = _check_X(X)
+        self.k_ = X.shape[1]
+        self.parts_ = [fit_reconstructor(reconstructor_class(p["kind"])(**dict(p.get("params") or {})), X, y, R)
+                       for p in self._specs()]
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        X = _check_X(X, self.k_)
+        return np.mean([np.asarray(p.predict(X), dtype=np.float64) for p in self.parts_], axis=0)
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "params": self.params_dict(), "k": self.k_,
+                "fitted": [p.to_dict() for p in self.parts_]}
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        from .reconstruct import reconstructor_from_dict
+
+        obj = cls(**d["params"])
+        obj._specs()
+        obj.k_ = int(d["k"])
+        if not isinstance(d.get("fitted"), list) or len(d["fitted"]) != len(obj.parts):
+            raise InputError("average: 'fitted' must hold one fitted reconstructor per part")
+        obj.parts_ = [reconstructor_from_dict(p) for p in d["fitted"]]
+        return obj
+
+
+def oof_predictions(make, X, y, folds: int = 5, seed: int = 0, R=None) -> np.ndarray:
+    """Out-of-fold predictions ``(n,)`` pp of one reconstructor factory, on the folds of
+    :func:`essence.reconstruct.cv_rmse` (``model_folds(n, folds, seed)``), so that candidates can be averaged."""
+    from .reconstruct import fit_reconstructor
+
+    X = _check_X(X)
+    y = np.asarray(y, dtype=np.float64)
+    lab = model_folds(len(y), folds, seed)
+    pred = np.empty(len(y))
+    for f in np.unique(lab):
+        te = lab == f
+        pred[te] = fit_reconstructor(make(), X[~te], y[~te], None if R is None else R[~te]).predict(X[te])
+    return pred
+
+
+def choose_average_by_cv(candidates: dict, X, y, folds: int = 5, seed: int = 0, R=None, max_parts: int = 3,
+                         seconds: dict | None = None):
+    """Choose a reconstructor, or an average of up to ``max_parts`` distinct candidates, by K-fold CV.
+
+    Every candidate (label -> zero-argument factory) is cross-fitted once on the same folds; the single
+    candidates and every average of 2..``max_parts`` of them are scored by the RMSE of their averaged
+    out-of-fold predictions, and the lowest wins (ties: fewer parts, then the earlier labels). The winner is
+    refitted on all models. Returns ``(label, fitted, scores, oof (n,))``: ``label`` ``"a+b"`` for an
+    average; ``scores`` every single candidate's out-of-fold RMSE (or ``"failed: ..."``) and the winner's;
+    ``oof`` the winner's out-of-fold predictions (for its interval). InputError if every candidate fails.
+    ``seconds``: a dict to receive each candidate's cross-fitting time and the final refit's (``"refit"``).
+    """
+    import time
+    from itertools import combinations
+
+    from .reconstruct import fit_reconstructor
+
+    y = np.asarray(y, dtype=np.float64)
+    oof, scores = {}, {}
+    seconds = {} if seconds is None else seconds
+    for label, make in candidates.items():
+        t0 = time.perf_counter()
+        try:
+            p = oof_predictions(make, X, y, folds, seed, R)
+            seconds[label] = round(time.perf_counter() - t0, 3)
+        except (ValueError, np.linalg.LinAlgError) as exc:
+            scores[label] = f"failed: {exc}"
+            continue
+        if not np.isfinite(p).all():
+            scores[label] = "failed: non-finite predictions"
+            continue
+        oof[label], scores[label] = p, float(np.sqrt(np.mean((p - y) ** 2)))
+    if not oof:
+        raise InputError(f"no reconstructor could be fitted: {scores}")
+    labels = list(oof)
+    best = None
+    for m in range(1, min(int(max_parts), len(labels)) + 1):
+        for combo in combinations(labels, m):
+            p = np.mean([oof[c] for c in combo], axis=0)
+            err = float(np.sqrt(np.mean((p - y) ** 2)))
+            if best is None or err < best[1] - 1e-12:
+                best = (combo, err, p)
+    combo, err, p = best
+    t0 = time.perf_counter()
+    if len(combo) == 1:
+        rec = fit_reconstructor(candidates[combo[0]](), X, y, R)
+    else:
+        rec = AverageReconstructor([_part_spec(candidates[c]()) for c in combo]).fit(X, y, R)
+    seconds["refit"] = round(time.perf_counter() - t0, 3)
+    label = "+".join(combo)
+    scores[label] = err
+    return label, rec, scores, p

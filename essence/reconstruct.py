@@ -64,6 +64,7 @@ RECONSTRUCTOR_KINDS: dict[str, str] = {
     "mean_ridge": "essence.reconstruct:MeanRidgeReconstructor",
     "latent": "essence.predictors:LatentReconstructor",
     "mlp": "essence.predictors:MLPReconstructor",
+    "average": "essence.predictors:AverageReconstructor",
 }
 
 

@@ -16,7 +16,9 @@ test models says nothing; here every model is a test model once. Per run (:func:
 :func:`summarise` gives, per (dataset, models, method), the RMSE mean +- sd over draws and the ratio as the
 geometric mean over draws +- the sd of the per-draw ratios; a method that refuses (e.g. IRT with too few
 models) keeps its reason. Each run is cached as JSON under ``out`` (named by dataset, m, draw, method, k and
-folds only: delete the folder after changing a method). ``benchmarks/regimes.py`` is the command line;
+folds) with the version of the code that produced it (:func:`code_version`: the method's source and the
+shared core, as the sweep keys its runs); a cached run of other code is recomputed, or, with
+``cached_only``, left out. ``benchmarks/regimes.py`` is the command line;
 notebook 08 runs a small map.
 """
 
@@ -34,7 +36,7 @@ from .methods import make_method
 from .metrics import ratio_to_random
 from .reconstruct import LineReconstructor, model_folds
 
-__all__ = ["default_k", "run_path", "run_one", "regime_map", "summarise", "wide_table", "WHOLE_POOLS"]
+__all__ = ["code_version", "default_k", "run_path", "run_one", "regime_map", "summarise", "wide_table", "WHOLE_POOLS"]
 
 #: datasets used with all their models (whole item pools, tens of systems)
 WHOLE_POOLS = ("alpaca_eval2", "lcb_codegen")
@@ -43,6 +45,28 @@ WHOLE_POOLS = ("alpaca_eval2", "lcb_codegen")
 def default_k(name: str, n_items: int) -> int:
     """50 on the metabench pools; N/20 (rounded) on whole item pools."""
     return 50 if name in METABENCH else max(1, int(round(n_items / 20)))
+
+
+def code_version(method: str) -> str:
+    """Hash of the code behind a run of ``method``: its module with every ``essence`` module it imports (as
+    the sweep's :func:`essence.sweep.signatures.source_hash`) and the shared core that turns items into
+    figures. A method that does not import hashes as its name (its run records the refusal)."""
+    from .methods import get_method
+    from .sweep.signatures import core_hash, source_hash
+
+    try:
+        mod = get_method(method).__module__
+    except Exception:  # noqa: BLE001 - the run itself reports why the method cannot be made
+        return f"{method}:unavailable:{core_hash()}"
+    return f"{source_hash(mod)}:{core_hash()}"
+
+
+def _cached(path: Path, method: str) -> dict | None:
+    """The cached run at ``path`` when it was produced by the current code of ``method``; else None."""
+    if not path.exists():
+        return None
+    rec = json.loads(path.read_text())
+    return rec if rec.get("code") == code_version(method) else None
 
 
 def run_path(out, name: str, m, draw: int, method: str, k: int, folds: int, params: dict | None = None) -> Path:
@@ -61,15 +85,16 @@ def run_one(data: Responses, name: str, m, draw: int, method: str, k: int, folds
     name when given).
     """
     path = run_path(out, name, m, draw, method, k, folds, params)
-    if path.exists():
-        return json.loads(path.read_text())
+    cached = _cached(path, method)
+    if cached is not None:
+        return cached
     rng = np.random.default_rng(1000 + draw)
     sub = data if m == "all" else data.subset(models=np.sort(rng.choice(data.n_models, size=int(m), replace=False)))
     lab = model_folds(sub.n_models, folds, seed=draw)
     y = sub.target
     pred, base = np.full(sub.n_models, np.nan), np.full(sub.n_models, np.nan)
     rec = {"dataset": name, "models": m, "n_models": sub.n_models, "draw": draw, "method": method, "k": k,
-           "folds": folds, "choices": []}
+           "folds": folds, "code": code_version(method), "choices": []}
     t0 = time.perf_counter()
     for f in np.unique(lab):
         te = lab == f
@@ -114,7 +139,8 @@ def regime_map(datasets, models=("20", "35", "50", "100", "300", "all"), methods
     whole pools of :data:`WHOLE_POOLS` always use all theirs); ``"all"`` gets one draw. ``k``: None =
     :func:`default_k`. ``method_params``: method -> extra parameters. ``load``: dataset name ->
     Responses (default :func:`essence.data.load`). ``progress``: one line per run. ``cached_only``: only
-    the runs already in the cache (nothing is computed; a dataset is loaded only to know its size).
+    the runs already in the cache from the current code (nothing is computed; a dataset is loaded only to
+    know its size).
     """
     from .data import load as load_data
 
@@ -130,8 +156,8 @@ def regime_map(datasets, models=("20", "35", "50", "100", "300", "all"), methods
             for draw in range(1 if m == "all" else draws):
                 for method in methods:
                     mm = m if m == "all" else int(m)
-                    if cached_only and not run_path(out, name, mm, draw, method, kk, folds,
-                                                    (method_params or {}).get(method)).exists():
+                    if cached_only and _cached(run_path(out, name, mm, draw, method, kk, folds,
+                                                        (method_params or {}).get(method)), method) is None:
                         continue
                     r = run_one(data, name, m if m == "all" else int(m), draw, method, kk, folds, Path(out),
                                 (method_params or {}).get(method))

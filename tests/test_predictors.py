@@ -112,3 +112,57 @@ def test_compress_with_the_latent_model_saves_and_estimates(small, tmp_path):
     comp.save(path)
     back = Compressed.load(path)
     np.testing.assert_array_equal(back.reconstructor.predict(X[400:]), rec.predict(X[400:]))
+
+
+# -- the average of several kinds ---------------------------------------------------------------
+def test_average_predicts_the_mean_of_its_parts_and_round_trips(parts):
+    from essence.predictors import AverageReconstructor
+    from essence.reconstruct import RidgeReconstructor
+
+    R_tr, y_tr, R_te, _, items = parts
+    specs = [{"kind": "ridge", "params": {}},
+             {"kind": "latent", "params": {"items": items.tolist(), "ranks": [1, 2]}}]
+    avg = AverageReconstructor(specs)
+    assert avg.needs_pool  # one part models the pool, so the average is fitted with R
+    rec = fit_reconstructor(avg, R_tr[:, items], y_tr, R_tr)
+    X = R_te[:, items]
+    ridge = RidgeReconstructor().fit(R_tr[:, items], y_tr).predict(X)
+    latent = LatentReconstructor(items, ranks=(1, 2)).fit(R_tr[:, items], y_tr, R=R_tr).predict(X)
+    np.testing.assert_allclose(rec.predict(X), (ridge + latent) / 2, rtol=0, atol=1e-9)
+    back = reconstructor_from_dict(json.loads(json.dumps(rec.to_dict(), allow_nan=False)))
+    np.testing.assert_allclose(back.predict(X), rec.predict(X), rtol=0, atol=1e-9)
+    assert not AverageReconstructor([{"kind": "ridge", "params": {}}]).needs_pool
+
+
+@pytest.mark.parametrize("parts_", [[], "ridge", [{"kind": "average", "params": {}}], [{"params": {}}]])
+def test_average_refuses_bad_parts(parts, parts_):
+    from essence.predictors import AverageReconstructor
+
+    R_tr, y_tr, _, _, items = parts
+    with pytest.raises(InputError, match="average"):
+        AverageReconstructor(parts_).fit(R_tr[:, items], y_tr)
+
+
+def test_choose_average_by_cv_scores_averages_on_shared_folds(parts):
+    from essence.predictors import AverageReconstructor, choose_average_by_cv, oof_predictions
+    from essence.reconstruct import RidgeReconstructor, cv_rmse
+
+    R_tr, y_tr, _, _, items = parts
+    X, y_tr = np.nan_to_num(R_tr[:200, items], nan=0.5), y_tr[:200]
+    cands = {"ridge": RidgeReconstructor, "mlp": lambda: MLPReconstructor(hidden=4, alpha=3.0, max_iter=60),
+             "broken": lambda: RidgeReconstructor(alphas=[-1.0])}
+    secs = {}
+    label, rec, scores, oof = choose_average_by_cv(cands, X, y_tr, seed=1, max_parts=2, seconds=secs)
+    assert scores["broken"].startswith("failed")
+    assert set(secs) == {"ridge", "mlp", "refit"} and all(v >= 0 for v in secs.values())
+    # the singles' scores are the plain CV RMSEs on the same folds
+    assert scores["ridge"] == pytest.approx(cv_rmse(RidgeReconstructor, X, y_tr, seed=1)[0])
+    pair = (oof_predictions(cands["ridge"], X, y_tr, seed=1) + oof_predictions(cands["mlp"], X, y_tr, seed=1)) / 2
+    pair_rmse = float(np.sqrt(np.mean((pair - y_tr) ** 2)))
+    assert scores[label] == pytest.approx(min(scores["ridge"], scores["mlp"], pair_rmse))
+    assert isinstance(rec, AverageReconstructor) == (label == "ridge+mlp")
+    np.testing.assert_allclose(np.sqrt(np.mean((oof - y_tr) ** 2)), scores[label])
+    one = choose_average_by_cv(cands, X, y_tr, seed=1, max_parts=1)
+    assert "+" not in one[0] and one[0] == min(("ridge", "mlp"), key=lambda k: scores[k])
+    with pytest.raises(InputError, match="no reconstructor"):
+        choose_average_by_cv({"broken": cands["broken"]}, X, y_tr)

@@ -159,7 +159,7 @@ def test_cli_default_is_auto_and_reports_its_choice(few, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "auto: few models: nested CV; chose " in printed and "x random items + least-squares line" in printed
     art = Compressed.load(out)
-    assert art.method == "auto" and art.selection["auto"]["choice"] in ("random", "ruler")
+    assert art.method == "auto" and art.selection["auto"]["choice"] in ("random", "ruler_best_of", "ruler_bagged")
 
 
 def test_regimes_wide_table_marks_refusals(capsys):
@@ -179,6 +179,25 @@ def test_regime_map_cached_only_computes_nothing(tmp_path):
 
     assert regime_map(["lcb_codegen"], methods=["random"], out=tmp_path, cached_only=True, progress=False) == []
     assert not any(tmp_path.iterdir())
+
+
+def test_a_cached_run_of_other_code_is_recomputed_not_reused(tmp_path):
+    import json
+
+    import essence.regimes as reg
+    from essence.data import load
+
+    data = load("lcb_codegen")  # a whole pool: the map runs it with all its models
+    args = (["lcb_codegen"], ["all"], ["random"], 1, 3, 10)
+    r = reg.regime_map(*args, out=tmp_path, progress=False)[0]
+    assert r["code"] == reg.code_version("random") != reg.code_version("disco")
+    assert reg.regime_map(*args, out=tmp_path, cached_only=True, progress=False) == [r]  # current code: reused
+    path = reg.run_path(tmp_path, "lcb_codegen", "all", 0, "random", 10, 3)
+    path.write_text(json.dumps({**r, "code": "older", "rmse": 99.0}))  # a run of the method's earlier code
+    assert reg.regime_map(*args, out=tmp_path, cached_only=True, progress=False) == []  # stale: left out
+    again = reg.run_one(data, "lcb_codegen", "all", 0, "random", 10, 3, tmp_path)
+    assert again["rmse"] == pytest.approx(r["rmse"]) and again["code"] == r["code"]  # recomputed
+    assert json.loads(path.read_text())["rmse"] == pytest.approx(r["rmse"])  # and the stale file replaced
 
 
 def test_loo_line_fitness_matches_brute_force(few):

@@ -74,6 +74,28 @@ def test_joint_fitness_in_sample_matches_explicit_ridge_and_mean_is_mean_of_memb
     assert fit(masks) == pytest.approx(-r[:, :3].mean(axis=1))
 
 
+def test_joint_fitness_loo_matches_explicit_leave_one_out_ridge(suite):
+    R, Y = suite.pooled().responses[:60], suite.targets[:60]
+    fit = JointRidgeFitness(R, Y, suite.member_of, alpha=2.0, weighting="raw", loo=True)
+    masks = random_masks(2, R.shape[1], 10, np.random.default_rng(1))
+    r = fit.member_rmse(masks)
+    X = np.where(np.isnan(R), fit.fill, R)
+    for p in range(2):
+        Xm = X[:, masks[p]]
+        err = np.empty((60, 3))
+        for i in range(60):  # refit without model i (its own centring and intercept), predict model i
+            keep = np.arange(60) != i
+            mu, ym = Xm[keep].mean(axis=0), Y[keep].mean(axis=0)
+            Xc = Xm[keep] - mu
+            w = np.linalg.solve(Xc.T @ Xc + 2.0 * np.eye(10), Xc.T @ (Y[keep] - ym))
+            err[i] = (Xm[i] - mu) @ w + ym - Y[i]
+        np.testing.assert_allclose(r[p, :3], np.sqrt(np.mean(err ** 2, axis=0)), rtol=1e-8)
+        assert r[p, 3] == pytest.approx(np.sqrt(np.mean(err.mean(axis=1) ** 2)), rel=1e-8)
+    assert (r[:, :3] > JointRidgeFitness(R, Y, suite.member_of, alpha=2.0).member_rmse(masks)[:, :3]).all()
+    with pytest.raises(InputError, match="loo"):
+        JointRidgeFitness(R, Y, suite.member_of, R_fit=R, Y_fit=Y, loo=True)
+
+
 def test_relative_weighting_divides_by_random_reference_and_floor_penalises(suite):
     R, Y = suite.pooled().responses, suite.targets
     rel = JointRidgeFitness(R, Y, suite.member_of, weighting="relative", k_ref=12, floor=5)
@@ -127,6 +149,46 @@ def test_compress_suite_reconstructs_every_member_from_all_chosen_items(art, sui
     pos = [list(suite.pooled().items).index(c) for c in cols]
     est = art._predict(suite.pooled().responses[:, pos])
     np.testing.assert_allclose(est["mean"], np.mean([est[n] for n in art.names], axis=0))
+
+
+def test_fit_members_average_scores_the_winner_on_its_own_folds(suite):
+    from essence.predictors import AverageReconstructor
+    from essence.suite.artifact import fit_members, suite_candidates
+
+    idx = np.arange(0, suite.pooled().n_items, 5)  # 20 pooled items
+    Y = suite.targets
+    recs, ivs, miv, choice, cv = fit_members(suite, idx, ("ridge", "mean_ridge", "line"), n_train=300, average=2)
+    for b, n in enumerate(suite.names):
+        label = choice[n]["kind"]
+        assert set(label.split("+")) <= {"ridge", "mean_ridge", "line"} and len(label.split("+")) <= 2
+        assert isinstance(recs[n], AverageReconstructor) == ("+" in label)
+        # the interval is calibrated on the winner's out-of-fold predictions, whose RMSE is its CV score
+        assert choice[n]["cv_rmse"][label] == pytest.approx(np.sqrt(np.mean((cv[:, b] - Y[:, b]) ** 2)), abs=1e-5)
+        singles = [v for k_, v in choice[n]["cv_rmse"].items() if "+" not in k_]
+        assert choice[n]["cv_rmse"][label] <= min(singles) + 1e-12
+    assert miv.level == 0.9
+    # the stronger kinds a suite offers: the joint latent model over every pooled item and two MLPs
+    cands = suite_candidates(idx, 400)
+    assert set(cands) == {"latent", "mlp_a3", "mlp_a10"} and cands["mlp_a10"]().alpha == 10.0
+    assert list(cands["latent"]().items) == idx.tolist() and set(suite_candidates(idx, 150)) == {"latent"}
+
+
+def test_suite_artifact_with_an_average_member_round_trips(art, suite, tmp_path):
+    from essence.predictors import AverageReconstructor
+    from essence.suite.artifact import SuiteCompressed
+
+    import copy
+
+    art = copy.copy(art)  # the module's fixture stays as it was
+    art.reconstructors = dict(art.reconstructors)
+    cols = [list(suite.pooled().items).index(c) for c in art.columns()]
+    X, y = suite.pooled().responses[:, cols], suite.targets[:, 0]
+    art.reconstructors[art.names[0]] = AverageReconstructor(
+        [{"kind": "ridge", "params": {}}, {"kind": "mlp", "params": {"hidden": 3, "alpha": 3.0}}]).fit(X, y)
+    back = SuiteCompressed.load(art.save(tmp_path / "avg.json"))
+    a, b = art._predict(X), back._predict(X)
+    for n in [*art.names, "mean"]:
+        np.testing.assert_allclose(b[n], a[n], rtol=0, atol=1e-8)
 
 
 def test_suite_artifact_round_trips_as_json_and_refuses_damage(art, suite, tmp_path):

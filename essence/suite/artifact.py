@@ -3,8 +3,9 @@
 
 :func:`compress_suite` splits the shared models once (stratified on the suite mean), chooses with
 :func:`~essence.suite.select.select_suite` on training + validation models, and for each member chooses a
-reconstructor kind by 5-fold CV over those models (any kind registered in
-:data:`essence.reconstruct.RECONSTRUCTOR_KINDS`, built with its defaults), with a conformal interval as
+reconstructor by 5-fold CV over those models (by default among ridge, ridge + GAM, mean_ridge, the joint
+latent model and two MLPs, or the average of up to three of them: :func:`fit_members`; any kind registered in
+:data:`essence.reconstruct.RECONSTRUCTOR_KINDS` can be named), with a conformal interval as
 :func:`essence.compressed.compress` does. The suite mean's estimate is the mean of the member estimates,
 with its own interval calibrated on their cross-fitted means.
 """
@@ -27,7 +28,7 @@ from ..compressed import _figures
 from ..data import Responses, split_models
 from ..errors import InputError
 from ..intervals import IntervalModel, cross_fitted_predictions
-from ..predictors import pool_candidates
+from ..predictors import choose_average_by_cv, pool_candidates
 from ..reconstruct import RECONSTRUCTOR_KINDS, choose_by_cv, reconstructor_class
 from .data import SEP, Suite
 from .select import select_suite
@@ -222,14 +223,32 @@ class SuiteCompressed:
                 f"budget={self.selection.get('budget')}, test_mean_rmse={t.get('rmse', float('nan')):.3f} pp)")
 
 
+def suite_candidates(idx, n_models: int, seed: int = 0) -> dict:
+    """The stronger kinds a suite member's CV also weighs: ``latent`` (a factor model of *every* pooled item of
+    the suite, so one ability model spans all members) and two MLPs with more L2 penalty than the
+    single-benchmark default (``mlp_a3``, ``mlp_a10``: alpha 3 and 10; on 250 inputs alpha 1 overfits),
+    each from the model counts of :func:`essence.predictors.pool_candidates`."""
+    from ..predictors import MIN_MODELS_MLP, MLPReconstructor
+
+    out = {k_: f for k_, f in pool_candidates(idx, n_models, seed=seed).items() if k_ != "mlp"}
+    if n_models >= MIN_MODELS_MLP:
+        out["mlp_a3"] = lambda: MLPReconstructor(alpha=3.0, seed=seed)
+        out["mlp_a10"] = lambda: MLPReconstructor(alpha=10.0, seed=seed)
+    return out
+
+
 def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_train: int | None = None,
-                level: float = 0.9, seed: int = 0, stronger: bool = False):
+                level: float = 0.9, seed: int = 0, stronger: bool = False, average: int = 1):
     """Per member: the reconstructor chosen by 5-fold CV over ``suite_fit``'s models on the pooled items
     ``idx`` and its interval; and the mean's interval. ``stronger``: also offer the latent and MLP kinds
     where there are enough models for them (:func:`essence.predictors.pool_candidates`, as a single-benchmark
-    ``compress`` does). Off by default: measured on seed 0 of ``benchmarks/suite.py`` it moved the mean
-    per-benchmark RMSE ratio from 0.93 to 0.95 of the separate artifacts (mmlu 1.42) at minutes more per suite. ``n_train``: the first ``n_train`` models are
+    ``compress`` does); alone (``average=1``) it did not help a suite (seed 0 of ``benchmarks/suite.py``: mean
+    per-benchmark RMSE ratio 0.93 -> 0.95 of the separate artifacts). :func:`compress_suite` uses
+    ``stronger=True, average=3`` (README, "Suites"). ``n_train``: the first ``n_train`` models are
     training models, the rest validation (for the interval's calibration; None: all cross-fitted).
+    ``average`` >= 2: :func:`essence.predictors.choose_average_by_cv` instead, which may also choose the
+    unweighted average of up to ``average`` candidates (and the stronger kinds of :func:`suite_candidates`
+    join when ``stronger``); the winner's out-of-fold predictions set the intervals.
     Returns ``(recs, intervals, mean_interval, choice, cv_pred (n, B))``."""
     unknown = [r for r in reconstructors if r not in RECONSTRUCTOR_KINDS]
     if unknown or not reconstructors:
@@ -239,7 +258,9 @@ def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_
     X = R[:, idx]
     Y = suite_fit.targets
     cands = {kind: reconstructor_class(kind) for kind in reconstructors}
-    if stronger:
+    if stronger and int(average) >= 2:
+        cands.update({k_: f for k_, f in suite_candidates(idx, X.shape[0], seed=seed).items() if k_ not in cands})
+    elif stronger:
         cands.update({k_: f for k_, f in pool_candidates(idx, X.shape[0], seed=seed).items() if k_ not in cands})
     # kinds that model the training models' answers on every pool item get the whole suite's (pooled) items
     pool = {"R": R} if "R" in inspect.signature(choose_by_cv).parameters else {}
@@ -247,11 +268,17 @@ def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_
     nt = n if n_train is None else int(n_train)
     recs, ivs, choice, cv = {}, {}, {}, np.empty_like(Y)
     for b, name in enumerate(suite_fit.names):
-        label, rec, scores = choose_by_cv(cands, X, Y[:, b], seed=seed, **pool)
+        secs = {}
+        if int(average) >= 2:
+            label, rec, scores, cv[:, b] = choose_average_by_cv(cands, X, Y[:, b], seed=seed, R=R,
+                                                                max_parts=int(average), seconds=secs)
+        else:
+            label, rec, scores = choose_by_cv(cands, X, Y[:, b], seed=seed, **pool)
+            cv[:, b] = cross_fitted_predictions(rec, X, Y[:, b], seed=seed, **pool)
         recs[name] = rec
         choice[name] = {"kind": label, "cv_rmse": {k_: (round(v, 5) if isinstance(v, float) else v)
-                                                    for k_, v in scores.items()}}
-        cv[:, b] = cross_fitted_predictions(rec, X, Y[:, b], seed=seed, **pool)
+                                                    for k_, v in scores.items()},
+                        **({"seconds": secs} if secs else {})}
         ivs[name] = _interval(cv[:, b], Y[:, b], nt, level)
     mean_iv = _interval(cv.mean(axis=1), Y.mean(axis=1), nt, level)
     return recs, ivs, mean_iv, choice, cv
@@ -265,12 +292,15 @@ def _interval(pred, y, n_train: int, level: float) -> IntervalModel:
 
 def compress_suite(suite: Suite, k: int, method: str = "essence", seed: int = 0, split=None, test: float = 0.1,
                    val: float = 0.1, level: float = 0.9, per_benchmark: int = 0,
-                   reconstructors=DEFAULT_RECONSTRUCTORS, progress: bool = True, **params) -> SuiteCompressed:
+                   reconstructors=DEFAULT_RECONSTRUCTORS, stronger: bool = True, average: int = 3,
+                   progress: bool = True, **params) -> SuiteCompressed:
     """Choose ``k`` items across ``suite`` with ``method`` and fit every member's reconstructor on them.
 
     The shared models are split once (``split_models`` on the suite mean unless ``split`` is given); the
     selection and the reconstructors see training and validation models only; ``figures["test"]`` is
     computed once on the test models. ``params`` go to the method (see :func:`select_suite`).
+    ``stronger``, ``average``: how each member's reconstructor is chosen (:func:`fit_members`); by default
+    among ``reconstructors``, the joint latent model and two MLPs, or the average of up to three of them.
     """
     if not isinstance(suite, Suite):
         raise InputError("suite: expected a Suite (see essence.suite.load_suite)")
@@ -281,7 +311,8 @@ def compress_suite(suite: Suite, k: int, method: str = "essence", seed: int = 0,
         idx, info = select_suite(train, valid, k, method=method, seed=seed, per_benchmark=per_benchmark,
                                  progress=progress, **params)
         fit_part = suite.subset(np.r_[split.train, split.val])
-        recs, ivs, mean_iv, choice, cv = fit_members(fit_part, idx, tuple(reconstructors), train.n_models, level, seed)
+        recs, ivs, mean_iv, choice, cv = fit_members(fit_part, idx, tuple(reconstructors), train.n_models, level, seed,
+                                                     stronger=bool(stronger), average=int(average))
     pooled_ids = suite.pooled().items[idx]
     items = {n: [s.split(SEP, 1)[1] for s in pooled_ids if s.split(SEP, 1)[0] == n] for n in suite.names}
     art = SuiteCompressed(

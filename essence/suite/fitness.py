@@ -39,14 +39,17 @@ class JointRidgeFitness:
     ``R_train`` ``(n_train, M)`` pooled responses in [0, 1] (NaN = missing); ``Y_train`` ``(n_train, B)`` member
     scores, pp; ``member_of`` ``(M,)`` member index of each pooled item. ``R_fit``, ``Y_fit``: the models the
     fitness is scored on (None: in-sample on the training models, from the Gram matrix alone).
-    ``floor``: candidates with fewer than ``floor`` items of some member are penalised by 1,000 per missing item.
+    ``loo``: score the leave-one-out error of each ridge on the training models instead of the in-sample one
+(closed form, :meth:`_loo_rmse`; in-sample errors reward items that fit the training models' noise).
+``floor``: candidates with fewer than ``floor`` items of some member are penalised by 1,000 per missing item.
     ``k_ref``, ``seed``: size and seed of the 64 random candidates that set ``ref`` (``"relative"`` weightings).
     """
 
     ruler = None
 
     def __init__(self, R_train, Y_train, member_of, R_fit=None, Y_fit=None, alpha: float = 1.0,
-                 weighting: str = "relative", floor: int = 0, k_ref: int | None = None, seed: int = 0):
+                 weighting: str = "relative", floor: int = 0, k_ref: int | None = None, seed: int = 0,
+                 loo: bool = False):
         X = np.asarray(R_train, dtype=np.float64)
         Y = np.asarray(Y_train, dtype=np.float64)
         if X.ndim != 2 or Y.ndim != 2 or Y.shape[0] != X.shape[0]:
@@ -78,6 +81,11 @@ class JointRidgeFitness:
         self.weighting = weighting
         self.floor = int(floor)
         self.in_sample = R_fit is None
+        self.loo = bool(loo)
+        if self.loo:
+            if not self.in_sample:
+                raise InputError("loo: the leave-one-out error is computed on the training models; give no R_fit")
+            self._Xc, self._Yc = Xc, Yc
         if not self.in_sample:
             Rf = np.asarray(R_fit, dtype=np.float64)
             self.Y_fit = np.asarray(Y_fit, dtype=np.float64)
@@ -98,6 +106,8 @@ class JointRidgeFitness:
         A[:, np.arange(k), np.arange(k)] += self.alpha
         rhs = self.b[idx]  # (P, k, B)
         w = np.linalg.solve(A, rhs)  # (P, k, B)
+        if self.loo:
+            return self._loo_rmse(idx, A, w)
         if self.in_sample:
             # at the ridge solution (G + aI) w = b:  SSE_b = y_b'y_b - w_b'b_b - a w_b'w_b
             sse = self.yy - np.einsum("pib,pib->pb", w, rhs) - self.alpha * np.einsum("pib,pib->pb", w, w)
@@ -116,6 +126,22 @@ class JointRidgeFitness:
         r = np.sqrt(np.mean(err ** 2, axis=1))
         rm = np.sqrt(np.mean(err.mean(axis=2) ** 2, axis=1))
         return np.column_stack([r, rm])
+
+    def _loo_rmse(self, idx, A, w) -> np.ndarray:
+        """``(P, B + 1)`` leave-one-out RMSE (pp) of each candidate's ridges on the training models, in closed
+        form: residual ``e_i / (1 - h_i)`` with ``h_i = 1/n + x_i' A^-1 x_i`` the hat matrix's diagonal (the
+        ``1/n`` for the intercept). ``h`` is the same for every member (they share ``A``), so each candidate
+        costs one ``(k, k)`` inverse and one ``(n, k) @ (k, k)`` product with the training rows."""
+        n = self.n_train
+        out = np.empty((idx.shape[0], self.B + 1))
+        Ainv = np.linalg.inv(A)  # (P, k, k): one batched inverse, then matrix products only
+        for p in range(idx.shape[0]):
+            Xs = self._Xc[:, idx[p]]  # (n, k)
+            h = 1.0 / n + np.einsum("ij,ij->i", Xs @ Ainv[p], Xs)
+            e = (self._Yc - Xs @ w[p]) / np.maximum(1.0 - h, 1e-6)[:, None]  # (n, B)
+            out[p, :self.B] = np.sqrt(np.mean(e ** 2, axis=0))
+            out[p, self.B] = np.sqrt(np.mean(e.mean(axis=1) ** 2))
+        return out
 
     def combine(self, r) -> np.ndarray:
         """``(P,)`` the combined error of ``(P, B + 1)`` per-member and mean errors, under ``weighting``."""

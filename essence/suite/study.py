@@ -9,6 +9,7 @@ figures. The separate approach's suite mean is the mean of its five estimates.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -29,11 +30,11 @@ def suite_split(suite: Suite, seed: int, test: float = 0.2, val: float = 0.1):
 def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method: str = "essence",
              separate_method: str = "auto", test: float = 0.2, val: float = 0.1, cache: Path | None = None,
              progress: bool = False, approaches=("suite", "separate"), evaluate_on: Suite | None = None,
-             tag: str = "", **params) -> dict:
+             tag: str = "", stronger: bool = True, average: int = 3, **params) -> dict:
     """``{approach: {"models": [...], "truth": {name: [...]}, "estimate": {name: [...]}, "budget": {...}}}``
     on the test models of seed ``seed`` (or on ``evaluate_on``, models kept out of ``suite`` altogether).
     Each approach is cached as JSON in ``cache`` (a folder) when given, keyed by everything that changes it
-    plus ``tag``."""
+    plus ``tag``. ``stronger``, ``average``: the suite's reconstructor choice (:func:`compress_suite`)."""
     from ..compressed import compress
     from .artifact import compress_suite
 
@@ -43,17 +44,22 @@ def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method
     out = {}
     for approach in approaches:
         key = (f"{tag}{approach}-{'+'.join(suite.names)}-n{suite.n_models}-s{seed}-t{test}-v{val}-"
-               + (f"{method}-k{k}-" + "-".join(f"{a}={b}" for a, b in sorted(params.items()))
+               + (f"{method}-k{k}-r{int(stronger)}{int(average)}-" + "-".join(f"{a}={b}" for a, b in sorted(params.items()))
                   if approach == "suite" else f"{separate_method}-k{k_each}"))
         path = Path(cache) / f"{key}.json" if cache else None
         if path is not None and path.exists():
             out[approach] = json.loads(path.read_text())
             continue
         if approach == "suite":
-            art = compress_suite(suite, k, method=method, seed=seed, split=split, progress=progress, **params)
+            t0 = time.perf_counter()
+            art = compress_suite(suite, k, method=method, seed=seed, split=split, progress=progress,
+                                 stronger=stronger, average=average, **params)
+            total = round(time.perf_counter() - t0, 1)
             est = art._predict(testd.pooled().responses[:, [pos[c] for c in art.columns()]])
-            rec = {"budget": art.selection["budget"],
-                   "kinds": {n: art.selection["reconstructor_choice"][n]["kind"] for n in art.names}}
+            rec = {"budget": art.selection["budget"], "items": art.columns(),
+                   "kinds": {n: art.selection["reconstructor_choice"][n]["kind"] for n in art.names},
+                   "choice": art.selection["reconstructor_choice"],
+                   "seconds": {"selection": art.selection.get("seconds"), "total": total}}
         else:
             est, rec = {}, {"budget": {}, "kinds": {}}
             for b, m in enumerate(suite.members):
