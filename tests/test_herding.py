@@ -153,3 +153,12 @@ def test_end_to_end_real_features(small):
     assert c1.items == c2.items  # the seed only breaks ties (the split differs, the choice does not)
     assert c1.selection["bandwidth"] > 0 and len(c1.selection["mmd"]) == 10
     assert np.isfinite(c1.figures["test"]["rmse"])
+
+
+def test_gam_candidate_extrapolates_with_the_line():
+    """Herding chooses without model results: its GAM continues with the least-squares slope beyond the
+    training models' range (essence.reconstruct.GAMReconstructor)."""
+    from essence.methods.herding import HerdingSelector
+
+    cands = HerdingSelector(k=5).reconstructor_candidates(None, np.arange(5))
+    assert set(cands) == {"gam"} and cands["gam"]().extrapolate == "line"

@@ -145,3 +145,10 @@ def test_end_to_end_continuous_scores(alpaca):
     assert not alpaca.is_binary
     c = compress(alpaca, k=50, method="ppl", progress=False)
     assert len(set(c.items)) == 50 and np.isfinite(c.figures["test"]["rmse"])
+
+
+def test_gam_candidate_extrapolates_with_the_line():
+    """PPL chooses without model results, so the strongest test models can lie beyond the training range:
+    its GAM continues with the least-squares slope there (essence.reconstruct.GAMReconstructor)."""
+    cands = PPLSelector(k=5).reconstructor_candidates(None, np.arange(5))
+    assert set(cands) == {"gam"} and cands["gam"]().extrapolate == "line"

@@ -159,3 +159,11 @@ class PPLSelector(Selector):
         self.bin_edges_ = np.asarray(info["bin_edges"])
         self.info_.update({"feature_model": MODEL_ID, **info})
         return idx
+
+    def reconstructor_candidates(self, train: Responses, idx: np.ndarray) -> dict:
+        """The GAM on the subset score, extrapolating with the least-squares slope beyond the fitted models'
+        range (``GAMReconstructor(extrapolate="line")``): the subset is chosen without model results, so
+        nothing keeps the strongest models inside the range the GAM's end slope was fitted on."""
+        from ..reconstruct import GAMReconstructor
+
+        return {"gam": lambda: GAMReconstructor(extrapolate="line")}
