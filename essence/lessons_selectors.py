@@ -152,7 +152,7 @@ def selector_runs(data, methods, k: int, seeds=(0,), cache_dir=None, params=None
     ``fit``: choosing the items and the reconstructor; a warm feature cache for Herding and PPL),
     ``choice`` (the reconstructor) or ``refused`` (the method's one-line refusal). ``params``: optional
     ``{method: {param: value}}``. With ``cache_dir`` each run is stored as JSON and reused while the method's
-code is the same (:func:`essence.sweep.signatures.code_version`).
+    code is the same (:func:`essence.sweep.signatures.code_version`).
     """
     import pandas as pd
 

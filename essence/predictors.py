@@ -29,7 +29,7 @@ import numpy as np
 
 from .checks import ListOf, Real, Whole, check_params
 from .errors import InputError
-from .reconstruct import Reconstructor, _check_X, model_folds
+from .reconstruct import Reconstructor, _check_X, model_folds, oof_predictions
 
 __all__ = ["LatentReconstructor", "MLPReconstructor", "pool_candidates", "MIN_MODELS_LATENT", "MIN_MODELS_MLP",
            "factor_model", "AverageReconstructor", "choose_average_by_cv", "oof_predictions"]
@@ -384,21 +384,6 @@ class AverageReconstructor(Reconstructor):
             raise InputError("average: 'fitted' must hold one fitted reconstructor per part")
         obj.parts_ = [reconstructor_from_dict(p) for p in d["fitted"]]
         return obj
-
-
-def oof_predictions(make, X, y, folds: int = 5, seed: int = 0, R=None) -> np.ndarray:
-    """Out-of-fold predictions ``(n,)`` pp of one reconstructor factory, on the folds of
-    :func:`essence.reconstruct.cv_rmse` (``model_folds(n, folds, seed)``), so that candidates can be averaged."""
-    from .reconstruct import fit_reconstructor
-
-    X = _check_X(X)
-    y = np.asarray(y, dtype=np.float64)
-    lab = model_folds(len(y), folds, seed)
-    pred = np.empty(len(y))
-    for f in np.unique(lab):
-        te = lab == f
-        pred[te] = fit_reconstructor(make(), X[~te], y[~te], None if R is None else R[~te]).predict(X[te])
-    return pred
 
 
 def choose_average_by_cv(candidates: dict, X, y, folds: int = 5, seed: int = 0, R=None, max_parts: int = 3,

@@ -30,6 +30,7 @@ from .errors import InputError
 from .tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table, round_list
 
 __all__ = [
+    "oof_predictions",
     "Table1D",
     "GAMReconstructor",
     "RidgeReconstructor",
@@ -492,21 +493,31 @@ def fit_reconstructor(rec, X, y, R=None):
     return rec.fit(X, y)
 
 
-def cv_rmse(make: Callable[[], object], X, y, folds: int = 5, seed: int = 0, R=None) -> tuple[float, list[float]]:
-    """K-fold CV over models of one reconstructor factory: ``(pooled out-of-fold RMSE, per-fold RMSEs)``, pp.
+def oof_predictions(make: Callable[[], object], X, y, folds: int = 5, seed: int = 0, R=None) -> np.ndarray:
+    """Out-of-fold predictions ``(n,)`` pp of one reconstructor factory: each fold of
+    ``model_folds(n, folds, seed)`` is predicted by ``make()`` fitted on the other folds.
 
-    ``X`` ``(n, k)``, ``y`` ``(n,)`` pp, ``R`` ``(n, n_pool)`` or None (see :func:`fit_reconstructor`).
-    Each fold is predicted by ``make()`` fitted on the other folds.
+    ``X`` ``(n, k)``, ``y`` ``(n,)`` pp, ``R`` ``(n, n_pool)`` or None (see :func:`fit_reconstructor`). The
+    cross-fitting behind :func:`cv_rmse`, the averages of :func:`essence.predictors.choose_average_by_cv` and
+    ``auto``'s paired comparisons: the same folds for every candidate.
     """
     X = _check_X(X)
     y = np.asarray(y, dtype=np.float64)
     lab = model_folds(len(y), folds, seed)
     pred = np.empty(len(y))
-    per = []
     for f in np.unique(lab):
         te = lab == f
         pred[te] = fit_reconstructor(make(), X[~te], y[~te], None if R is None else R[~te]).predict(X[te])
-        per.append(float(np.sqrt(np.mean((pred[te] - y[te]) ** 2))))
+    return pred
+
+
+def cv_rmse(make: Callable[[], object], X, y, folds: int = 5, seed: int = 0, R=None) -> tuple[float, list[float]]:
+    """K-fold CV over models of one reconstructor factory: ``(pooled out-of-fold RMSE, per-fold RMSEs)``, pp,
+    from :func:`oof_predictions` (same arguments)."""
+    y = np.asarray(y, dtype=np.float64)
+    pred = oof_predictions(make, X, y, folds, seed, R)
+    lab = model_folds(len(y), folds, seed)
+    per = [float(np.sqrt(np.mean((pred[lab == f] - y[lab == f]) ** 2))) for f in np.unique(lab)]
     return float(np.sqrt(np.mean((pred - y) ** 2))), per
 
 

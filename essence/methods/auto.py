@@ -150,16 +150,12 @@ def check_models_for_k(k: int, n_models: int, n_items: int | None = None) -> Non
 
 
 def oof_sq_errors(make, X, y, folds: int = 5, seed: int = 0, R=None) -> np.ndarray:
-    """``(n,)`` squared out-of-fold errors (pp^2) of one reconstructor factory under
-    :func:`essence.reconstruct.model_folds` (the folds :func:`~essence.reconstruct.choose_by_cv` uses)."""
-    from ..reconstruct import fit_reconstructor
+    """``(n,)`` squared out-of-fold errors (pp^2) of one reconstructor factory on the folds of
+    :func:`~essence.reconstruct.choose_by_cv` (:func:`essence.reconstruct.oof_predictions`)."""
+    from ..reconstruct import oof_predictions
 
-    lab = model_folds(len(y), folds, seed)
-    pred = np.empty(len(y))
-    for f in np.unique(lab):
-        te = lab == f
-        pred[te] = fit_reconstructor(make(), X[~te], y[~te], None if R is None else R[~te]).predict(X[te])
-    return (pred - y) ** 2
+    y = np.asarray(y, dtype=np.float64)
+    return (oof_predictions(make, X, y, folds, seed, R) - y) ** 2
 
 
 def paired_margin(sq_a: np.ndarray, sq_b: np.ndarray) -> tuple[float, float]:

@@ -175,3 +175,13 @@ class Selector(BaseEstimator):
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params_dict().items())
         return f"{type(self).__name__}({args})"
+
+
+class TextOnlySelector(Selector):
+    """A selector that chooses from the item texts alone (Herding, PPL). Its reconstructor candidate is the
+    GAM on the subset score extrapolating with the least-squares slope beyond the fitted models' range
+    (``GAMReconstructor(extrapolate="line")``): the subset is chosen without model results, so nothing keeps
+    the strongest models inside the range the GAM's end slope was fitted on."""
+
+    def reconstructor_candidates(self, train: Responses, idx: np.ndarray) -> dict:
+        return {"gam": lambda: GAMReconstructor(extrapolate="line")}

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..data import Responses
 from ..checks import Real, Whole, whole_number
-from .base import Selector, check_k, require_texts
+from .base import TextOnlySelector, check_k, require_texts
 from ..errors import InputError
 
 __all__ = ["HerdingSelector", "kernel_herding", "median_heuristic", "rbf_kernel", "require_texts"]
@@ -177,7 +177,7 @@ def kernel_herding(
     return idx, {"bandwidth": sigma, "mmd": mmd, "score": scores}
 
 
-class HerdingSelector(Selector):
+class HerdingSelector(TextOnlySelector):
     """Kernel Herding on SmolLM2-135M last-layer hidden states of the item texts; GAM reconstruction.
 
     Chooses with **no model results at all**: only the item texts are read (one forward pass of the
@@ -205,7 +205,7 @@ class HerdingSelector(Selector):
 
     name = "herding"
     signal = "text (LM hidden states)"
-    _domains = {**Selector._domains, "bandwidth": Real(0.0, open_min=True, none=True), "max_length": Whole(1),
+    _domains = {**TextOnlySelector._domains, "bandwidth": Real(0.0, open_min=True, none=True), "max_length": Whole(1),
                 "batch_size": Whole(1)}
     needs_no_models = True
 
@@ -236,11 +236,3 @@ class HerdingSelector(Selector):
         self.info_.update({"feature_model": MODEL_ID, "bandwidth": info["bandwidth"],
                            "mmd": info["mmd"]})
         return idx
-
-    def reconstructor_candidates(self, train: Responses, idx: np.ndarray) -> dict:
-        """The GAM on the subset score, extrapolating with the least-squares slope beyond the fitted models'
-        range (``GAMReconstructor(extrapolate="line")``): the subset is chosen without model results, so
-        nothing keeps the strongest models inside the range the GAM's end slope was fitted on."""
-        from ..reconstruct import GAMReconstructor
-
-        return {"gam": lambda: GAMReconstructor(extrapolate="line")}

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..data import Responses
 from ..checks import Whole, whole_number
-from .base import Selector, check_k, require_texts
+from .base import TextOnlySelector, check_k, require_texts
 from ..errors import InputError
 
 __all__ = ["PPLSelector", "quantile_bins", "largest_remainder", "stratified_sample"]
@@ -106,7 +106,7 @@ def stratified_sample(values, k: int, n_bins: int = DEFAULT_BINS, seed: int = 0)
     return idx, {"bin_edges": edges, "bin_sizes": sizes.tolist(), "bin_draws": draws.tolist()}
 
 
-class PPLSelector(Selector):
+class PPLSelector(TextOnlySelector):
     """Perplexity-stratified random sample of the items (SmolLM2-135M on the item texts); GAM reconstruction.
 
     Chooses with **no model results**: only the item texts (one forward pass of the small LM per item,
@@ -131,7 +131,7 @@ class PPLSelector(Selector):
 
     name = "ppl"
     signal = "text (LM perplexity)"
-    _domains = {**Selector._domains, "n_bins": Whole(1), "max_length": Whole(1), "batch_size": Whole(1)}
+    _domains = {**TextOnlySelector._domains, "n_bins": Whole(1), "max_length": Whole(1), "batch_size": Whole(1)}
     needs_no_models = True
 
     def __init__(
@@ -159,11 +159,3 @@ class PPLSelector(Selector):
         self.bin_edges_ = np.asarray(info["bin_edges"])
         self.info_.update({"feature_model": MODEL_ID, **info})
         return idx
-
-    def reconstructor_candidates(self, train: Responses, idx: np.ndarray) -> dict:
-        """The GAM on the subset score, extrapolating with the least-squares slope beyond the fitted models'
-        range (``GAMReconstructor(extrapolate="line")``): the subset is chosen without model results, so
-        nothing keeps the strongest models inside the range the GAM's end slope was fitted on."""
-        from ..reconstruct import GAMReconstructor
-
-        return {"gam": lambda: GAMReconstructor(extrapolate="line")}

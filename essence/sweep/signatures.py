@@ -3,6 +3,7 @@ imports, transitively, found by reading the files) and of the shared core that t
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from pathlib import Path
 
@@ -100,11 +101,13 @@ source_hash = _source_hash
 core_hash = _core_hash
 
 
+@functools.lru_cache(maxsize=None)
 def code_version(method: str) -> str:
     """Hash of the code behind a run of ``method`` (a registered name): its module with every ``essence``
     module it imports (:func:`source_hash`) and the shared core (:func:`core_hash`). Caches of single runs
     (the regime map, the lessons' selector runs) store it and reuse a run only under the same code. A
-    method that does not import hashes as its name (its run records the refusal)."""
+    method that does not import hashes as its name (its run records the refusal). Computed once per process
+    (hashing reads the method's modules; the code a process runs is the code it imported)."""
     from ..methods import get_method
 
     try:
