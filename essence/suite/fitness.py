@@ -40,8 +40,10 @@ class JointRidgeFitness:
     scores, pp; ``member_of`` ``(M,)`` member index of each pooled item. ``R_fit``, ``Y_fit``: the models the
     fitness is scored on (None: in-sample on the training models, from the Gram matrix alone).
     ``loo``: score the leave-one-out error of each ridge on the training models instead of the in-sample one
-(closed form, :meth:`_loo_rmse`; in-sample errors reward items that fit the training models' noise).
-``floor``: candidates with fewer than ``floor`` items of some member are penalised by 1,000 per missing item.
+    (closed form, :meth:`_loo_rmse`, the multi-target form of
+    :class:`essence.search.fitness_cv.LOORidgeFitness`; in-sample errors reward items that fit the training
+    models' noise).
+    ``floor``: candidates with fewer than ``floor`` items of some member are penalised by 1,000 per missing item.
     ``k_ref``, ``seed``: size and seed of the 64 random candidates that set ``ref`` (``"relative"`` weightings).
     """
 
