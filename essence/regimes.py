@@ -48,12 +48,29 @@ def default_k(name: str, n_items: int) -> int:
     return 50 if name in METABENCH else max(1, int(round(n_items / 20)))
 
 
+def _code(method: str) -> str:
+    """:func:`code_version` of ``method``; a few-model candidate of ``auto`` measured alone is auto's code."""
+    from .methods.auto import FEW_MODEL_SELECTORS
+
+    return code_version("auto" if method in FEW_MODEL_SELECTORS else method)
+
+
+def _make(method: str, k: int, seed: int, params: dict | None):
+    """A registered method, or a few-model candidate of ``auto`` (:data:`essence.methods.auto.FEW_MODEL_SELECTORS`,
+    e.g. ``screened`` or ``ruler_bagged``) alone, with auto's line rule (:func:`~essence.methods.auto.few_model_candidate`)."""
+    from .methods.auto import FEW_MODEL_SELECTORS, few_model_candidate
+
+    if method in FEW_MODEL_SELECTORS:
+        return few_model_candidate(method, k, seed=seed, **(params or {}))
+    return make_method(method, k=k, seed=seed, progress=False, **(params or {}))
+
+
 def _cached(path: Path, method: str) -> dict | None:
     """The cached run at ``path`` when it was produced by the current code of ``method``; else None."""
     if not path.exists():
         return None
     rec = json.loads(path.read_text())
-    return rec if rec.get("code") == code_version(method) else None
+    return rec if rec.get("code") == _code(method) else None
 
 
 def run_path(out, name: str, m, draw: int, method: str, k: int, folds: int, params: dict | None = None) -> Path:
@@ -81,7 +98,7 @@ def run_one(data: Responses, name: str, m, draw: int, method: str, k: int, folds
     y = sub.target
     pred, base = np.full(sub.n_models, np.nan), np.full(sub.n_models, np.nan)
     rec = {"dataset": name, "models": m, "n_models": sub.n_models, "draw": draw, "method": method, "k": k,
-           "folds": folds, "code": code_version(method), "choices": []}
+           "folds": folds, "code": _code(method), "choices": []}
     t0 = time.perf_counter()
     for f in np.unique(lab):
         te = lab == f
@@ -94,8 +111,7 @@ def run_one(data: Responses, name: str, m, draw: int, method: str, k: int, folds
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                sel = make_method(method, k=k, seed=fold_seed, progress=False, **(params or {})).fit(
-                    rest.subset(models=tr), rest.subset(models=va))
+                sel = _make(method, k, fold_seed, params).fit(rest.subset(models=tr), rest.subset(models=va))
         except (ValueError, RuntimeError) as exc:
             rec["refused"] = str(exc).splitlines()[0][:300]
             break

@@ -107,3 +107,65 @@ def test_auto_with_too_few_models_returns_the_baseline_and_says_so(few):
     # the threshold is a parameter: at 0 the candidates are compared again
     free = AutoSelector(k=10, seed=3, progress=False, folds=3, min_models_to_choose=0).fit(tr, va).info_["auto"]
     assert "too_few_to_choose" not in free and len(free["candidates"]) == 3
+
+
+def test_screened_draw_takes_the_better_half_of_each_stratum_with_the_pools_profile(few):
+    from essence.search.screen import item_statistics, screened_draw
+
+    d, _, _ = few
+    R, y = d.responses, d.target
+    idx, info = screened_draw(R, y, 10, keep=0.5, bins=5, seed=3)
+    assert idx.shape == (10,) and np.unique(idx).size == 10 and info["kept"] == 60
+    p, r = item_statistics(R, y)
+    order = np.argsort(p, kind="stable")
+    for b, g in enumerate(np.array_split(order, 5)):  # 24 items per bin, 12 kept, 2 drawn
+        top = g[np.argsort(-r[g], kind="stable")][:12]
+        assert np.isin(idx, g).sum() == 2 and set(idx[np.isin(idx, g)]) <= set(top)
+    assert info["pbis_chosen_mean"] > info["pbis_pool_mean"]
+    np.testing.assert_array_equal(screened_draw(R, y, 10, seed=3)[0], idx)  # same seed, same items
+    assert not np.array_equal(screened_draw(R, y, 10, seed=4)[0], idx)
+
+
+def test_a_few_model_candidate_runs_alone_with_the_line_rule(few):
+    from essence.methods.auto import ScreenedRandomSelector, few_model_candidate
+
+    _, tr, va = few
+    sel = few_model_candidate("screened", 10, seed=3).fit(tr, va)
+    assert isinstance(sel, ScreenedRandomSelector) and sel.info_["screened"]["kept"] == 60
+    assert sel.reconstructor_choice_ == "line" or sel.info_["line_rule"]["kept"]
+    with pytest.raises(Exception, match="screened"):
+        few_model_candidate("nope", 10)
+
+
+def test_stratified_ruler_keeps_the_best_of_its_stratified_draws(few):
+    from essence.search.fitness_cv import LOOLineFitness
+    from essence.search.screen import item_statistics, stratified_draws
+
+    d, tr, va = few
+    R, y = np.vstack([tr.responses, va.responses]), np.r_[tr.target, va.target]
+    p, r = item_statistics(R, y)
+    draws = stratified_draws(p, r, 10, 40, bins=5, seed=5)
+    bins = np.array_split(np.argsort(p, kind="stable"), 5)
+    assert all(np.isin(row, g).sum() == 2 for row in draws for g in bins)  # the pool's profile, every draw
+    assert np.unique(draws, axis=0).shape[0] == 40
+    sel = RulerSelector(10, seed=5, population=40, generations=0, strata=5).fit(tr, va)
+    fit = LOOLineFitness(R, y)
+    masks = np.zeros((40, R.shape[1]), dtype=bool)
+    np.put_along_axis(masks, draws, True, axis=1)
+    best = draws[np.argmin(fit.rmse(masks))]
+    np.testing.assert_array_equal(sel.items_, best)
+    unstratified = RulerSelector(10, seed=5, population=40, generations=0).fit(tr, va)
+    assert not np.array_equal(unstratified.items_, best)
+
+
+def test_fallback_draws_compare_with_random_items_in_expectation(few):
+    _, tr, va = few
+    kw = dict(k=10, seed=1, progress=False, candidates=["ruler_best_of"], folds=3)
+    one = AutoSelector(**kw).fit(tr, va)
+    four = AutoSelector(fallback_draws=4, **kw).fit(tr, va)
+    a1, a4 = one.info_["auto"], four.info_["auto"]
+    assert a4["candidates"]["ruler_best_of"] == a1["candidates"]["ruler_best_of"]  # same folds, same search
+    assert a4["candidates"]["random"] != a1["candidates"]["random"]  # the fallback scored over 4 draws
+    assert a4["fallback_draws"] == 4 and "fallback_draws" not in a1
+    if a4["choice"] == "random":  # kept: still the draw of `seed`, the baseline's items
+        np.testing.assert_array_equal(four.items_, make_method("random", k=10, seed=1, progress=False).fit(tr, va).items_)

@@ -238,3 +238,13 @@ def test_ruler_beats_random_subsets_under_its_fitness_and_is_seeded(few):
     best[0, a.items_] = True
     assert fit.rmse(best)[0] < np.median(fit.rmse(rand))
     assert a.info_["ruler"]["loo_line_rmse"] == pytest.approx(fit.rmse(best)[0], abs=1e-4)
+
+
+def test_regime_map_measures_a_few_model_candidate_of_auto_alone(tmp_path):
+    import essence.regimes as reg
+    from essence.data import load
+
+    data = load("lcb_codegen")
+    r = reg.run_one(data, "lcb_codegen", 30, 0, "screened", 10, 3, tmp_path)
+    assert r["code"] == reg.code_version("auto") and "rmse" in r and len(r["choices"]) == 3
+    assert reg.run_one(data, "lcb_codegen", 30, 0, "screened", 10, 3, tmp_path) == r  # cached under auto's code

@@ -42,7 +42,7 @@ from ..errors import InputError, warn
 from ..reconstruct import LineReconstructor, model_folds
 from .base import Selector
 
-__all__ = ["AutoSelector", "RulerSelector", "check_models_for_k", "MIN_MODELS", "BASELINE"]
+__all__ = ["AutoSelector", "RulerSelector", "ScreenedRandomSelector", "few_model_candidate", "check_models_for_k", "MIN_MODELS", "BASELINE"]
 
 #: fewest non-test models (training + validation) a compression is attempted with: 5-fold CV of the
 #: reconstructor needs 2 models per fold
@@ -73,14 +73,28 @@ class RulerSelector(Selector):
     """
 
     name = "ruler"
-    _domains = {**Selector._domains, "population": Whole(2), "generations": Whole(0), "bags": Whole(0)}
+    _domains = {**Selector._domains, "population": Whole(2), "generations": Whole(0), "bags": Whole(0),
+                "strata": Whole(0), "keep": Real(0.0, 1.0, open_min=True)}
 
     def __init__(self, k, seed=0, progress=False, population: int = 200, generations: int = 200,
-                 bags: int = 0):
+                 bags: int = 0, strata: int = 0, keep: float = 1.0):
         super().__init__(k, seed, progress)
         self.population = population
         self.generations = generations
         self.bags = bags
+        self.strata = strata
+        self.keep = keep
+
+    def _init(self, R, y):
+        """The initial population: None (uniform random subsets), or with ``strata > 0`` ``population``
+        subsets drawn with the pool's difficulty profile among each stratum's ``keep`` fraction of best
+        item-score correlations (:func:`essence.search.screen.stratified_draws`)."""
+        if not self.strata:
+            return None
+        from ..search.screen import item_statistics, stratified_draws
+
+        p, r = item_statistics(R, y)
+        return stratified_draws(p, r, self.k, self.population, keep=self.keep, bins=self.strata, seed=self.seed)
 
     def select(self, train: Responses, val: Responses) -> np.ndarray:
         from ..search.fitness_cv import LOOLineFitness
@@ -92,7 +106,7 @@ class RulerSelector(Selector):
         fit = LOOLineFitness(R, y)
         ga = genetic_search(None, None, None, None, self.k, population=self.population,
                             generations=self.generations, elites=max(1, self.population // 10), seed=self.seed,
-                            fitness=fit, progress=self.progress, desc="ruler GA")
+                            fitness=fit, progress=self.progress, desc="ruler GA", init=self._init(R, y))
         self.info_["ruler"] = {"loo_line_rmse": round(-float(ga.best_fitness), 4), "n_models": fit.n}
         return np.sort(ga.best)
 
@@ -121,12 +135,55 @@ class RulerSelector(Selector):
         return {}  # the line it was chosen for, and shrinkage toward it (FEW_MODEL_CHOICES)
 
 
+class ScreenedRandomSelector(Selector):
+    """Few-model candidate of ``auto``: random items among the better-discriminating ones of each difficulty
+    stratum (:func:`essence.search.screen.screened_draw`: ``bins`` accuracy bins, the ``keep`` fraction of
+    largest item-score correlation per bin over all non-test models, ``k`` drawn with the pool's profile).
+    Two statistics per item, no search over subsets. Reconstructor: ``line`` or ``mean_ridge`` by 5-fold CV.
+    ``info_["screened"]`` records the screen."""
+
+    name = "screened"
+    _domains = {**Selector._domains, "keep": Real(0.0, open_min=True), "bins": Whole(1)}
+
+    def __init__(self, k, seed=0, progress=False, keep: float = 0.5, bins: int = 5):
+        super().__init__(k, seed, progress)
+        self.keep = keep
+        self.bins = bins
+
+    def select(self, train: Responses, val: Responses) -> np.ndarray:
+        from ..search.screen import screened_draw
+
+        idx, info = screened_draw(np.vstack([train.responses, val.responses]), np.r_[train.target, val.target],
+                                  self.k, keep=self.keep, bins=self.bins, seed=self.seed)
+        self.info_["screened"] = info
+        return idx
+
+    def reconstructor_candidates(self, train, idx) -> dict:
+        return {}
+
+
 #: the few-model candidates that are not registered methods (``auto`` builds them itself): name -> (class,
 #: parameters). ``ruler``: the full genetic search (200 x 200); ``ruler_best_of``: the best of 200 random subsets
 #: under the same fitness (no evolution: a mild search); ``ruler_bagged``: the k items the search chooses most
 #: often on 8 random halves of the models (stability selection).
 FEW_MODEL_SELECTORS = {"ruler": (RulerSelector, {}), "ruler_best_of": (RulerSelector, {"generations": 0}),
-                       "ruler_bagged": (RulerSelector, {"bags": 8, "population": 100, "generations": 100})}
+                       "ruler_bagged": (RulerSelector, {"bags": 8, "population": 100, "generations": 100}),
+                       "screened": (ScreenedRandomSelector, {}),
+                       "ruler_strat": (RulerSelector, {"generations": 0, "strata": 5})}
+
+
+def few_model_candidate(name: str, k: int, seed: int = 0, line_rule: bool = True, **params) -> Selector:
+    """One of :data:`FEW_MODEL_SELECTORS` as a method on its own (to measure it alone, e.g. in the regime
+    map): an unfitted selector whose ``fit`` applies :func:`prefer_line` when ``line_rule`` (as ``auto`` does
+    to its candidates). ``params`` override the table's."""
+    if name not in FEW_MODEL_SELECTORS:
+        raise InputError(f"few-model candidate {name!r}: choose one of {', '.join(FEW_MODEL_SELECTORS)}")
+    cls, base = FEW_MODEL_SELECTORS[name]
+    sel = cls(k, seed=seed, progress=False, **{**base, **params})
+    if line_rule:
+        fit = sel.fit
+        sel.fit = lambda train, val: prefer_line(fit(train, val), train, val)
+    return sel
 
 
 def check_models_for_k(k: int, n_models: int, n_items: int | None = None) -> None:
@@ -231,6 +288,10 @@ class AutoSelector(Selector):
         baseline) is returned, with its nested-CV estimate, and ``info_["auto"]["too_few_to_choose"]`` says so.
         Below 24 the outer folds of the nested CV hold 7 or fewer models and its inner fits 15 or fewer: at 20
         models (16 non-test) every other choice measured was a gamble (README "Few reference models").
+    fallback_draws : int, default 1
+        Few models: the fallback's nested-CV error is averaged (per model, squared) over this many seeds
+        (``seed``, ``seed + 1``, ...), so that the comparison is with random items in expectation rather than
+        with one draw of them; the fallback, when kept, is still refitted with ``seed``.
 
     After ``fit``: what the chosen method sets (``items_``, ``reconstructor_``, ...), ``chosen_method_``,
     ``chosen_params_``, and ``info_["auto"]`` (see the module docstring).
@@ -239,11 +300,12 @@ class AutoSelector(Selector):
     name = "auto"
     signal = "responses (chosen by cross-validation)"
     _domains = {**Selector._domains, "folds": Whole(2), "many_models_per_item": Real(0.0, open_min=True),
-                "margin": Real(0.0), "line_rule": Flag(), "min_models_to_choose": Whole(0)}
+                "margin": Real(0.0), "line_rule": Flag(), "min_models_to_choose": Whole(0),
+                "fallback_draws": Whole(1)}
 
     def __init__(self, k, seed=0, progress=True, candidates=None, folds: int = 3,
                  many_models_per_item: float = 10.0, fallback: str = "random", margin: float = 1.0,
-                 line_rule: bool = True, min_models_to_choose: int = 24):
+                 line_rule: bool = True, min_models_to_choose: int = 24, fallback_draws: int = 1):
         super().__init__(k, seed, progress)
         self.candidates = candidates
         self.folds = folds
@@ -252,21 +314,24 @@ class AutoSelector(Selector):
         self.margin = margin
         self.line_rule = line_rule
         self.min_models_to_choose = min_models_to_choose
+        self.fallback_draws = fallback_draws
 
-    def _make(self, name: str):
+    def _make(self, name: str, seed: int | None = None):
         from . import make_method
 
+        seed = self.seed if seed is None else seed
         if name in FEW_MODEL_SELECTORS:
             cls, params = FEW_MODEL_SELECTORS[name]
-            return cls(self.k, seed=self.seed, progress=False, **params), dict(params)
+            return cls(self.k, seed=seed, progress=False, **params), dict(params)
         params = dict(CANDIDATE_PARAMS.get(name, {}))
         progress = params.pop("progress", False)
-        return make_method(name, k=self.k, seed=self.seed, progress=progress, **params), params
+        return make_method(name, k=self.k, seed=seed, progress=progress, **params), params
 
-    def _fit_candidate(self, name: str, train: Responses, val: Responses, line_only: bool = False) -> Selector:
+    def _fit_candidate(self, name: str, train: Responses, val: Responses, line_only: bool = False,
+                       seed: int | None = None) -> Selector:
         """One few-model candidate fitted on ``train`` / ``val`` (with the one-SE line rule when ``line_rule``;
-        with ``line_only`` the reconstructor is the line, refitted on train + val)."""
-        sel = self._make(name)[0].fit(train, val)
+        with ``line_only`` the reconstructor is the line, refitted on train + val); ``seed``: None = ``self.seed``."""
+        sel = self._make(name, seed)[0].fit(train, val)
         if line_only:
             X = np.vstack([train.responses, val.responses])[:, sel.items_]
             sel.reconstructor_ = LineReconstructor().fit(X, np.r_[train.target, val.target])
@@ -316,23 +381,31 @@ class AutoSelector(Selector):
                 raise InputError(f"candidates: unknown or not allowed {unknown}; choose among {allowed}")
             results, sq_err = {}, {}
             for name in names:
-                pred, per, err = np.empty(n), [], None
+                pred, per, err = np.empty(n), [], None  # pred: each model's out-of-fold squared error (pp^2)
                 for f in np.unique(lab):
                     te = lab == f
                     inner = pooled.subset(models=~te)
                     tr_i, va_i, _ = split_models(inner, test=0.0, val=0.1, seed=self.seed)
+                    # the fallback's expected error over `fallback_draws` seeds (its items are a random draw)
+                    draws = self.fallback_draws if name == self.fallback and not line_only else 1
+                    sq = np.zeros(int(te.sum()))
                     try:
-                        sel = self._fit_candidate(name, inner.subset(models=tr_i), inner.subset(models=va_i),
-                                                  line_only)
+                        for s in range(draws):
+                            sel = self._fit_candidate(name, inner.subset(models=tr_i), inner.subset(models=va_i),
+                                                      line_only, seed=self.seed + s)
+                            sq += (sel.reconstructor_.predict(pooled.responses[np.ix_(te, sel.items_)])
+                                   - pooled.target[te]) ** 2 / draws
                     except (ValueError, RuntimeError, np.linalg.LinAlgError) as exc:
                         err = f"failed: {exc}"
                         break
-                    pred[te] = sel.reconstructor_.predict(pooled.responses[np.ix_(te, sel.items_)])
-                    per.append(float(np.sqrt(np.mean((pred[te] - pooled.target[te]) ** 2))))
-                results[name] = err if err else _stats(per, float(np.sqrt(np.mean((pred - pooled.target) ** 2))))
+                    pred[te] = sq
+                    per.append(float(np.sqrt(np.mean(sq))))
+                results[name] = err if err else _stats(per, float(np.sqrt(np.mean(pred))))
                 if not err:
-                    sq_err[name] = (pred - pooled.target) ** 2
+                    sq_err[name] = pred
             info["candidates"] = results
+            if self.fallback_draws > 1 and not line_only:
+                info["fallback_draws"] = int(self.fallback_draws)
             ok = {c: r for c, r in results.items() if isinstance(r, dict)}
             if not ok:
                 raise InputError(f"auto: no candidate could be fitted: {results}")

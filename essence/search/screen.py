@@ -35,7 +35,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["SCREENS", "item_statistics", "screen_pool"]
+__all__ = ["SCREENS", "item_statistics", "screen_pool", "screened_draw", "stratified_draws"]
 
 SCREENS = ("stratified", "pbis", "random")
 
@@ -127,3 +127,55 @@ def _stratified(p: np.ndarray, score: np.ndarray, max_items: int, bins: int) -> 
         take[b] += extra
         spare -= extra
     return np.sort(np.concatenate([g[:t] for g, t in zip(groups, take)]))
+
+
+def stratified_draws(p, r, k: int, draws: int = 1, keep: float = 1.0, bins: int = 5, seed=0) -> np.ndarray:
+    """``(draws, k)`` item positions (each row increasing): random k-subsets with the pool's difficulty
+    profile, among the better-discriminating items of each stratum.
+
+    ``p`` ``(n_items,)`` item accuracies (NaN sorts last), ``r`` ``(n_items,)`` item-score correlations
+    (:func:`item_statistics`). The pool is cut into ``bins`` equal-count bins of ``p``; in each bin the
+    ``keep`` fraction with the largest signed ``r`` is eligible (at least the bin's share of ``k``; ``keep =
+    1`` keeps every item: plain stratified draws); each row draws each bin's share of ``k`` from its eligible
+    items (seeded)."""
+    p, r = np.asarray(p, dtype=np.float64), np.asarray(r, dtype=np.float64)
+    n = p.size
+    if not 0 < float(keep) <= 1:
+        raise InputError(f"keep: the fraction of items kept per stratum must be in (0, 1], got {keep!r}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
+        raise InputError(f"k: must be a whole number in [1, {n}], got {k!r}")
+    bins = max(1, min(int(bins), k))
+    rng = np.random.default_rng(seed)
+    order = np.argsort(np.where(np.isnan(p), np.inf, p), kind="stable")
+    edges = np.linspace(0, n, bins + 1).round().astype(int)
+    quota = np.diff(np.linspace(0, k, bins + 1).round().astype(int))
+    groups = []
+    for b in range(bins):
+        g = order[edges[b]:edges[b + 1]]
+        groups.append(g[np.argsort(-r[g], kind="stable")][:max(int(quota[b]), int(np.ceil(keep * g.size)))])
+    out = np.empty((int(draws), k), dtype=np.intp)
+    for d in range(int(draws)):
+        out[d] = np.sort(np.concatenate([rng.choice(g, size=int(q), replace=False) for g, q in zip(groups, quota)]))
+    return out
+
+
+def screened_draw(R, y, k: int, keep: float = 0.5, bins: int = 5, seed=0) -> tuple[np.ndarray, dict]:
+    """Screened random items: ``k`` positions drawn at random among the better-discriminating items of each
+    difficulty stratum. ``R`` ``(n_models, n_items)`` in [0, 1] (NaN = missing), ``y`` ``(n_models,)`` pp.
+
+    The pool is cut into ``bins`` equal-count bins of item accuracy; in each bin the ``keep`` fraction of
+    items with the largest signed point-biserial correlation with ``y`` is kept (:func:`item_statistics`;
+    negative correlations rank last), at least ``k / bins`` per bin; then ``k`` items are drawn (seeded)
+    with each bin's share of ``k`` (the pool's difficulty profile; :func:`stratified_draws`). Two statistics
+    per item and no search over subsets. Returns ``(positions (k,) increasing, info)``.
+    """
+    R = np.asarray(R)
+    p, r = item_statistics(R, y)
+    idx = stratified_draws(p, r, k, 1, keep=keep, bins=bins, seed=seed)[0]
+    bins = max(1, min(int(bins), k))
+    n = R.shape[1]
+    edges = np.linspace(0, n, bins + 1).round().astype(int)
+    quota = np.diff(np.linspace(0, k, bins + 1).round().astype(int))
+    kept = sum(max(int(quota[b]), int(np.ceil(keep * (edges[b + 1] - edges[b])))) for b in range(bins))
+    return idx, {"keep": float(keep), "bins": bins, "kept": int(kept),
+                 "pbis_chosen_mean": round(float(r[idx].mean()), 4), "pbis_pool_mean": round(float(r.mean()), 4)}
