@@ -137,14 +137,19 @@ def test_suite_signature_has_members_and_suite_code(pair, tmp_path, monkeypatch,
 
 
 def test_a_method_that_cannot_run_on_a_suite_gives_error_rows(pair, tmp_path, capsys):
-    df = _sweep(["+".join(pair)], tmp_path / "sw", methods=["random", "auto"], ks=[5, 61], seeds=[0])
+    rc = main(["sweep", "--data", "+".join(pair), "--methods", "random", "auto", "--k", "5", "61", "--seeds", "0",
+               "--out", str(tmp_path / "sw"), "--jobs", "1"])
+    cap = capsys.readouterr()
+    assert rc == 0, cap.err
+    df = pd.read_parquet(tmp_path / "sw" / "results.parquet")
     err = df.set_index(["method", "k", "benchmark"])["error"]
     for b in ("arc_s", "truthfulqa_s", "mean"):
         assert err[("random", 5, b)] == ""
         assert err[("auto", 5, b)].startswith("method 'auto' does not run on a suite; methods that do: essence, random")
         assert "larger than the 60 items of the suite" in err[("random", 61, b)]
-    assert df.attrs["sweep"]["runs"] == 4 and df.attrs["sweep"]["failed"] == 3
-    assert "method 'auto' does not run on a suite" in capsys.readouterr().err
+    assert "4 run(s): 1 computed, 0 from cache, 3 failed" in cap.out  # runs, not rows
+    assert "| benchmark" in cap.out  # the printed summary keeps the members apart
+    assert "method 'auto' does not run on a suite" in cap.err
     s = summarise(df).set_index(["benchmark", "method", "k"])
     assert s.loc[("mean", "auto", 5), "n_failed"] == 1 and s.loc[("mean", "random", 5), "n_failed"] == 0
 
