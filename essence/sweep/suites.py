@@ -122,14 +122,13 @@ def suite_rows(rec: dict, meta: dict, row_of) -> list[dict]:
     ``figures`` is the run's test summary of that benchmark (``{}`` on error)."""
     test = (rec.get("figures") or {}).get("test") or {}
     members = list(rec["members"])
-    kinds = rec.get("reconstructor") or {}
+    kinds = {} if rec.get("error") else dict(rec.get("reconstructor") or {})  # member -> chosen kind
+    if kinds:
+        kinds[MEAN] = f"mean of the {len(members)} members"
     rows = []
     for b in [*members, MEAN]:
         pre = any(m in _data.METABENCH for m in members) if b == MEAN else b in _data.METABENCH
-        kind = (f"mean of the {len(members)} members" if b == MEAN else kinds.get(b, "")) if isinstance(kinds, dict) \
-            else ""
-        rows.append(row_of({**rec, "reconstructor": "" if rec.get("error") else kind}, meta, b, test.get(b) or {},
-                           pre))
+        rows.append(row_of({**rec, "reconstructor": kinds.get(b, "")}, meta, b, test.get(b) or {}, pre))
     return rows
 
 
