@@ -248,3 +248,14 @@ def test_regime_map_measures_a_few_model_candidate_of_auto_alone(tmp_path):
     r = reg.run_one(data, "lcb_codegen", 30, 0, "screened", 10, 3, tmp_path)
     assert r["code"] == reg.code_version("auto") and "rmse" in r and len(r["choices"]) == 3
     assert reg.run_one(data, "lcb_codegen", 30, 0, "screened", 10, 3, tmp_path) == r  # cached under auto's code
+
+
+def test_few_candidates_script_runs_named_candidates_with_parameters(tmp_path, capsys):
+    spec = importlib.util.spec_from_file_location("few_candidates", ROOT / "benchmarks" / "few_candidates.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.main(["random", "screened:{'keep':0.75}", "--no-real", "--generated-seeds", "30x500=0",
+                     "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "| generated-30x500-s0 | all (30) | 1 |" in out and "screened_keep0.75" in out
+    assert (tmp_path / "generated-30x500-s0_mall_d0_screened_keep0.75_k25_f5.json").exists()
