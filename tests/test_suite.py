@@ -245,3 +245,31 @@ def test_models_held_out_of_everything_are_disjoint_and_pairs_score_the_same_mod
     assert again == res  # read back from the cache
     rows = figure_rows(res, 0)
     assert set(rows.benchmark) == {*suite.names, "mean"} and set(rows.approach) == {"suite", "separate"}
+
+
+def test_relative_plus_mean_weights_the_suite_mean_term(suite):
+    R, Y = suite.pooled().responses, suite.targets
+    masks = random_masks(3, R.shape[1], 12, np.random.default_rng(2))
+    one = JointRidgeFitness(R, Y, suite.member_of, weighting="relative+mean", k_ref=12)
+    four = JointRidgeFitness(R, Y, suite.member_of, weighting="relative+mean", k_ref=12, mean_weight=4.0)
+    r = one.member_rmse(masks)
+    rel = r / one.ref
+    assert one.combine(r) == pytest.approx(rel.mean(axis=1))  # weight 1: the plain mean of the six terms
+    assert four.combine(r) == pytest.approx((rel[:, :3].sum(axis=1) + 4 * rel[:, 3]) / 7)
+    with pytest.raises(InputError, match="mean_weight"):
+        JointRidgeFitness(R, Y, suite.member_of, weighting="relative+mean", mean_weight=-1.0)
+
+
+def test_own_candidate_reads_only_the_members_own_chosen_items(suite):
+    from essence.suite.artifact import fit_members, own_candidates
+
+    idx = np.arange(0, suite.pooled().n_items, 5)  # 20 pooled items: 8 arc, 6 mmlu, 6 winogrande
+    for b in range(len(suite.names)):
+        rec = own_candidates(idx, suite.member_of, b, seed=2)["own_mlp"]()
+        assert rec.columns == np.flatnonzero(suite.member_of[idx] == b).tolist()
+        assert rec.part == {"kind": "mlp", "params": {"seed": 2}}
+    assert own_candidates(idx[suite.member_of[idx] != 1], suite.member_of, 1) == {}  # no mmlu item chosen
+    _, _, _, choice, _ = fit_members(suite, idx, ("ridge",), n_train=300, average=2, own=True)
+    assert all("own_mlp" in choice[n]["cv_rmse"] for n in suite.names)
+    _, _, _, plain, _ = fit_members(suite, idx, ("ridge",), n_train=300, average=2)
+    assert not any("own_mlp" in plain[n]["cv_rmse"] for n in suite.names)

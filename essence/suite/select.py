@@ -34,7 +34,7 @@ __all__ = ["select_suite", "SUITE_METHODS", "JOINT_DEFAULTS", "budget_split"]
 #: ``fitness_models="loo"`` (closed-form leave-one-out) was level with it at ~2x the search time.
 JOINT_DEFAULTS = {"population": 100, "generations": 150, "elites": 10, "tournament": 3, "weighting": "relative+mean",
                   "fitness_models": "train", "ridge_alpha": 10.0, "tau_text": 0.95, "tau_rank": 0.9,
-                  "patience": None}
+                  "patience": None, "mean_weight": 1.0}
 
 #: methods that run on a suite: the joint EssenceBench plus every registered single-benchmark method
 SUITE_METHODS = ("essence", "random", "disco", "kmeans", "herding", "ppl", "irt", "tinybench")
@@ -148,7 +148,7 @@ def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, prog
                             R_fit=val.pooled().responses[:, pool] if fm_val else None,
                             Y_fit=val.targets if fm_val else None, alpha=float(s["ridge_alpha"]),
                             weighting=s["weighting"], floor=floor, k_ref=k, seed=seed,
-                            loo=s["fitness_models"] == "loo")
+                            loo=s["fitness_models"] == "loo", mean_weight=float(s["mean_weight"]))
     rng = np.random.default_rng(seed)
     P = int(s["population"])
     init = _floor_masks(P, pool.size, k, member_of, floor, rng) if floor else None
