@@ -273,3 +273,25 @@ def test_own_candidate_reads_only_the_members_own_chosen_items(suite):
     assert all("own_mlp" in choice[n]["cv_rmse"] for n in suite.names)
     _, _, _, plain, _ = fit_members(suite, idx, ("ridge",), n_train=300, average=2)
     assert not any("own_mlp" in plain[n]["cv_rmse"] for n in suite.names)
+
+
+def test_balanced_init_starts_every_member_with_an_equal_share(suite, monkeypatch):
+    import essence.search.genetic as genetic
+
+    seen = {}
+    real = genetic.genetic_search
+
+    def spy(*a, **kw):
+        seen["init"] = kw["init"]
+        return real(*a, **kw)
+
+    monkeypatch.setattr(genetic, "genetic_search", spy)
+    tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
+    kw = dict(population=8, generations=1, elites=2, tau_text=1.0, tau_rank=1.0)
+    select_suite(tr, va, 15, seed=0, progress=False, init="balanced", **kw)
+    counts = np.stack([seen["init"][:, tr.member_of == b].sum(axis=1) for b in range(3)], axis=1)
+    assert (counts == 5).all()  # 15 items, 3 members: 5 each in every starting candidate
+    select_suite(tr, va, 15, seed=0, progress=False, **kw)
+    assert seen["init"] is None  # the default: uniform random masks
+    with pytest.raises(InputError, match="init"):
+        select_suite(tr, va, 15, seed=0, progress=False, init="lopsided", **kw)

@@ -32,9 +32,11 @@ __all__ = ["select_suite", "SUITE_METHODS", "JOINT_DEFAULTS", "budget_split"]
 #: rewards items that fit the training models' noise; on seed 0 of ``benchmarks/suite.py`` alpha 10 cut the
 #: suite mean's held-out RMSE from 1.03 to 0.94 pp at the same per-benchmark error (README, "Suites").
 #: ``fitness_models="loo"`` (closed-form leave-one-out) was level with it at ~2x the search time.
+#: ``mean_weight``: the suite mean's term's weight in ``"relative+mean"``; ``init``: ``"random"`` (uniform
+#: over the filtered pool) or ``"balanced"`` (each member starts with k / members items).
 JOINT_DEFAULTS = {"population": 100, "generations": 150, "elites": 10, "tournament": 3, "weighting": "relative+mean",
                   "fitness_models": "train", "ridge_alpha": 10.0, "tau_text": 0.95, "tau_rank": 0.9,
-                  "patience": None, "mean_weight": 1.0}
+                  "patience": None, "mean_weight": 1.0, "init": "random"}
 
 #: methods that run on a suite: the joint EssenceBench plus every registered single-benchmark method
 SUITE_METHODS = ("essence", "random", "disco", "kmeans", "herding", "ppl", "irt", "tinybench")
@@ -125,6 +127,9 @@ def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, prog
     s = {**JOINT_DEFAULTS, **params}
     if s["weighting"] not in WEIGHTINGS:
         raise InputError(f"--param weighting={s['weighting']!r}: choose one of {', '.join(WEIGHTINGS)}")
+    if s["init"] not in ("random", "balanced"):
+        raise InputError(f"--param init={s['init']!r}: choose random (uniform over the filtered pool, so each "
+                         "member starts with a share in proportion to its pool) or balanced (k / members each)")
     if s["fitness_models"] not in ("train", "val", "loo"):
         raise InputError(f"--param fitness_models={s['fitness_models']!r}: choose train (in-sample ridge, the "
                          "default), loo (leave-one-out ridge on the training models) or val (validation models)")
@@ -151,7 +156,11 @@ def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, prog
                             loo=s["fitness_models"] == "loo", mean_weight=float(s["mean_weight"]))
     rng = np.random.default_rng(seed)
     P = int(s["population"])
-    init = _floor_masks(P, pool.size, k, member_of, floor, rng) if floor else None
+    if s["init"] == "balanced":  # every member starts with an equal share (at least the floor), no penalty beyond it
+        share = min(max(floor, k // len(train.members)), int(counts.min()))
+        init = _floor_masks(P, pool.size, k, member_of, share, rng)
+    else:
+        init = _floor_masks(P, pool.size, k, member_of, floor, rng) if floor else None
     ga = genetic_search(None, None, None, None, k, population=P, generations=int(s["generations"]),
                         elites=int(s["elites"]), tournament=int(s["tournament"]), patience=s["patience"],
                         init=init, seed=rng, progress=progress, desc="joint GA", fitness=fit)
