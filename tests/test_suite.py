@@ -295,3 +295,25 @@ def test_balanced_init_starts_every_member_with_an_equal_share(suite, monkeypatc
     assert seen["init"] is None  # the default: uniform random masks
     with pytest.raises(InputError, match="init"):
         select_suite(tr, va, 15, seed=0, progress=False, init="lopsided", **kw)
+
+
+def test_members_init_starts_from_the_union_of_each_members_own_search(suite, monkeypatch):
+    import essence.search.genetic as genetic
+
+    inits = []
+    real = genetic.genetic_search
+
+    def spy(*a, **kw):
+        inits.append(kw.get("init"))
+        return real(*a, **kw)
+
+    monkeypatch.setattr(genetic, "genetic_search", spy)
+    tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
+    kw = dict(population=8, generations=2, elites=2, tau_text=1.0, tau_rank=1.0)
+    idx, _ = select_suite(tr, va, 15, seed=0, progress=False, init="members", **kw)
+    assert len(inits) == 4 and inits[:3] == [None, None, None]  # three member searches, then the joint one
+    start = inits[3]
+    counts = np.stack([start[:, tr.member_of == b].sum(axis=1) for b in range(3)], axis=1)
+    assert start.shape[0] == 8 and (counts == 5).all()
+    again, _ = select_suite(tr, va, 15, seed=0, progress=False, init="members", **kw)
+    np.testing.assert_array_equal(idx, again)
