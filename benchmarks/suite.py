@@ -21,8 +21,10 @@ compressing whole benchmarks. Runs are cached as JSON under ``build/suite/`` (de
     .venv/bin/python benchmarks/suite.py --seeds 0 --holdout
     .venv/bin/python benchmarks/suite.py --seeds 0 --weightings   # which weighting, and why
     .venv/bin/python benchmarks/suite.py --seeds 0 --plain --average 1   # one reconstructor kind per benchmark
+    .venv/bin/python benchmarks/suite.py --seeds 0 --no-own              # no MLP on each member's own items
+    .venv/bin/python benchmarks/suite.py --seeds 0 --param init=members  # a joint GA setting (JOINT_DEFAULTS)
 
-The suite's reconstruction (``--average``, ``--plain``) and its settings are part of each run's cache key.
+The suite's reconstruction (``--average``, ``--plain``, ``--no-own``) and its settings are part of each run's cache key.
 """
 
 from __future__ import annotations
