@@ -269,9 +269,9 @@ def test_own_candidate_reads_only_the_members_own_chosen_items(suite):
         assert rec.columns == np.flatnonzero(suite.member_of[idx] == b).tolist()
         assert rec.part == {"kind": "mlp", "params": {"seed": 2}}
     assert own_candidates(idx[suite.member_of[idx] != 1], suite.member_of, 1) == {}  # no mmlu item chosen
-    _, _, _, choice, _ = fit_members(suite, idx, ("ridge",), n_train=300, average=2, own=True)
+    _, _, _, choice, _ = fit_members(suite, idx, ("ridge",), n_train=300, average=2, stronger=True, own=True)
     assert all("own_mlp" in choice[n]["cv_rmse"] for n in suite.names)
-    _, _, _, plain, _ = fit_members(suite, idx, ("ridge",), n_train=300, average=2)
+    _, _, _, plain, _ = fit_members(suite, idx, ("ridge",), n_train=300, average=2, own=True)  # not without stronger
     assert not any("own_mlp" in plain[n]["cv_rmse"] for n in suite.names)
 
 

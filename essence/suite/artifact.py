@@ -266,7 +266,7 @@ def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_
     ``average`` >= 2: :func:`essence.predictors.choose_average_by_cv` instead, which may also choose the
     unweighted average of up to ``average`` candidates (and the stronger kinds of :func:`suite_candidates`
     join when ``stronger``); the winner's out-of-fold predictions set the intervals. ``own`` (with
-    ``average`` >= 2): each member's candidates also hold :func:`own_candidates`.
+    ``stronger`` and ``average`` >= 2): each member's candidates also hold :func:`own_candidates`.
     Returns ``(recs, intervals, mean_interval, choice, cv_pred (n, B))``."""
     unknown = [r for r in reconstructors if r not in RECONSTRUCTOR_KINDS]
     if unknown or not reconstructors:
@@ -288,7 +288,7 @@ def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_
     for b, name in enumerate(suite_fit.names):
         secs = {}
         if int(average) >= 2:
-            mine = {**cands, **(own_candidates(idx, suite_fit.member_of, b, seed) if own else {})}
+            mine = {**cands, **(own_candidates(idx, suite_fit.member_of, b, seed) if own and stronger else {})}
             label, rec, scores, cv[:, b] = choose_average_by_cv(mine, X, Y[:, b], seed=seed, R=R,
                                                                 max_parts=int(average), seconds=secs)
         else:
@@ -320,7 +320,8 @@ def compress_suite(suite: Suite, k: int, method: str = "essence", seed: int = 0,
     computed once on the test models. ``params`` go to the method (see :func:`select_suite`).
     ``stronger``, ``average``: how each member's reconstructor is chosen (:func:`fit_members`); by default
     among ``reconstructors``, the joint latent model and two MLPs, or the average of up to three of them;
-    ``own``: each member's candidates also hold an MLP on its own chosen items (:func:`own_candidates`).
+    ``own`` (with ``stronger``): each member's candidates also hold an MLP on its own chosen items
+    (:func:`own_candidates`).
     """
     if not isinstance(suite, Suite):
         raise InputError("suite: expected a Suite (see essence.suite.load_suite)")
