@@ -169,7 +169,7 @@ def test_fit_members_average_scores_the_winner_on_its_own_folds(suite):
     assert miv.level == 0.9
     # the stronger kinds a suite offers: the joint latent model over every pooled item and two MLPs
     cands = suite_candidates(idx, 400)
-    assert set(cands) == {"latent", "mlp_a3", "mlp_a10"} and cands["mlp_a10"]().alpha == 10.0
+    assert set(cands) == {"latent", "mlp", "mlp_a3", "mlp_a10"} and cands["mlp_a10"]().alpha == 10.0
     assert list(cands["latent"]().items) == idx.tolist() and set(suite_candidates(idx, 150)) == {"latent"}
 
 
@@ -265,13 +265,15 @@ def test_own_candidate_reads_only_the_members_own_chosen_items(suite):
 
     idx = np.arange(0, suite.pooled().n_items, 5)  # 20 pooled items: 8 arc, 6 mmlu, 6 winogrande
     for b in range(len(suite.names)):
-        rec = own_candidates(idx, suite.member_of, b, seed=2)["own_mlp"]()
-        assert rec.columns == np.flatnonzero(suite.member_of[idx] == b).tolist()
-        assert rec.part == {"kind": "mlp", "params": {"seed": 2}}
+        own = own_candidates(idx, suite.member_of, b, seed=2)
+        rec, rec2 = own["own_mlp"](), own["own_mlp2"]()
+        assert rec.columns == rec2.columns == np.flatnonzero(suite.member_of[idx] == b).tolist()
+        assert rec.part == {"kind": "mlp", "params": {"seed": 2}} and rec2.part["params"]["seed"] == 3
     assert own_candidates(idx[suite.member_of[idx] != 1], suite.member_of, 1) == {}  # no mmlu item chosen
-    _, _, _, choice, _ = fit_members(suite, idx, ("ridge",), n_train=300, average=2, stronger=True, own=True)
-    assert all("own_mlp" in choice[n]["cv_rmse"] for n in suite.names)
-    _, _, _, plain, _ = fit_members(suite, idx, ("ridge",), n_train=300, average=2, own=True)  # not without stronger
+    few = suite.subset(np.arange(90))  # under MIN_MODELS_LATENT: no latent model nor MLP on all items (quick)
+    _, _, _, choice, _ = fit_members(few, idx, ("ridge",), n_train=70, average=2, stronger=True, own=True)
+    assert all({"own_mlp", "own_mlp2"} <= set(choice[n]["cv_rmse"]) for n in suite.names)
+    _, _, _, plain, _ = fit_members(few, idx, ("ridge",), n_train=70, average=2, own=True)  # not without stronger
     assert not any("own_mlp" in plain[n]["cv_rmse"] for n in suite.names)
 
 

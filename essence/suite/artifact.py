@@ -4,7 +4,8 @@
 :func:`compress_suite` splits the shared models once (stratified on the suite mean), chooses with
 :func:`~essence.suite.select.select_suite` on training + validation models, and for each member chooses a
 reconstructor by 5-fold CV over those models (by default among ridge, ridge + GAM, mean_ridge, the joint
-latent model and two MLPs, or the average of up to three of them: :func:`fit_members`; any kind registered in
+latent model, three MLPs (L2 penalty 1, 3 and 10) and two MLPs on the member's own chosen items, or the
+average of up to three of them: :func:`fit_members`; any kind registered in
 :data:`essence.reconstruct.RECONSTRUCTOR_KINDS` can be named), with a conformal interval as
 :func:`essence.compressed.compress` does. The suite mean's estimate is the mean of the member estimates,
 with its own interval calibrated on their cross-fitted means.
@@ -226,12 +227,14 @@ class SuiteCompressed:
 
 def suite_candidates(idx, n_models: int, seed: int = 0) -> dict:
     """The stronger kinds a suite member's CV also weighs: ``latent`` (a factor model of *every* pooled item of
-    the suite, so one ability model spans all members) and two MLPs with more L2 penalty than the
-    single-benchmark default (``mlp_a3``, ``mlp_a10``: alpha 3 and 10; on 250 inputs alpha 1 overfits),
-    each from the model counts of :func:`essence.predictors.pool_candidates`."""
+    the suite, so one ability model spans all members), the single-benchmark default ``mlp`` (L2 penalty 1)
+    and two MLPs with more penalty (``mlp_a3``, ``mlp_a10``: alpha 3 and 10), each from the model counts of
+    :func:`essence.predictors.pool_candidates`. On 250 inputs alpha 1 alone overfits (seed 0 of
+    ``benchmarks/suite.py``: CV RMSE above ``mlp_a3``'s on every member), but as a partner in the averages
+    it lowered both figures on each of seeds 0-2 (README, "Suites")."""
     from ..predictors import MIN_MODELS_MLP, MLPReconstructor
 
-    out = {k_: f for k_, f in pool_candidates(idx, n_models, seed=seed).items() if k_ != "mlp"}
+    out = dict(pool_candidates(idx, n_models, seed=seed))
     if n_models >= MIN_MODELS_MLP:
         out["mlp_a3"] = lambda: MLPReconstructor(alpha=3.0, seed=seed)
         out["mlp_a10"] = lambda: MLPReconstructor(alpha=10.0, seed=seed)
@@ -239,9 +242,10 @@ def suite_candidates(idx, n_models: int, seed: int = 0) -> dict:
 
 
 def own_candidates(idx, member_of, b: int, seed: int = 0) -> dict:
-    """The candidate that reads member ``b``'s *own* chosen items only: ``own_mlp``, the single-benchmark
+    """The candidates that read member ``b``'s *own* chosen items only: ``own_mlp``, the single-benchmark
     default MLP (L2 penalty 1) on them (a :class:`essence.predictors.ColumnsReconstructor`), as a separate
-    artifact fits. ``idx`` ``(k,)`` pooled positions, ``member_of`` ``(M,)`` member of each pooled item.
+    artifact fits, and ``own_mlp2``, the same with the next seed (a second draw of initial weights to
+    average with). ``idx`` ``(k,)`` pooled positions, ``member_of`` ``(M,)`` member of each pooled item.
     Alone it loses to the kinds on all items (seed 0 of ``benchmarks/suite.py``, MMLU's 27 own items: CV
     2.18 against 1.92 pp for ``mlp_a3`` on all 250), but averaged with them it is the most complementary
     partner: offered to every member's average, it moved seed 0's mean per-benchmark RMSE from 1.818 to
@@ -251,7 +255,8 @@ def own_candidates(idx, member_of, b: int, seed: int = 0) -> dict:
     cols = np.flatnonzero(np.asarray(member_of)[np.asarray(idx, dtype=np.intp)] == b).tolist()
     if not cols:
         return {}
-    return {"own_mlp": lambda: ColumnsReconstructor(cols, {"kind": "mlp", "params": {"seed": int(seed)}})}
+    return {"own_mlp": lambda: ColumnsReconstructor(cols, {"kind": "mlp", "params": {"seed": int(seed)}}),
+            "own_mlp2": lambda: ColumnsReconstructor(cols, {"kind": "mlp", "params": {"seed": int(seed) + 1}})}
 
 
 def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_train: int | None = None,
@@ -319,7 +324,7 @@ def compress_suite(suite: Suite, k: int, method: str = "essence", seed: int = 0,
     selection and the reconstructors see training and validation models only; ``figures["test"]`` is
     computed once on the test models. ``params`` go to the method (see :func:`select_suite`).
     ``stronger``, ``average``: how each member's reconstructor is chosen (:func:`fit_members`); by default
-    among ``reconstructors``, the joint latent model and two MLPs, or the average of up to three of them;
+    among ``reconstructors``, the joint latent model and three MLPs, or the average of up to three of them;
     ``own`` (with ``stronger``): each member's candidates also hold an MLP on its own chosen items
     (:func:`own_candidates`).
     """
