@@ -70,6 +70,8 @@ MEASURED_SLOW = (
     "tests/test_reconstruct.py::test_ridge_gam_bends_the_ridge_index",
     "tests/test_sweep.py::test_cli_end_to_end_writes_parquet_and_csv",
     "tests/test_sweep.py::test_dask_backend_equals_local",
+    "tests/test_sweep_suites.py::test_every_suite_method_gets_the_same_split",
+    "tests/test_sweep_suites.py::test_suite_rows_per_member_and_mean_equal_compress_suite",
     "tests/test_lessons.py::test_random_subset_scores_deterministic_and_pool_bound",
     "tests/test_lessons.py::test_fitness_setup_and_compare_fitnesses",
     "tests/test_irt.py::test_reconstructor_reloads_in_a_fresh_process",

@@ -4,6 +4,12 @@ One *run* is ``compress(data, k, method, seed, split=split_models(data, seed=see
 on the dataset and the seed only, and is computed once and handed to every method, so all methods of a
 (dataset, seed) pair are scored on the very same test models.
 
+A ``datasets`` entry joining two or more benchmarks with ``+`` (``arc+gsm8k+mmlu``) is a *suite*
+(:mod:`~essence.sweep.suites`): a run is ``compress_suite`` on the split it makes for that seed (its shared
+models split on the suite mean), handed to every method that runs on a suite; it gives a table row per
+member (column ``benchmark``) and one for the suite mean (``benchmark == "mean"``). Single datasets have
+``benchmark == dataset``.
+
 Layout of an output folder ``DIR``::
 
     DIR/runs/<dataset>__<method>__k<k>__s<seed>.json    one finished run (the cache; written atomically)
@@ -31,15 +37,15 @@ of the run's ``compress`` call (as recorded when it was computed).
 Files: :mod:`~essence.sweep.plan` (``run_sweep`` and its named steps), :mod:`~essence.sweep.records`
 (file names, run records, table rows), :mod:`~essence.sweep.signatures` (source hashes that make a
 cached run stale), :mod:`~essence.sweep.worker` (one run in a worker), :mod:`~essence.sweep.backends`
-(joblib, dask), :mod:`~essence.sweep.tables` (summaries and Markdown tables), :mod:`~essence.sweep.cli`
-(``essence sweep``).
+(joblib, dask), :mod:`~essence.sweep.tables` (summaries and Markdown tables), :mod:`~essence.sweep.suites`
+(suite entries, their settings and rows), :mod:`~essence.sweep.cli` (``essence sweep``).
 """
 
 from __future__ import annotations
 
 from .backends import DASK_CONNECT_TIMEOUT
 from .cli import add_subcommand
-from .plan import run_sweep
+from .plan import SUITE_SWEEP_SETTINGS, SWEEP_SETTINGS, run_sweep
 from .records import COLUMNS, RUN_SCHEMA, RUN_SCHEMA_VERSION, SUMMARY_COLUMNS, load_runs, run_path
 from .signatures import _core_hash, _source_hash  # noqa: F401  (tests and notes use them)
 from .tables import format_summary, format_wide, mean_sd, ratio_table, summarise, verdict

@@ -19,10 +19,17 @@ def add_subcommand(subparsers) -> None:
         help="run every method x dataset x k x seed on identical splits (parallel, cached, resumable)",
         description="Run every method x dataset x k x seed on identical model splits and write one tidy "
                     "table (OUT/results.parquet and OUT/results.csv). Finished runs are cached in OUT/runs, "
-                    "so an interrupted sweep resumes; a failed run is a row with its error.",
+                    "so an interrupted sweep resumes; a failed run is a row with its error. A DATA entry that "
+                    "joins benchmarks with + (arc+gsm8k+mmlu+truthfulqa+winogrande) is a suite: each method "
+                    "chooses k items across its members (essence compress on several benchmarks) on the "
+                    "suite's split of its shared models, and the table gets a row per member and one for the "
+                    "suite mean (column benchmark). Methods that do not run on a suite (auto) give error rows. "
+                    "Reconstructors are fixed for a fair comparison: the basic kinds (single runs: predictors "
+                    "basic; suites: no latent / MLP kinds, no averages).",
     )
     p.add_argument("--data", nargs="+", required=True, metavar="DATA",
-                   help="dataset names (arc, gsm8k, ...) or paths")
+                   help="dataset names (arc, gsm8k, ...) or paths; join two or more with + for a suite "
+                        "(arc+gsm8k+mmlu); suites and single datasets may be mixed")
     p.add_argument("--methods", nargs="+", required=True, metavar="METHOD", help="method names (random, essence, ...)")
     p.add_argument("--k", nargs="+", type=cli_whole_number(1), required=True, metavar="K", help="budgets (items kept)")
     p.add_argument("--seeds", nargs="+", type=cli_whole_number(0), default=[0, 1, 2], metavar="S", help="seeds (default 0 1 2)")
@@ -36,7 +43,8 @@ def add_subcommand(subparsers) -> None:
                    help="local: joblib processes; dask: a dask.distributed cluster (needs --scheduler)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler address, e.g. tcp://10.0.0.1:8786")
     p.add_argument("--param", action="append", metavar="METHOD.NAME=VALUE",
-                   help="a method parameter, e.g. essence.generations=200 (repeatable)")
+                   help="a method parameter, e.g. essence.generations=200 (repeatable; on a suite, essence "
+                        "takes the joint EssenceBench's settings: population, generations, weighting, ...)")
     p.add_argument("--no-artifacts", action="store_true", help="do not keep each run's artifact in its cache file")
     p.set_defaults(func=_cmd_sweep)
 

@@ -17,18 +17,20 @@ from .._io import jsonable, write_atomic
 from ..checks import whole_number
 from ..errors import InputError, UsageError
 from .backends import _expected_cost, _run_dask, _run_local
-from .records import (COLUMNS, _METRICS, _error_row, _key_name, _read_record, _row, _split_id, _stale_reason,
+from .records import (COLUMNS, _METRICS, _error_rows, _key_name, _read_record, _rows, _split_id, _stale_reason,
                       _write_table, run_path)
 from .signatures import _core_hash, _source_hash
+from .suites import SUITE_SWEEP_SETTINGS, load_suite_entry, n_items, suite_members, suite_params, suite_settings
 from .worker import _one_line, _Task
 
-__all__ = ["run_sweep"]
+__all__ = ["run_sweep", "SWEEP_SETTINGS", "SUITE_SWEEP_SETTINGS"]
 
 #: ``compress`` parameters whose defaults shape every run's figures (recorded in the signature).
 _SETTINGS = ("level", "min_answered")
 #: ``compress`` settings the sweep fixes (recorded in the signature too): selectors are compared at equal
 #: reconstructors, without the latent and MLP kinds (they add tens of seconds to each of hundreds of runs;
-#: what they add on top of any selector is measured by benchmarks/predictors.py)
+#: what they add on top of any selector is measured by benchmarks/predictors.py). Suite runs use
+#: SUITE_SWEEP_SETTINGS (essence.sweep.suites), the same choice for a suite: basic kinds, no averages
 SWEEP_SETTINGS = {"predictors": "basic"}
 
 
@@ -57,7 +59,7 @@ class _Plan:
     """Every run of a sweep, in table order: finished rows (cached or error rows) and the runs to compute."""
 
     order: list = field(default_factory=list)  # (dataset, method, k, seed) in table order
-    rows: dict = field(default_factory=dict)  # key -> table row, for runs that need no computing
+    rows: dict = field(default_factory=dict)  # key -> table rows (one; a suite's: per member + mean)
     todo: list = field(default_factory=list)  # _Task per run to compute
     stale: list = field(default_factory=list)  # "file (reason)" of cached runs that will be recomputed
     n_cached: int = 0
@@ -84,14 +86,20 @@ def run_sweep(
     Parameters
     ----------
     datasets : list of str
-        Dataset names (``essence.data.DATASETS``) or paths (.npz, .csv, .parquet).
+        Dataset names (``essence.data.DATASETS``) or paths (.npz, .csv, .parquet); an entry joining two or
+        more of them with ``+`` (``"arc+gsm8k+mmlu"``) is a suite (:mod:`essence.sweep.suites`): each run
+        chooses k items across its members with ``compress_suite`` and gives a row per member and one for
+        the suite mean. Suites and single datasets may be mixed.
     methods : list of str
         Method registry names (``essence.methods.METHODS``). A method whose module cannot be imported
-        gives error rows (it is never silently skipped).
+        gives error rows (it is never silently skipped); so does a method that does not run on a suite
+        (not in ``essence.suite.SUITE_METHODS``), on the suite's rows.
     ks : list of int
-        Budgets (items kept), each >= 1. A k larger than a dataset's item pool gives error rows.
+        Budgets (items kept), each >= 1. A k larger than a dataset's item pool (a suite's: all its members'
+        items) gives error rows.
     seeds : list of int
-        Seeds (>= 0); seed s uses ``split_models(data, seed=s)`` for every method and ``seed=s`` in the method.
+        Seeds (>= 0); seed s uses ``split_models(data, seed=s)`` for every method and ``seed=s`` in the method;
+        on a suite, ``split_models`` of the suite mean over its shared models (the split ``compress_suite`` makes).
     out : path
         Output folder (see the module docstring for its layout).
     jobs : int
@@ -114,15 +122,17 @@ def run_sweep(
     Returns
     -------
     pandas.DataFrame
-        One row per run, columns :data:`COLUMNS` (metrics are test figures; errors in pp), in the order
-        dataset, method, k, seed. ``df.attrs["sweep"]`` holds counts (``runs``, ``computed``, ``cached``,
-        ``failed``) and ``wall_seconds``. The same table is written to ``out/results.parquet`` and
+        One row per run (a suite run: one per member benchmark and one for the mean, column ``benchmark``),
+        columns :data:`COLUMNS` (metrics are test figures; errors in pp), in the order dataset, method, k,
+        seed. ``df.attrs["sweep"]`` holds counts of runs (``runs``, ``computed``,
+        ``cached``, ``failed``) and ``wall_seconds``. The same table is written to ``out/results.parquet`` and
         ``out/results.csv``.
 
     Raises
     ------
     UsageError / ValueError
-        Unknown dataset or method, k <= 0, bad parameters, an existing table without ``force``/``update``,
+        Unknown dataset or method, a suite with an unknown member or a member given twice, k <= 0, bad
+        parameters, an existing table without ``force``/``update``,
         an unreachable scheduler. Nothing is written in that case.
     KeyboardInterrupt
         Propagated after a note; the runs finished so far stay cached, and the same call resumes.
@@ -133,7 +143,8 @@ def run_sweep(
     out = Path(out)
     table_parquet, table_csv = _check_out(out, force, update)
     loaded, splits = _load_and_split(datasets, seeds)
-    settings, unavailable, method_code = _method_signatures(methods, ks, seeds, method_params)
+    kinds = {"suite" if members else "single" for _, _, members in loaded.values()}
+    settings, unavailable, method_code = _method_signatures(methods, ks, seeds, method_params, kinds)
     plan = _plan_runs(loaded, splits, methods, ks, seeds, method_params, settings, unavailable, method_code, out,
                       force, backend, jobs, keep_artifacts)
     _print_notes(plan, loaded, unavailable)
@@ -144,7 +155,7 @@ def run_sweep(
         "runs": len(plan.order),
         "computed": len(plan.todo),
         "cached": plan.n_cached,
-        "failed": int((df["error"] != "").sum()),
+        "failed": sum(bool(plan.rows[key][0]["error"]) for key in plan.order),  # runs (a suite run has several rows)
         "wall_seconds": time.perf_counter() - t_start,
         "out": str(out),
     }
@@ -193,33 +204,46 @@ def _check_out(out: Path, force: bool, update: bool) -> tuple[Path, Path]:
 
 
 def _load_and_split(datasets, seeds):
-    """``({name: (Responses, source)}, {(name, seed): ((train, val, test), split_id)})``: each split once."""
+    """``({name: (Responses or Suite, source, members)}, {(name, seed): ((train, val, test), split_id)})``:
+    each split once. ``members`` is a suite's member names (``()`` for a single dataset); a suite's split is
+    ``split_models`` of its mean score over the shared models (what ``compress_suite`` does for that seed)."""
     loaded = {}
     for src in datasets:
-        d = _data.load(src)
-        if d.name in loaded:
-            raise UsageError(f"datasets: two datasets are named {d.name!r}; rename one of the files")
-        source = src if src in _data.DATASETS else str(Path(src).resolve())
-        loaded[d.name] = (d, source)
+        members = suite_members(src)
+        if members:
+            d, source = load_suite_entry(src, members)
+            name, members = "+".join(d.names), tuple(d.names)
+        else:
+            d = _data.load(src)
+            name, source, members = d.name, (src if src in _data.DATASETS else str(Path(src).resolve())), ()
+        if name in loaded:
+            raise UsageError(f"datasets: two datasets are named {name!r}; rename one of the files")
+        loaded[name] = (d, source, members)
     splits = {}
-    for name, (d, _) in loaded.items():
+    for name, (d, _, members) in loaded.items():
         for s in seeds:
-            sp = _data.split_models(d, seed=s)
+            sp = _data.split_models(d.mean_target, seed=s) if members else _data.split_models(d, seed=s)
             splits[name, s] = (tuple(np.asarray(a, dtype=np.intp) for a in sp), _split_id(sp))
     return loaded, splits
 
 
-def _method_signatures(methods, ks, seeds, method_params):
-    """``(settings, unavailable, method_code)``: the ``compress`` defaults recorded in every signature, the
-    methods that do not import (name -> error line) and each method's source hash. A parameter outside
-    its domain is the user's error: UsageError before anything runs."""
+def _method_signatures(methods, ks, seeds, method_params, kinds=("single",)):
+    """``(settings, unavailable, method_code)``: the ``compress`` defaults recorded in every signature (and
+    under ``"suite"`` those of suite runs), the methods that do not import (name -> error line) and each
+    method's source hash (and under ``"essence.suite"`` the suite code's). ``kinds``: what the sweep holds,
+    ``"single"`` datasets and/or ``"suite"`` entries. A parameter outside its domain (the method's on a
+    single dataset; the suite method's on a suite) is the user's error: UsageError before anything runs."""
     from ..compressed import compress
     from ..methods import get_method, make_method
+    from ..suite import SUITE_METHODS
 
     defaults = inspect.signature(compress).parameters
     settings = {**{n: defaults[n].default for n in _SETTINGS if n in defaults}, **SWEEP_SETTINGS}
     unavailable: dict[str, str] = {}
     method_code: dict[str, str | None] = {}
+    if "suite" in kinds:
+        settings["suite"] = suite_settings()
+        method_code["essence.suite"] = _source_hash("essence.suite")
     for m in methods:
         try:
             cls = get_method(m)
@@ -228,7 +252,10 @@ def _method_signatures(methods, ks, seeds, method_params):
             continue
         method_code[m] = _source_hash(cls.__module__)
         try:  # unknown parameters are the user's error: stop before running anything
-            make_method(m, k=ks[0], seed=seeds[0], progress=False, **method_params.get(m, {}))
+            if "single" in kinds:
+                make_method(m, k=ks[0], seed=seeds[0], progress=False, **method_params.get(m, {}))
+            if "suite" in kinds and m in SUITE_METHODS:
+                suite_params(m, ks[0], seeds[0], method_params.get(m, {}))
         except InputError as exc:
             raise UsageError(" ".join(str(exc).split())) from None
         except Exception as exc:  # noqa: BLE001
@@ -238,12 +265,10 @@ def _method_signatures(methods, ks, seeds, method_params):
 
 def _plan_runs(loaded, splits, methods, ks, seeds, method_params, settings, unavailable, method_code, out, force,
                backend, jobs, keep_artifacts) -> _Plan:
-    """Decide run by run: a cached row, an error row without running, or a task to compute."""
-    from ..methods import make_method
-
+    """Decide run by run: cached rows, error rows without running, or a task to compute."""
     plan = _Plan()
     core_now = _core_hash()
-    for name, (d, source) in loaded.items():
+    for name, (d, source, members) in loaded.items():
         fp = d.fingerprint()
         for m in methods:
             for k in ks:
@@ -252,23 +277,16 @@ def _plan_runs(loaded, splits, methods, ks, seeds, method_params, settings, unav
                     plan.order.append(key)
                     split, sid = splits[name, s]
                     meta = {"split_id": sid, "n_test": len(split[2])}
-                    if k > d.n_items:
-                        plan.rows[key] = _error_row(key, meta, f"k={k} is larger than the {d.n_items} items of "
-                                                               f"{name}; choose k <= {d.n_items}")
+                    signature, error = _signature(d, fp, members, m, k, s, sid, method_params, settings, unavailable,
+                                                  method_code)
+                    if error:
+                        plan.rows[key] = _error_rows(key, meta, error, members)
                         continue
-                    if m in unavailable:
-                        plan.rows[key] = _error_row(key, meta, f"method unavailable: {unavailable[m]}")
-                        continue
-                    params = jsonable(make_method(m, k=k, seed=s, progress=False,
-                                                  **method_params.get(m, {})).params_dict())
-                    signature = {"fingerprint": fp, "split_id": sid, "params": params, "settings": settings,
-                                 "method_source": method_code.get(m)}
-                    signature = json.loads(json.dumps(signature))
                     path = run_path(out, name, m, k, s)
                     if not force and path.exists():
                         rec = _read_record(path)
                         if rec is not None and not rec.get("error") and rec.get("signature") == signature:
-                            plan.rows[key] = _row(rec, meta)
+                            plan.rows[key] = _rows(rec, meta)
                             plan.n_cached += 1
                             plan.core_changed += rec.get("core_source") != core_now
                             continue
@@ -276,16 +294,49 @@ def _plan_runs(loaded, splits, methods, ks, seeds, method_params, settings, unav
                     plan.todo.append(_Task(name, source, fp, m, k, s, dict(method_params.get(m, {})), split, signature,
                                            limit_threads=(backend == "dask" or jobs != 1),
                                            keep_artifact=keep_artifacts,
-                                           quiet_worker=(backend == "local" and jobs != 1)))
+                                           quiet_worker=(backend == "local" and jobs != 1), members=members))
     return plan
+
+
+def _signature(d, fp, members, m, k, s, sid, method_params, settings, unavailable, method_code):
+    """``(signature, "")`` of one run, or ``(None, error)`` when it cannot run (k too large, the method
+    unavailable, or not one that runs on a suite / a parameter the suite's method does not take).
+
+    A single run's signature: data fingerprint, split id, the method's resolved parameters, the sweep's
+    ``compress`` settings and the method's source hash. A suite run's adds ``members`` (name -> fingerprint,
+    in order) and ``suite_source`` (the hash of ``essence.suite``), with the suite settings."""
+    from ..methods import make_method
+
+    size = n_items(d)
+    if k > size:
+        what = f"the {size} items of {'the suite ' if members else ''}{'+'.join(members) or d.name}"
+        return None, f"k={k} is larger than {what}; choose k <= {size}"
+    if m in unavailable:
+        return None, f"method unavailable: {unavailable[m]}"
+    if members:
+        try:
+            params = jsonable(suite_params(m, k, s, method_params.get(m, {})))
+        except InputError as exc:
+            return None, " ".join(str(exc).split())
+        sig = {"fingerprint": fp, "members": {n: x.fingerprint() for n, x in zip(members, d.members)},
+               "split_id": sid, "params": params, "settings": {**settings["suite"]},
+               "method_source": method_code.get(m), "suite_source": method_code.get("essence.suite")}
+    else:
+        params = jsonable(make_method(m, k=k, seed=s, progress=False, **method_params.get(m, {})).params_dict())
+        sig = {"fingerprint": fp, "split_id": sid, "params": params,
+               "settings": {n: v for n, v in settings.items() if n != "suite"}, "method_source": method_code.get(m)}
+    return json.loads(json.dumps(sig)), ""
 
 
 def _print_notes(plan: _Plan, loaded, unavailable) -> None:
     """Notes that must not go unseen (on stderr): k too large, unavailable methods, stale or old cached runs."""
     notes = []
-    too_big = sorted({(key[0], key[2]) for key, r in plan.rows.items() if r["error"].startswith("k=")})
+    too_big = sorted({(key[0], key[2]) for key, r in plan.rows.items() if r[0]["error"].startswith("k=")})
     for name, k in too_big:
-        notes.append(f"k={k} exceeds the {loaded[name][0].n_items} items of {name}: its runs are error rows")
+        notes.append(f"k={k} exceeds the {n_items(loaded[name][0])} items of {name}: its runs are error rows")
+    not_suite = sorted({(key[1], key[0]) for key, r in plan.rows.items() if "does not run on a suite" in r[0]["error"]})
+    for m, name in not_suite:
+        notes.append(f"method {m!r} does not run on a suite: its runs on {name} are error rows")
     for m, why in unavailable.items():
         notes.append(f"method {m!r} is unavailable ({why}): its runs are error rows")
     if plan.stale:
@@ -321,7 +372,7 @@ def _compute(plan: _Plan, out: Path, backend, scheduler, jobs, progress: bool) -
             write_atomic(run_path(out, *key), json.dumps(jsonable(rec), allow_nan=False))
             err_path.unlink(missing_ok=True)
         meta = {"split_id": task.signature["split_id"], "n_test": len(task.split[2])}
-        plan.rows[key] = _row(rec, meta)
+        plan.rows[key] = _rows(rec, meta)
         done += 1
         bar.update(1)
 
@@ -342,7 +393,7 @@ def _results_table(plan: _Plan):
     """The tidy table (:data:`COLUMNS`), one row per run in ``plan.order``, with fixed dtypes."""
     import pandas as pd
 
-    df = pd.DataFrame([plan.rows[key] for key in plan.order], columns=COLUMNS)
+    df = pd.DataFrame([row for key in plan.order for row in plan.rows[key]], columns=COLUMNS)
     df = df.astype({"k": "int64", "seed": "int64", "n_test": "int64", "pool_preselected": "bool"})
     for c in _METRICS + ("seconds",):
         df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")

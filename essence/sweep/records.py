@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import data as _data
 from .._io import atomic_path
+from .suites import suite_rows
 
 __all__ = ["RUN_SCHEMA", "RUN_SCHEMA_VERSION", "COLUMNS", "SUMMARY_COLUMNS", "run_path", "load_runs"]
 
@@ -22,7 +23,8 @@ RUN_SCHEMA_VERSION = 1
 
 #: Columns of the results table, in order. Metrics are the run's *test* figures.
 COLUMNS = [
-    "dataset",  # dataset name (file stem for paths)
+    "dataset",  # dataset name (file stem for paths); a suite's members joined by "+"
+    "benchmark",  # the dataset's name; for a suite: the member's name, or "mean" for the suite mean
     "method",  # registry name
     "k",  # items kept
     "seed",  # seed of the split and of the method
@@ -35,7 +37,7 @@ COLUMNS = [
     "rank_err_10",  # same within 10%
     "coverage",  # share of test models whose true score lies in the interval
     "seconds",  # wall time of the run, s
-    "n_test",  # number of test models (same for every method of a dataset x seed)
+    "n_test",  # number of test models (same for every method of a dataset x seed; a suite's shared models)
     "error",  # "" when the run finished, else "ExceptionType: message"
     "reconstructor",  # reconstructor chosen on validation ("" on error)
     "split_id",  # hash of the (train, val, test) split: equal across methods of a dataset x seed
@@ -46,7 +48,7 @@ _METRICS = ("rmse", "mae", "kendall", "spearman", "pearson", "rank_err_5", "rank
 
 #: Columns of :func:`summarise`.
 SUMMARY_COLUMNS = [
-    "dataset", "method", "k", "n_runs", "n_failed", "rmse_mean", "rmse_sd", "kendall_mean", "kendall_sd",
+    "dataset", "benchmark", "method", "k", "n_runs", "n_failed", "rmse_mean", "rmse_sd", "kendall_mean", "kendall_sd",
     "pool_preselected", "error", "ratio_to_random",
 ]
 
@@ -103,17 +105,29 @@ def _stale_reason(rec: dict, signature: dict) -> str:
     return ", ".join(diff) or "signature"
 
 
-def _error_row(key: tuple, meta: dict, error: str) -> dict:
+def _error_rows(key: tuple, meta: dict, error: str, members=None) -> list[dict]:
+    """The rows of a run that did not run: one, or for a suite (``members``) one per member and the mean."""
     rec = {"dataset": key[0], "method": key[1], "k": key[2], "seed": key[3], "error": error, "seconds": 0.0}
-    return _row(rec, meta)
+    if members:
+        rec["members"] = list(members)
+    return _rows(rec, meta)
 
 
-def _row(rec: dict, meta: dict) -> dict:
-    test = (rec.get("figures") or {}).get("test") or {}
+def _rows(rec: dict, meta: dict) -> list[dict]:
+    """Table rows of a run record: one for a single dataset; for a suite (``rec["members"]``) one per member
+    and one for the suite mean (:func:`essence.sweep.suites.suite_rows`)."""
+    if rec.get("members"):
+        return suite_rows(rec, meta, _row)
     name = rec["dataset"]
-    pre = name in _data.METABENCH
-    row = {
-        "dataset": name,
+    test = (rec.get("figures") or {}).get("test") or {}
+    return [_row(rec, meta, name, test, name in _data.METABENCH)]
+
+
+def _row(rec: dict, meta: dict, benchmark: str, test: dict, preselected: bool) -> dict:
+    """One table row: ``test`` is the test summary of ``benchmark`` (:func:`essence.metrics.summary`)."""
+    return {
+        "dataset": rec["dataset"],
+        "benchmark": benchmark,
         "method": rec["method"],
         "k": int(rec["k"]),
         "seed": int(rec["seed"]),
@@ -123,10 +137,9 @@ def _row(rec: dict, meta: dict) -> dict:
         "error": rec.get("error") or "",
         "reconstructor": rec.get("reconstructor") or "",
         "split_id": meta["split_id"],
-        "pool_preselected": pre,
-        "caveat": _data.POOL_CAVEAT if pre else "",
+        "pool_preselected": bool(preselected),
+        "caveat": _data.POOL_CAVEAT if preselected else "",
     }
-    return row
 
 
 def _write_table(df, parquet: Path, csv: Path) -> None:

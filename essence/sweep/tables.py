@@ -12,6 +12,32 @@ from .records import SUMMARY_COLUMNS
 __all__ = ["summarise", "ratio_table", "mean_sd", "verdict", "format_summary", "format_wide"]
 
 
+def _with_benchmark(df):
+    """``df`` with a ``benchmark`` column (tables written before suites, or built by hand, lack it: there
+    it is the dataset's name)."""
+    if "benchmark" in df.columns:
+        return df
+    return df.assign(benchmark=df["dataset"])
+
+
+def _paired(df, method: str, k: int, dataset: str, benchmark: str):
+    """:func:`essence.metrics.paired_with_random` on one benchmark of one dataset (a suite has several rows
+    per run: one per member and the mean; they are paired member by member)."""
+    return paired_with_random(df[df["benchmark"] == benchmark], method, k, [dataset])
+
+
+def _label(dataset: str, benchmark: str) -> str:
+    """A row's name in the Markdown tables: the dataset, or ``suite: member`` for a suite's rows."""
+    return dataset if benchmark == dataset else f"{dataset}: {benchmark}"
+
+
+def _preselected(dataset: str, benchmark: str) -> bool:
+    from .suites import SUITE_SEP
+
+    names = dataset.split(SUITE_SEP) if benchmark == "mean" and benchmark != dataset else [benchmark]
+    return any(n in _data.METABENCH for n in names)
+
+
 def mean_sd(mean, sd, digits: int = 2, missing: str = "-") -> str:
     """``"mean ± sd"`` with ``digits`` decimals; ``"mean"`` alone when ``sd`` is NaN (one seed); ``missing``
     when ``mean`` is NaN (every run failed)."""
@@ -20,22 +46,26 @@ def mean_sd(mean, sd, digits: int = 2, missing: str = "-") -> str:
     return f"{mean:.{digits}f} ± {sd:.{digits}f}" if np.isfinite(sd) else f"{mean:.{digits}f}"
 
 
-def verdict(summary, dataset: str, k: int) -> str:
+def verdict(summary, dataset: str, k: int, benchmark: str | None = None) -> str:
     """One Markdown bullet on ``dataset`` at ``k`` from :func:`summarise` output: the method with the lowest
     mean test RMSE (pp) and its Kendall tau, random's RMSE (mean ± sd), the methods whose mean + sd lies
     below random's mean - sd ("clearly below random"), and EssenceBench's RMSE and rank when it is not
-    the best. Metabench pools are starred. Labels come from :data:`essence.methods.METHOD_INFO`."""
+    the best. Metabench pools are starred. Labels come from :data:`essence.methods.METHOD_INFO`.
+    ``benchmark``: for a suite, the member (or ``"mean"``) the line is about (default: the dataset itself)."""
     from ..methods import METHOD_INFO
 
     def label(m):
         return METHOD_INFO[m].label if m in METHOD_INFO else m
 
-    at_k = summary[(summary["k"] == int(k)) & (summary["dataset"] == dataset)]
+    benchmark = dataset if benchmark is None else benchmark
+    summary = _with_benchmark(summary)
+    at_k = summary[(summary["k"] == int(k)) & (summary["dataset"] == dataset) & (summary["benchmark"] == benchmark)]
     g = at_k[np.isfinite(at_k["rmse_mean"])].set_index("method")
+    name = _label(dataset, benchmark)
     if g.empty:
-        return f"* **{dataset}**: no finished run."
+        return f"* **{name}**: no finished run."
     best = g["rmse_mean"].idxmin()
-    line = (f"* **{dataset}{' *' if dataset in _data.METABENCH else ''}**: lowest error {label(best)} "
+    line = (f"* **{name}{' *' if _preselected(dataset, benchmark) else ''}**: lowest error {label(best)} "
             f"{g.loc[best, 'rmse_mean']:.2f} pp (Kendall {g.loc[best, 'kendall_mean']:.3f})")
     if "random" in g.index:
         r = g.loc["random"]
@@ -50,30 +80,33 @@ def verdict(summary, dataset: str, k: int) -> str:
 
 
 def summarise(df):
-    """Mean and sd over seeds of test RMSE (pp) and Kendall tau per dataset x method x k.
+    """Mean and sd over seeds of test RMSE (pp) and Kendall tau per dataset x benchmark x method x k.
 
     ``df``: a results table (:data:`COLUMNS`). Failed runs are left out of the means and counted in
     ``n_failed``; ``error`` repeats the first failure's message ("" if none). The sd is the sample sd
     (ddof=1): NaN with fewer than two finished seeds. ``ratio_to_random`` is
     :func:`essence.metrics.ratio_to_random` over the seeds both the method and ``random`` finished on
-    that dataset and k (NaN without random runs). Returns columns :data:`SUMMARY_COLUMNS`, one row per
-    dataset x method x k in the order they first appear in ``df``.
+    that dataset and k (NaN without random runs). ``benchmark`` is a suite's member or ``"mean"`` (the
+    dataset's name for a single dataset; a table without the column is read so). Returns columns
+    :data:`SUMMARY_COLUMNS`, one row per dataset x benchmark x method x k in the order they first appear in
+    ``df``.
     """
     import pandas as pd
 
+    df = _with_benchmark(df)
     rows = []
-    for (ds, m, k), g in df.groupby(["dataset", "method", "k"], sort=False):
+    for (ds, b, m, k), g in df.groupby(["dataset", "benchmark", "method", "k"], sort=False):
         ok = g[g["error"].fillna("") == ""]
         errs = g.loc[g["error"].fillna("") != "", "error"]
         rows.append({
-            "dataset": ds, "method": m, "k": int(k), "n_runs": len(g), "n_failed": len(g) - len(ok),
+            "dataset": ds, "benchmark": b, "method": m, "k": int(k), "n_runs": len(g), "n_failed": len(g) - len(ok),
             "rmse_mean": ok["rmse"].mean() if len(ok) else np.nan,
             "rmse_sd": ok["rmse"].std(ddof=1) if len(ok) > 1 else np.nan,
             "kendall_mean": ok["kendall"].mean() if len(ok) else np.nan,
             "kendall_sd": ok["kendall"].std(ddof=1) if len(ok) > 1 else np.nan,
-            "pool_preselected": bool(ds in _data.METABENCH),
+            "pool_preselected": _preselected(ds, b),
             "error": errs.iloc[0] if len(errs) else "",
-            "ratio_to_random": ratio_to_random(*paired_with_random(df, m, k, [ds])),
+            "ratio_to_random": ratio_to_random(*_paired(df, m, k, ds, b)),
         })
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
@@ -82,17 +115,22 @@ def format_summary(summary, max_error: int = 70) -> str:
     """A markdown table of :func:`summarise` output: RMSE (pp) and Kendall tau as mean ± sd over seeds.
 
     Metabench pools are marked ``*`` and the table ends with :data:`essence.data.POOL_CAVEAT` whenever
-    one of them is present. Failed runs show as ``failed n/m`` with the first error, shortened.
+    one of them is present. Failed runs show as ``failed n/m`` with the first error, shortened. When a
+    suite is present a ``benchmark`` column names each row's member (or ``mean``, the suite mean).
     """
     import pandas as pd
 
-    header = ["dataset", "method", "k", "RMSE pp (mean ± sd)", "Kendall tau (mean ± sd)", "failed", "error"]
+    summary = _with_benchmark(summary)
+    suites = bool((summary["benchmark"] != summary["dataset"]).any())
+    header = ["dataset", *(["benchmark"] if suites else []), "method", "k", "RMSE pp (mean ± sd)",
+              "Kendall tau (mean ± sd)", "failed", "error"]
     body = []
     for r in summary.itertuples(index=False):
         err = str(r.error)
         err = err if len(err) <= max_error else err[: max_error - 3] + "..."
         body.append([
-            f"{r.dataset}{'*' if r.pool_preselected else ''}", r.method, str(r.k),
+            f"{r.dataset}{'*' if r.pool_preselected and not suites else ''}",
+            *([f"{r.benchmark}{'*' if r.pool_preselected else ''}"] if suites else []), r.method, str(r.k),
             mean_sd(r.rmse_mean, r.rmse_sd, 2), mean_sd(r.kendall_mean, r.kendall_sd, 3),
             f"{r.n_failed}/{r.n_runs}", err.replace("|", "/"),
         ])
@@ -104,7 +142,8 @@ def format_summary(summary, max_error: int = 70) -> str:
 
 
 def format_wide(summary, k: int, metric: str = "rmse", methods=None) -> str:
-    """A markdown table at one ``k``: one row per dataset, one column per method, ``mean ± sd`` over seeds.
+    """A markdown table at one ``k``: one row per dataset (a suite: per member and its mean, named
+    ``suite: member``), one column per method, ``mean ± sd`` over seeds.
 
     ``summary``: :func:`summarise` output; ``metric``: ``"rmse"`` (pp, 2 decimals) or ``"kendall"``
     (3 decimals); ``methods``: column order (default: order of first appearance). A cell whose runs all
@@ -113,6 +152,7 @@ def format_wide(summary, k: int, metric: str = "rmse", methods=None) -> str:
     """
     import pandas as pd
 
+    summary = _with_benchmark(summary)
     if metric not in ("rmse", "kendall"):
         raise InputError(f"metric: expected 'rmse' or 'kendall', got {metric!r}")
     s = summary[summary["k"] == int(k)]
@@ -120,14 +160,14 @@ def format_wide(summary, k: int, metric: str = "rmse", methods=None) -> str:
         raise InputError(f"k: no runs with k = {k} in the summary (it has k = {sorted(set(summary['k']))})")
     methods = list(dict.fromkeys(s["method"])) if methods is None else list(methods)
     digits = 2 if metric == "rmse" else 3
-    cells = {(r.dataset, r.method): r for r in s.itertuples(index=False)}
+    cells = {(r.dataset, r.benchmark, r.method): r for r in s.itertuples(index=False)}
     header = ["dataset"] + methods
     body = []
-    for ds in dict.fromkeys(s["dataset"]):
-        pre = bool(s.loc[s["dataset"] == ds, "pool_preselected"].any())
-        row = [f"{ds}{'*' if pre else ''}"]
+    for ds, b in dict.fromkeys(zip(s["dataset"], s["benchmark"])):
+        pre = bool(s.loc[(s["dataset"] == ds) & (s["benchmark"] == b), "pool_preselected"].any())
+        row = [f"{_label(ds, b)}{'*' if pre else ''}"]
         for m in methods:
-            r = cells.get((ds, m))
+            r = cells.get((ds, b, m))
             mean = np.nan if r is None else getattr(r, f"{metric}_mean")
             sd = np.nan if r is None else getattr(r, f"{metric}_sd")
             row.append("-" if r is None else mean_sd(mean, sd, digits, missing="failed"))
@@ -139,7 +179,8 @@ def format_wide(summary, k: int, metric: str = "rmse", methods=None) -> str:
 
 
 def ratio_table(results, k: int, methods=None, datasets=None):
-    """Test RMSE relative to random at one ``k``: a DataFrame, one row per dataset, one column per method.
+    """Test RMSE relative to random at one ``k``: a DataFrame, one row per dataset (a suite: one per member
+    and one for its mean, named ``suite: member``), one column per method.
 
     Each cell is :func:`essence.metrics.ratio_to_random` over the seeds both the method and ``random``
     finished on that dataset (NaN when there are none). ``results``: a sweep's results table
@@ -147,8 +188,10 @@ def ratio_table(results, k: int, methods=None, datasets=None):
     """
     import pandas as pd
 
+    results = _with_benchmark(results)
     at_k = results[results["k"] == int(k)]
     methods = list(dict.fromkeys(at_k["method"])) if methods is None else list(methods)
     datasets = list(dict.fromkeys(at_k["dataset"])) if datasets is None else list(datasets)
-    return pd.DataFrame({m: [ratio_to_random(*paired_with_random(results, m, k, [d])) for d in datasets]
-                         for m in methods}, index=pd.Index(datasets, name="dataset"))
+    rows = [(d, b) for d in datasets for b in (list(dict.fromkeys(at_k.loc[at_k["dataset"] == d, "benchmark"])) or [d])]
+    return pd.DataFrame({m: [ratio_to_random(*_paired(results, m, k, d, b)) for d, b in rows] for m in methods},
+                        index=pd.Index([_label(d, b) for d, b in rows], name="dataset"))

@@ -18,11 +18,13 @@ from .._io import jsonable
 from .._runtime import single_thread
 from .records import RUN_SCHEMA, RUN_SCHEMA_VERSION
 from .signatures import _core_hash
+from .suites import build_suite
 
 @dataclass(frozen=True)
 class _Task:
-    dataset: str  # name used in keys and the table
-    source: str  # what the worker passes to essence.data.load (a name or an absolute path)
+    dataset: str  # name used in keys and the table (a suite's: its members' names joined by "+")
+    source: str | tuple  # what the worker passes to essence.data.load (a name or an absolute path); a suite's:
+    # one per member
     fingerprint: str
     method: str
     k: int
@@ -33,6 +35,7 @@ class _Task:
     limit_threads: bool
     keep_artifact: bool
     quiet_worker: bool = False  # a loky worker of ours: switch library progress bars off in its environment
+    members: tuple = ()  # a suite's member names, in order (empty for a single dataset)
 
 
 #: set in our own loky workers so that libraries the methods use (tqdm, huggingface) draw no progress bars
@@ -40,13 +43,14 @@ _QUIET_ENV = {"TQDM_DISABLE": "1", "HF_HUB_DISABLE_PROGRESS_BARS": "1"}
 
 
 @functools.lru_cache(maxsize=8)
-def _load_cached(source: str):
-    """Load a dataset once per worker process: ``(Responses, fingerprint)``."""
-    d = _data.load(source)
+def _load_cached(source):
+    """Load a dataset (a name or path) or a suite (a tuple of them) once per worker process:
+    ``(Responses or Suite, fingerprint)``."""
+    d = build_suite(source) if isinstance(source, tuple) else _data.load(source)
     return d, d.fingerprint()
 
 
-def _worker_data(source: str, fingerprint: str):
+def _worker_data(source, fingerprint: str):
     d, fp = _load_cached(source)
     if fp != fingerprint:  # the file changed since this worker loaded it: load again once
         _load_cached.cache_clear()
@@ -82,6 +86,7 @@ def _base_record(task: _Task) -> dict:
         "core_source": _core_hash(),
         "error": "",
         "seconds": 0.0,
+        **({"members": list(task.members)} if task.members else {}),
     }
 
 
@@ -92,8 +97,6 @@ def _one_line(exc: BaseException) -> str:
 
 def _execute(task: _Task) -> dict:
     """Run one combination; never raises an ``Exception`` (it becomes ``record["error"]``)."""
-    from ..compressed import compress
-
     if task.quiet_worker:
         for name, value in _QUIET_ENV.items():
             os.environ.setdefault(name, value)
@@ -103,19 +106,47 @@ def _execute(task: _Task) -> dict:
         with _thread_limit(task.limit_threads):
             data = _worker_data(task.source, task.fingerprint)
             split = _data.Split(*(np.asarray(a, dtype=np.intp) for a in task.split))
-            predictors = task.signature["settings"].get("predictors", "all")  # the sweep's fixed setting
-            art = compress(data, task.k, task.method, task.seed, split=split, progress=False, predictors=predictors,
-                           **task.params)
-        rec["items"] = list(art.items)
-        rec["reconstructor"] = art.selection.get("reconstructor_choice", "")
-        rec["figures"] = jsonable(art.figures)
-        if task.keep_artifact:
-            rec["artifact"] = jsonable(art.to_dict())
+            (_compress_suite_run if task.members else _compress_run)(task, data, split, rec)
     except Exception as exc:  # noqa: BLE001 - every failure must become a row
         rec["error"] = _one_line(exc)
         rec["traceback"] = traceback.format_exc()
+    return _finish(rec, t0)
+
+
+def _compress_run(task: _Task, data, split, rec: dict) -> None:
+    """One single-dataset run: ``compress`` on the sweep's split with the sweep's settings; fills ``rec``."""
+    from ..compressed import compress
+
+    predictors = task.signature["settings"].get("predictors", "all")  # the sweep's fixed setting
+    art = compress(data, task.k, task.method, task.seed, split=split, progress=False, predictors=predictors,
+                   **task.params)
+    rec["items"] = list(art.items)
+    rec["reconstructor"] = art.selection.get("reconstructor_choice", "")
+    rec["figures"] = jsonable(art.figures)
+    if task.keep_artifact:
+        rec["artifact"] = jsonable(art.to_dict())
+
+
+def _finish(rec: dict, t0: float) -> dict:
     rec["seconds"] = time.perf_counter() - t0
     rec["created"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     return rec
+
+
+def _compress_suite_run(task: _Task, suite, split, rec: dict) -> None:
+    """One suite run: ``compress_suite`` on the sweep's split with the sweep's suite settings; fills ``rec``
+    (``items``: pooled ids ``member/item``; ``reconstructor``: member -> chosen kind; ``budget``)."""
+    from ..suite import compress_suite
+
+    s = task.signature["settings"]
+    art = compress_suite(suite, task.k, method=task.method, seed=task.seed, split=split, level=s["level"],
+                         reconstructors=tuple(s["reconstructors"]), stronger=s["stronger"], average=s["average"],
+                         progress=False, **task.params)
+    rec["items"] = art.columns()
+    rec["reconstructor"] = {n: c.get("kind", "") for n, c in art.selection.get("reconstructor_choice", {}).items()}
+    rec["budget"] = dict(art.selection.get("budget", {}))
+    rec["figures"] = jsonable(art.figures)
+    if task.keep_artifact:
+        rec["artifact"] = jsonable(art.to_dict())
 
 
