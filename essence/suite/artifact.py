@@ -231,7 +231,7 @@ def suite_candidates(idx, n_models: int, seed: int = 0) -> dict:
     and two MLPs with more penalty (``mlp_a3``, ``mlp_a10``: alpha 3 and 10), each from the model counts of
     :func:`essence.predictors.pool_candidates`. On 250 inputs alpha 1 alone overfits (seed 0 of
     ``benchmarks/suite.py``: CV RMSE above ``mlp_a3``'s on every member), but as a partner in the averages
-    it lowered both figures on each of seeds 0-2 (README, "Suites")."""
+    it lowered both figures on each of seeds 0-2 (with ``own_mlp2``, on the same items)."""
     from ..predictors import MIN_MODELS_MLP, MLPReconstructor
 
     out = dict(pool_candidates(idx, n_models, seed=seed))
@@ -248,8 +248,10 @@ def own_candidates(idx, member_of, b: int, seed: int = 0) -> dict:
     average with). ``idx`` ``(k,)`` pooled positions, ``member_of`` ``(M,)`` member of each pooled item.
     Alone it loses to the kinds on all items (seed 0 of ``benchmarks/suite.py``, MMLU's 27 own items: CV
     2.18 against 1.92 pp for ``mlp_a3`` on all 250), but averaged with them it is the most complementary
-    partner: offered to every member's average, it moved seed 0's mean per-benchmark RMSE from 1.818 to
-    1.769 pp and the suite mean's from 0.938 to 0.916 (README, "Suites"). Empty when ``b`` has no chosen item."""
+    partner: offered to every member's average (same items, ``benchmarks/suite.py --seeds 0 1 2``) it moved the
+    mean per-benchmark RMSE from 0.923 to 0.897 x the separate artifacts' and the suite mean's RMSE from
+    1.030 to 1.004 pp, lower on every seed; ``own_mlp2`` and ``mlp`` (:func:`suite_candidates`) together
+    added a little more on every seed. Empty when ``b`` has no chosen item."""
     from ..predictors import ColumnsReconstructor
 
     cols = np.flatnonzero(np.asarray(member_of)[np.asarray(idx, dtype=np.intp)] == b).tolist()
