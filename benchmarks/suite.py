@@ -21,8 +21,10 @@ compressing whole benchmarks. Runs are cached as JSON under ``build/suite/`` (de
     .venv/bin/python benchmarks/suite.py --seeds 0 --holdout
     .venv/bin/python benchmarks/suite.py --seeds 0 --weightings   # which weighting, and why
     .venv/bin/python benchmarks/suite.py --seeds 0 --plain --average 1   # one reconstructor kind per benchmark
+    .venv/bin/python benchmarks/suite.py --seeds 0 --no-own              # no MLP on each member's own items
+    .venv/bin/python benchmarks/suite.py --seeds 0 --param init=members  # a joint GA setting (JOINT_DEFAULTS)
 
-The suite's reconstruction (``--average``, ``--plain``) and its settings are part of each run's cache key.
+The suite's reconstruction (``--average``, ``--plain``, ``--no-own``) and its settings are part of each run's cache key.
 """
 
 from __future__ import annotations
@@ -77,6 +79,8 @@ def main(argv=None) -> int:
                     help="the suite's reconstructors: average of up to this many kinds chosen by CV (1: one kind)")
     ap.add_argument("--plain", action="store_true",
                     help="the suite's reconstructors among ridge, ridge + GAM and mean_ridge only (no latent, no MLP)")
+    ap.add_argument("--no-own", action="store_true",
+                    help="the suite's reconstructors without the MLP on each member's own chosen items")
     ap.add_argument("--per-benchmark", type=int, default=0, help="the suite's floor of items per benchmark")
     ap.add_argument("--holdout", action="store_true", help="score on 20%% of the models held out of everything")
     ap.add_argument("--weightings", action="store_true",
@@ -88,7 +92,7 @@ def main(argv=None) -> int:
     from essence.checks import parse_params
 
     params = parse_params(args.param)
-    params.update(stronger=not args.plain, average=args.average)
+    params.update(stronger=not args.plain, average=args.average, own=not args.no_own)
     if args.per_benchmark:
         params["per_benchmark"] = args.per_benchmark
     suite = load_suite(NAMES)

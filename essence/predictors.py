@@ -32,7 +32,7 @@ from .errors import InputError
 from .reconstruct import Reconstructor, _check_X, model_folds, oof_predictions
 
 __all__ = ["LatentReconstructor", "MLPReconstructor", "pool_candidates", "MIN_MODELS_LATENT", "MIN_MODELS_MLP",
-           "factor_model", "AverageReconstructor", "choose_average_by_cv", "oof_predictions"]
+           "factor_model", "AverageReconstructor", "ColumnsReconstructor", "choose_average_by_cv", "oof_predictions"]
 
 #: fewest non-test models for the candidates of :func:`pool_candidates`. Measured with
 #: ``benchmarks/predictors.py --models 50 100 300 1000 --datasets arc gsm8k --seeds 0 1`` (50 random items,
@@ -316,6 +316,82 @@ def pool_candidates(items, n_models: int, seed: int = 0) -> dict:
 
 
 # ----------------------------------------------------------------------------------------------
+# A reconstructor on some of the chosen items only
+# ----------------------------------------------------------------------------------------------
+class ColumnsReconstructor(Reconstructor):
+    """Full score from a subset of the chosen items: ``part`` fitted and applied on ``X[:, columns]``.
+
+    Parameters
+    ----------
+    columns : list of int
+        Positions (0-based, distinct) into the ``k`` chosen items that the inner reconstructor reads; in a
+        suite, a member's *own* chosen items (:func:`essence.suite.artifact.suite_candidates`), so the CV can
+        fall back to what a separate artifact fits where the other members' items add noise.
+    part : {"kind": str, "params": dict}
+        The inner kind (any of :data:`essence.reconstruct.RECONSTRUCTOR_KINDS` except ``columns`` and
+        ``average``) and its constructor parameters. A kind that needs the pool gets ``R`` unchanged.
+
+    The artifact stores the inner reconstructor's own JSON under ``"fitted"``.
+    """
+
+    kind = "columns"
+
+    def __init__(self, columns=(), part=None):
+        self.columns = columns
+        self.part = part
+
+    def _spec(self) -> tuple[np.ndarray, dict]:
+        cols, part = self.columns, self.part
+        if (not isinstance(cols, (list, tuple, np.ndarray)) or len(cols) == 0
+                or any(isinstance(c, bool) or int(c) != c or c < 0 for c in cols) or len(set(cols)) != len(cols)):
+            raise InputError(f"columns: expected a non-empty list of distinct item positions >= 0, got {cols!r}")
+        if not isinstance(part, dict) or not isinstance(part.get("kind"), str):
+            raise InputError(f"columns: part must be {{'kind': ..., 'params': {{...}}}}, got {part!r}")
+        if part["kind"] in (self.kind, "average"):
+            raise InputError(f"columns: the inner kind cannot be {part['kind']!r}; name a single kind")
+        return np.asarray(cols, dtype=np.intp), part
+
+    @property
+    def needs_pool(self) -> bool:
+        from .reconstruct import reconstructor_class
+
+        return bool(getattr(reconstructor_class(self._spec()[1]["kind"]), "needs_pool", False))
+
+    def fit(self, X, y, R=None):
+        from .reconstruct import fit_reconstructor, reconstructor_class
+
+        X = _check_X(X)
+        cols, part = self._spec()
+        if cols.max() >= X.shape[1]:
+            raise InputError(f"columns: position {int(cols.max())} is beyond the {X.shape[1]} chosen items")
+        self.k_ = X.shape[1]
+        self.part_ = fit_reconstructor(reconstructor_class(part["kind"])(**dict(part.get("params") or {})),
+                                       X[:, cols], y, R)
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        X = _check_X(X, self.k_)
+        return np.asarray(self.part_.predict(X[:, self._spec()[0]]), dtype=np.float64)
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "params": self.params_dict(), "k": self.k_, "fitted": self.part_.to_dict()}
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        from .reconstruct import reconstructor_from_dict
+
+        obj = cls(**d["params"])
+        cols, _ = obj._spec()
+        obj.k_ = int(d["k"])
+        if cols.max() >= obj.k_:
+            raise InputError(f"columns: position {int(cols.max())} is beyond the {obj.k_} chosen items")
+        if not isinstance(d.get("fitted"), dict):
+            raise InputError("columns: 'fitted' must hold the fitted inner reconstructor")
+        obj.part_ = reconstructor_from_dict(d["fitted"])
+        return obj
+
+
+# ----------------------------------------------------------------------------------------------
 # An average of several kinds, chosen by the same cross-validation
 # ----------------------------------------------------------------------------------------------
 def _part_spec(rec) -> dict:
@@ -344,7 +420,8 @@ class AverageReconstructor(Reconstructor):
     def needs_pool(self) -> bool:
         from .reconstruct import reconstructor_class
 
-        return any(getattr(reconstructor_class(p["kind"]), "needs_pool", False) for p in self._specs())
+        return any(bool(getattr(reconstructor_class(p["kind"])(**dict(p.get("params") or {})), "needs_pool", False))
+                   for p in self._specs())
 
     def _specs(self) -> list:
         parts = self.parts

@@ -43,6 +43,7 @@ def _makers(X, R, anchors):
         "latent": {"items": anchors, "ranks": (1, 2, 3)},
         "mlp": {"hidden": 4},
         "average": {"parts": [{"kind": "ridge", "params": {}}, {"kind": "mlp", "params": {"hidden": 3}}]},
+        "columns": {"columns": [0, 2, 5], "part": {"kind": "ridge", "params": {}}},
     }
 
 

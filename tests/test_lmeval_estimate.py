@@ -31,7 +31,7 @@ def _recs(k):
     from essence.methods.irt import IRTGAMReconstructor
     from essence.methods.kmeans import WeightedLineReconstructor
     from essence.methods.tinybench import GPIRTReconstructor
-    from essence.predictors import AverageReconstructor
+    from essence.predictors import AverageReconstructor, ColumnsReconstructor
 
     rng = np.random.default_rng(1)
     a, b = rng.uniform(0.3, 2.0, k), rng.normal(0, 1, k)
@@ -50,6 +50,7 @@ def _recs(k):
         LatentReconstructor(list(range(k)), ranks=(1, 2, 4)), MLPReconstructor(hidden=5),
         AverageReconstructor([{"kind": "latent", "params": {"items": list(range(k)), "ranks": [1, 2]}},
                               {"kind": "mlp", "params": {"hidden": 3}}, {"kind": "ridge", "params": {}}]),
+        ColumnsReconstructor([1, 4, 6, 9], {"kind": "mlp", "params": {"hidden": 3}}),
     ]
 
 

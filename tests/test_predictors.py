@@ -166,3 +166,41 @@ def test_choose_average_by_cv_scores_averages_on_shared_folds(parts):
     assert "+" not in one[0] and one[0] == min(("ridge", "mlp"), key=lambda k: scores[k])
     with pytest.raises(InputError, match="no reconstructor"):
         choose_average_by_cv({"broken": cands["broken"]}, X, y_tr)
+
+
+# -- a reconstructor on some of the chosen items ------------------------------------------------
+def test_columns_reads_only_its_columns_and_round_trips(parts):
+    from essence.predictors import AverageReconstructor, ColumnsReconstructor
+    from essence.reconstruct import RidgeReconstructor
+
+    R_tr, y_tr, R_te, _, items = parts
+    X, Xt = R_tr[:, items], R_te[:, items]
+    cols = [0, 3, 5, 8]
+    rec = fit_reconstructor(ColumnsReconstructor(cols, {"kind": "ridge", "params": {}}), X, y_tr)
+    alone = RidgeReconstructor().fit(X[:, cols], y_tr).predict(Xt[:, cols])
+    np.testing.assert_allclose(rec.predict(Xt), alone, rtol=0, atol=1e-9)
+    noise = Xt.copy()
+    noise[:, [1, 2, 4]] = 1.0 - np.nan_to_num(noise[:, [1, 2, 4]])  # the other columns do not matter
+    np.testing.assert_array_equal(rec.predict(noise), rec.predict(Xt))
+    back = reconstructor_from_dict(json.loads(json.dumps(rec.to_dict(), allow_nan=False)))
+    np.testing.assert_allclose(back.predict(Xt), rec.predict(Xt), rtol=0, atol=1e-9)
+    # an inner kind that models the pool gets R, and so does an average holding such a part
+    lat = {"kind": "latent", "params": {"items": items[cols].tolist(), "ranks": [1, 2]}}
+    assert ColumnsReconstructor(cols, lat).needs_pool
+    assert not ColumnsReconstructor(cols, {"kind": "ridge", "params": {}}).needs_pool
+    avg = AverageReconstructor([{"kind": "ridge", "params": {}}, {"kind": "columns", "params": {"columns": cols, "part": lat}}])
+    assert avg.needs_pool
+    a = fit_reconstructor(avg, X, y_tr, R_tr)
+    direct = LatentReconstructor(items[cols], ranks=(1, 2)).fit(X[:, cols], y_tr, R=R_tr).predict(Xt[:, cols])
+    np.testing.assert_allclose(a.predict(Xt), (RidgeReconstructor().fit(X, y_tr).predict(Xt) + direct) / 2, atol=1e-9)
+
+
+@pytest.mark.parametrize("cols, part", [([], {"kind": "ridge"}), ([0, 0], {"kind": "ridge"}), ([-1], {"kind": "ridge"}),
+                                        ([0], "ridge"), ([0], {"kind": "columns"}), ([0], {"kind": "average"}),
+                                        ([99], {"kind": "ridge"})])
+def test_columns_refuses_bad_specs(parts, cols, part):
+    from essence.predictors import ColumnsReconstructor
+
+    R_tr, y_tr, _, _, items = parts
+    with pytest.raises(InputError, match="columns"):
+        ColumnsReconstructor(cols, part).fit(R_tr[:, items], y_tr)

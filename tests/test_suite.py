@@ -169,7 +169,7 @@ def test_fit_members_average_scores_the_winner_on_its_own_folds(suite):
     assert miv.level == 0.9
     # the stronger kinds a suite offers: the joint latent model over every pooled item and two MLPs
     cands = suite_candidates(idx, 400)
-    assert set(cands) == {"latent", "mlp_a3", "mlp_a10"} and cands["mlp_a10"]().alpha == 10.0
+    assert set(cands) == {"latent", "mlp", "mlp_a3", "mlp_a10"} and cands["mlp_a10"]().alpha == 10.0
     assert list(cands["latent"]().items) == idx.tolist() and set(suite_candidates(idx, 150)) == {"latent"}
 
 
@@ -245,3 +245,77 @@ def test_models_held_out_of_everything_are_disjoint_and_pairs_score_the_same_mod
     assert again == res  # read back from the cache
     rows = figure_rows(res, 0)
     assert set(rows.benchmark) == {*suite.names, "mean"} and set(rows.approach) == {"suite", "separate"}
+
+
+def test_relative_plus_mean_weights_the_suite_mean_term(suite):
+    R, Y = suite.pooled().responses, suite.targets
+    masks = random_masks(3, R.shape[1], 12, np.random.default_rng(2))
+    one = JointRidgeFitness(R, Y, suite.member_of, weighting="relative+mean", k_ref=12)
+    four = JointRidgeFitness(R, Y, suite.member_of, weighting="relative+mean", k_ref=12, mean_weight=4.0)
+    r = one.member_rmse(masks)
+    rel = r / one.ref
+    assert one.combine(r) == pytest.approx(rel.mean(axis=1))  # weight 1: the plain mean of the six terms
+    assert four.combine(r) == pytest.approx((rel[:, :3].sum(axis=1) + 4 * rel[:, 3]) / 7)
+    with pytest.raises(InputError, match="mean_weight"):
+        JointRidgeFitness(R, Y, suite.member_of, weighting="relative+mean", mean_weight=-1.0)
+
+
+def test_own_candidate_reads_only_the_members_own_chosen_items(suite):
+    from essence.suite.artifact import fit_members, own_candidates
+
+    idx = np.arange(0, suite.pooled().n_items, 5)  # 20 pooled items: 8 arc, 6 mmlu, 6 winogrande
+    for b in range(len(suite.names)):
+        own = own_candidates(idx, suite.member_of, b, seed=2)
+        rec, rec2 = own["own_mlp"](), own["own_mlp2"]()
+        assert rec.columns == rec2.columns == np.flatnonzero(suite.member_of[idx] == b).tolist()
+        assert rec.part == {"kind": "mlp", "params": {"seed": 2}} and rec2.part["params"]["seed"] == 3
+    assert own_candidates(idx[suite.member_of[idx] != 1], suite.member_of, 1) == {}  # no mmlu item chosen
+    few = suite.subset(np.arange(90))  # under MIN_MODELS_LATENT: no latent model nor MLP on all items (quick)
+    _, _, _, choice, _ = fit_members(few, idx, ("ridge",), n_train=70, average=2, stronger=True, own=True)
+    assert all({"own_mlp", "own_mlp2"} <= set(choice[n]["cv_rmse"]) for n in suite.names)
+    _, _, _, plain, _ = fit_members(few, idx, ("ridge",), n_train=70, average=2, own=True)  # not without stronger
+    assert not any("own_mlp" in plain[n]["cv_rmse"] for n in suite.names)
+
+
+def test_balanced_init_starts_every_member_with_an_equal_share(suite, monkeypatch):
+    import essence.search.genetic as genetic
+
+    seen = {}
+    real = genetic.genetic_search
+
+    def spy(*a, **kw):
+        seen["init"] = kw["init"]
+        return real(*a, **kw)
+
+    monkeypatch.setattr(genetic, "genetic_search", spy)
+    tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
+    kw = dict(population=8, generations=1, elites=2, tau_text=1.0, tau_rank=1.0)
+    select_suite(tr, va, 15, seed=0, progress=False, init="balanced", **kw)
+    counts = np.stack([seen["init"][:, tr.member_of == b].sum(axis=1) for b in range(3)], axis=1)
+    assert (counts == 5).all()  # 15 items, 3 members: 5 each in every starting candidate
+    select_suite(tr, va, 15, seed=0, progress=False, **kw)
+    assert seen["init"] is None  # the default: uniform random masks
+    with pytest.raises(InputError, match="init"):
+        select_suite(tr, va, 15, seed=0, progress=False, init="lopsided", **kw)
+
+
+def test_members_init_starts_from_the_union_of_each_members_own_search(suite, monkeypatch):
+    import essence.search.genetic as genetic
+
+    inits = []
+    real = genetic.genetic_search
+
+    def spy(*a, **kw):
+        inits.append(kw.get("init"))
+        return real(*a, **kw)
+
+    monkeypatch.setattr(genetic, "genetic_search", spy)
+    tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
+    kw = dict(population=8, generations=2, elites=2, tau_text=1.0, tau_rank=1.0)
+    idx, _ = select_suite(tr, va, 15, seed=0, progress=False, init="members", **kw)
+    assert len(inits) == 4 and inits[:3] == [None, None, None]  # three member searches, then the joint one
+    start = inits[3]
+    counts = np.stack([start[:, tr.member_of == b].sum(axis=1) for b in range(3)], axis=1)
+    assert start.shape[0] == 8 and (counts == 5).all()
+    again, _ = select_suite(tr, va, 15, seed=0, progress=False, init="members", **kw)
+    np.testing.assert_array_equal(idx, again)

@@ -4,7 +4,7 @@ This file is copied, as it is, next to an exported harness task (``essence_NAME_
 that the harness run itself reports the estimated full score (see :mod:`essence.lmeval.hooks`). It
 must not import anything from essence. It re-implements ``predict`` of every reconstructor kind an
 artifact can hold (``gam``, ``ridge``, ``ridge_gam``, ``weighted_mean``, ``irt_gam``, ``gpirt``,
-``signature_knn``, ``line``, ``mean_ridge``, ``latent``, ``mlp``, ``average``) and the interval of
+``signature_knn``, ``line``, ``mean_ridge``, ``latent``, ``mlp``, ``average``, ``columns``) and the interval of
 ``essence.intervals.IntervalModel`` from their ``to_dict()``
 numbers; ``tests/test_lmeval_estimate.py`` checks it against ``Compressed.estimate`` for every kind.
 
@@ -167,6 +167,8 @@ _PREDICT = {
 }
 _PREDICT["average"] = lambda d, X: np.mean([np.clip(_PREDICT[p["kind"]](p, X), 0.0, 100.0) for p in d["fitted"]],
                                              axis=0)  # essence.predictors.AverageReconstructor: its parts' mean
+_PREDICT["columns"] = lambda d, X: np.clip(_PREDICT[d["fitted"]["kind"]](d["fitted"], X[:, [int(c) for c in d["params"]["columns"]]]),
+                                           0.0, 100.0)  # essence.predictors.ColumnsReconstructor: its part on its columns
 KINDS = tuple(_PREDICT)
 
 

@@ -13,7 +13,8 @@ negative) by ``weighting``:
 * ``"raw"``: ``mean_b r_b``. A benchmark with large errors (gsm8k) dominates the sum;
 * ``"relative"``: ``mean_b r_b / ref_b`` with ``ref_b`` the member's median error over random candidates
   of the same size (drawn once, seeded): each benchmark's gain over random items counts equally;
-* ``"relative+mean"``: the relative terms plus the suite mean's, ``r_mean / ref_mean``, as one more term.
+* ``"relative+mean"``: the relative terms plus the suite mean's, ``r_mean / ref_mean``, as one more term
+  (weighted ``mean_weight`` against 1 for each member: ``(sum_b r_b / ref_b + w r_mean / ref_mean) / (B + w)``).
 
 Which one the suite uses by default, and why, is measured by ``benchmarks/suite.py --weightings``
 (README, "Suites").
@@ -44,6 +45,7 @@ class JointRidgeFitness:
     :class:`essence.search.fitness_cv.LOORidgeFitness`; in-sample errors reward items that fit the training
     models' noise).
     ``floor``: candidates with fewer than ``floor`` items of some member are penalised by 1,000 per missing item.
+    ``mean_weight``: the suite mean's term's weight under ``"relative+mean"`` (each member's is 1).
     ``k_ref``, ``seed``: size and seed of the 64 random candidates that set ``ref`` (``"relative"`` weightings).
     """
 
@@ -51,13 +53,16 @@ class JointRidgeFitness:
 
     def __init__(self, R_train, Y_train, member_of, R_fit=None, Y_fit=None, alpha: float = 1.0,
                  weighting: str = "relative", floor: int = 0, k_ref: int | None = None, seed: int = 0,
-                 loo: bool = False):
+                 loo: bool = False, mean_weight: float = 1.0):
         X = np.asarray(R_train, dtype=np.float64)
         Y = np.asarray(Y_train, dtype=np.float64)
         if X.ndim != 2 or Y.ndim != 2 or Y.shape[0] != X.shape[0]:
             raise InputError(f"R_train {X.shape} and Y_train {Y.shape}: expected (n, M) and (n, B) on the same models")
         if weighting not in WEIGHTINGS:
             raise InputError(f"weighting: {weighting!r} is not one of {', '.join(WEIGHTINGS)}")
+        if not float(mean_weight) >= 0:
+            raise InputError(f"mean_weight: the suite mean's weight must be >= 0, got {mean_weight}")
+        self.mean_weight = float(mean_weight)
         if not alpha > 0:
             raise InputError(f"alpha: the ridge penalty must be > 0, got {alpha}")
         self.member_of = np.asarray(member_of, dtype=np.intp)
@@ -153,7 +158,8 @@ class JointRidgeFitness:
         rel = r / self.ref
         if self.weighting == "relative":
             return rel[:, :self.B].mean(axis=1)
-        return rel.mean(axis=1)
+        w = self.mean_weight
+        return (rel[:, :self.B].sum(axis=1) + w * rel[:, self.B]) / (self.B + w)
 
     def penalty(self, masks) -> np.ndarray:
         """``(P,)`` 1,000 per item a candidate lacks below the per-member ``floor``."""

@@ -32,9 +32,11 @@ __all__ = ["select_suite", "SUITE_METHODS", "JOINT_DEFAULTS", "budget_split"]
 #: rewards items that fit the training models' noise; on seed 0 of ``benchmarks/suite.py`` alpha 10 cut the
 #: suite mean's held-out RMSE from 1.03 to 0.94 pp at the same per-benchmark error (README, "Suites").
 #: ``fitness_models="loo"`` (closed-form leave-one-out) was level with it at ~2x the search time.
+#: ``mean_weight``: the suite mean's term's weight in ``"relative+mean"``; ``init``: ``"random"`` (uniform
+#: over the filtered pool) or ``"balanced"`` (each member starts with k / members items).
 JOINT_DEFAULTS = {"population": 100, "generations": 150, "elites": 10, "tournament": 3, "weighting": "relative+mean",
                   "fitness_models": "train", "ridge_alpha": 10.0, "tau_text": 0.95, "tau_rank": 0.9,
-                  "patience": None}
+                  "patience": None, "mean_weight": 1.0, "init": "random"}
 
 #: methods that run on a suite: the joint EssenceBench plus every registered single-benchmark method
 SUITE_METHODS = ("essence", "random", "disco", "kmeans", "herding", "ppl", "irt", "tinybench")
@@ -70,6 +72,28 @@ def _meet_floor(idx: np.ndarray, member_of: np.ndarray, floor: int, rng) -> np.n
             spare = np.setdiff1d(np.flatnonzero(member_of == b), idx)
             idx.append(int(rng.choice(spare)))
     return np.sort(np.asarray(idx, dtype=np.intp))
+
+
+def _member_unions(R, Y, member_of, k: int, s: dict, rng, progress: bool, n_starts: int = 10) -> np.ndarray:
+    """``(n_starts, M)`` starting candidates for the joint GA: each member's own search (the GA with one ridge,
+    the same penalty, on its items only, k / members items, half the generations), and row ``i`` the union of
+    every member's ``i``-th fittest final candidate, as if each member were compressed separately."""
+    from ..search.genetic import genetic_search
+
+    B = Y.shape[1]
+    out = np.zeros((n_starts, R.shape[1]), dtype=bool)
+    for b in range(B):
+        cols = np.flatnonzero(member_of == b)
+        kb = min(k // B, cols.size)
+        fit = JointRidgeFitness(R[:, cols], Y[:, [b]], np.zeros(cols.size, dtype=np.intp),
+                                alpha=float(s["ridge_alpha"]), weighting="raw")
+        ga = genetic_search(None, None, None, None, kb, population=int(s["population"]),
+                            generations=max(1, int(s["generations"]) // 2), elites=int(s["elites"]),
+                            tournament=int(s["tournament"]), seed=rng, progress=progress,
+                            desc=f"member {b + 1}/{B} GA", fitness=fit)
+        top = ga.population[:n_starts]
+        out[: top.shape[0], cols] |= top
+    return out
 
 
 def select_suite(train: Suite, val: Suite, k: int, method: str = "essence", seed: int = 0, per_benchmark: int = 0,
@@ -125,6 +149,10 @@ def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, prog
     s = {**JOINT_DEFAULTS, **params}
     if s["weighting"] not in WEIGHTINGS:
         raise InputError(f"--param weighting={s['weighting']!r}: choose one of {', '.join(WEIGHTINGS)}")
+    if s["init"] not in ("random", "balanced", "members"):
+        raise InputError(f"--param init={s['init']!r}: choose random (uniform over the filtered pool, so each "
+                         "member starts with a share in proportion to its pool), balanced (k / members each) or "
+                         "members (the union of each member's own search at k / members)")
     if s["fitness_models"] not in ("train", "val", "loo"):
         raise InputError(f"--param fitness_models={s['fitness_models']!r}: choose train (in-sample ridge, the "
                          "default), loo (leave-one-out ridge on the training models) or val (validation models)")
@@ -148,10 +176,16 @@ def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, prog
                             R_fit=val.pooled().responses[:, pool] if fm_val else None,
                             Y_fit=val.targets if fm_val else None, alpha=float(s["ridge_alpha"]),
                             weighting=s["weighting"], floor=floor, k_ref=k, seed=seed,
-                            loo=s["fitness_models"] == "loo")
+                            loo=s["fitness_models"] == "loo", mean_weight=float(s["mean_weight"]))
     rng = np.random.default_rng(seed)
     P = int(s["population"])
-    init = _floor_masks(P, pool.size, k, member_of, floor, rng) if floor else None
+    if s["init"] == "balanced":  # every member starts with an equal share (at least the floor), no penalty beyond it
+        share = min(max(floor, k // len(train.members)), int(counts.min()))
+        init = _floor_masks(P, pool.size, k, member_of, share, rng)
+    elif s["init"] == "members":
+        init = _member_unions(R[:, pool], train.targets, member_of, k, s, rng, progress, n_starts=min(10, P))
+    else:
+        init = _floor_masks(P, pool.size, k, member_of, floor, rng) if floor else None
     ga = genetic_search(None, None, None, None, k, population=P, generations=int(s["generations"]),
                         elites=int(s["elites"]), tournament=int(s["tournament"]), patience=s["patience"],
                         init=init, seed=rng, progress=progress, desc="joint GA", fitness=fit)

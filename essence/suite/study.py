@@ -30,11 +30,11 @@ def suite_split(suite: Suite, seed: int, test: float = 0.2, val: float = 0.1):
 def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method: str = "essence",
              separate_method: str = "auto", test: float = 0.2, val: float = 0.1, cache: Path | None = None,
              progress: bool = False, approaches=("suite", "separate"), evaluate_on: Suite | None = None,
-             tag: str = "", stronger: bool = True, average: int = 3, **params) -> dict:
+             tag: str = "", stronger: bool = True, average: int = 3, own: bool = True, **params) -> dict:
     """``{approach: {"models": [...], "truth": {name: [...]}, "estimate": {name: [...]}, "budget": {...}}}``
     on the test models of seed ``seed`` (or on ``evaluate_on``, models kept out of ``suite`` altogether).
     Each approach is cached as JSON in ``cache`` (a folder) when given, keyed by everything that changes it
-    plus ``tag``. ``stronger``, ``average``: the suite's reconstructor choice (:func:`compress_suite`)."""
+    plus ``tag``. ``stronger``, ``average``, ``own``: the suite's reconstructor choice (:func:`compress_suite`)."""
     from ..compressed import compress
     from .artifact import compress_suite
 
@@ -44,7 +44,7 @@ def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method
     out = {}
     for approach in approaches:
         key = (f"{tag}{approach}-{'+'.join(suite.names)}-n{suite.n_models}-s{seed}-t{test}-v{val}-"
-               + (f"{method}-k{k}-r{int(stronger)}{int(average)}-" + "-".join(f"{a}={b}" for a, b in sorted(params.items()))
+               + (f"{method}-k{k}-r{int(stronger)}{int(average)}{'o2' if own and stronger else ''}-" + "-".join(f"{a}={b}" for a, b in sorted(params.items()))
                   if approach == "suite" else f"{separate_method}-k{k_each}"))
         path = Path(cache) / f"{key}.json" if cache else None
         if path is not None and path.exists():
@@ -53,7 +53,7 @@ def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method
         if approach == "suite":
             t0 = time.perf_counter()
             art = compress_suite(suite, k, method=method, seed=seed, split=split, progress=progress,
-                                 stronger=stronger, average=average, **params)
+                                 stronger=stronger, average=average, own=own, **params)
             total = round(time.perf_counter() - t0, 1)
             est = art._predict(testd.pooled().responses[:, [pos[c] for c in art.columns()]])
             rec = {"budget": art.selection["budget"], "items": art.columns(),
