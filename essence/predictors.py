@@ -364,14 +364,14 @@ class ColumnsReconstructor(Reconstructor):
         cols, part = self._spec()
         if cols.max() >= X.shape[1]:
             raise InputError(f"columns: position {int(cols.max())} is beyond the {X.shape[1]} chosen items")
-        self.k_ = X.shape[1]
+        self.k_, self.columns_ = X.shape[1], cols
         self.part_ = fit_reconstructor(reconstructor_class(part["kind"])(**dict(part.get("params") or {})),
                                        X[:, cols], y, R)
         return self
 
     def predict(self, X) -> np.ndarray:
         X = _check_X(X, self.k_)
-        return np.asarray(self.part_.predict(X[:, self._spec()[0]]), dtype=np.float64)
+        return np.asarray(self.part_.predict(X[:, self.columns_]), dtype=np.float64)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "params": self.params_dict(), "k": self.k_, "fitted": self.part_.to_dict()}
@@ -382,7 +382,7 @@ class ColumnsReconstructor(Reconstructor):
 
         obj = cls(**d["params"])
         cols, _ = obj._spec()
-        obj.k_ = int(d["k"])
+        obj.k_, obj.columns_ = int(d["k"]), cols
         if cols.max() >= obj.k_:
             raise InputError(f"columns: position {int(cols.max())} is beyond the {obj.k_} chosen items")
         if not isinstance(d.get("fitted"), dict):

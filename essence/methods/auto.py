@@ -143,7 +143,7 @@ class ScreenedRandomSelector(Selector):
     ``info_["screened"]`` records the screen."""
 
     name = "screened"
-    _domains = {**Selector._domains, "keep": Real(0.0, open_min=True), "bins": Whole(1)}
+    _domains = {**Selector._domains, "keep": Real(0.0, 1.0, open_min=True), "bins": Whole(1)}
 
     def __init__(self, k, seed=0, progress=False, keep: float = 0.5, bins: int = 5):
         super().__init__(k, seed, progress)
@@ -381,7 +381,7 @@ class AutoSelector(Selector):
                 raise InputError(f"candidates: unknown or not allowed {unknown}; choose among {allowed}")
             results, sq_err = {}, {}
             for name in names:
-                pred, per, err = np.empty(n), [], None  # pred: each model's out-of-fold squared error (pp^2)
+                oof_sq, per, err = np.empty(n), [], None  # each model's out-of-fold squared error (pp^2)
                 for f in np.unique(lab):
                     te = lab == f
                     inner = pooled.subset(models=~te)
@@ -398,11 +398,11 @@ class AutoSelector(Selector):
                     except (ValueError, RuntimeError, np.linalg.LinAlgError) as exc:
                         err = f"failed: {exc}"
                         break
-                    pred[te] = sq
+                    oof_sq[te] = sq
                     per.append(float(np.sqrt(np.mean(sq))))
-                results[name] = err if err else _stats(per, float(np.sqrt(np.mean(pred))))
+                results[name] = err if err else _stats(per, float(np.sqrt(np.mean(oof_sq))))
                 if not err:
-                    sq_err[name] = pred
+                    sq_err[name] = oof_sq
             info["candidates"] = results
             if self.fallback_draws > 1 and not line_only:
                 info["fallback_draws"] = int(self.fallback_draws)

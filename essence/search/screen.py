@@ -138,6 +138,18 @@ def stratified_draws(p, r, k: int, draws: int = 1, keep: float = 1.0, bins: int 
     ``keep`` fraction with the largest signed ``r`` is eligible (at least the bin's share of ``k``; ``keep =
     1`` keeps every item: plain stratified draws); each row draws each bin's share of ``k`` from its eligible
     items (seeded)."""
+    groups, quota = _stratified_groups(p, r, k, keep, bins)
+    rng = np.random.default_rng(seed)
+    out = np.empty((int(draws), k), dtype=np.intp)
+    for d in range(int(draws)):
+        out[d] = np.sort(np.concatenate([rng.choice(g, size=int(q), replace=False) for g, q in zip(groups, quota)]))
+    return out
+
+
+def _stratified_groups(p, r, k: int, keep: float, bins: int) -> tuple[list, np.ndarray]:
+    """``(groups, quota)`` of :func:`stratified_draws`: per equal-count bin of ``p`` (NaN last; ``bins`` capped
+    at ``k``), the item positions eligible for drawing (the ``keep`` fraction with the largest signed ``r``,
+    at least the bin's share of ``k``), and each bin's share of ``k`` ``(bins,)``."""
     p, r = np.asarray(p, dtype=np.float64), np.asarray(r, dtype=np.float64)
     n = p.size
     if not 0 < float(keep) <= 1:
@@ -145,7 +157,6 @@ def stratified_draws(p, r, k: int, draws: int = 1, keep: float = 1.0, bins: int 
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= n:
         raise InputError(f"k: must be a whole number in [1, {n}], got {k!r}")
     bins = max(1, min(int(bins), k))
-    rng = np.random.default_rng(seed)
     order = np.argsort(np.where(np.isnan(p), np.inf, p), kind="stable")
     edges = np.linspace(0, n, bins + 1).round().astype(int)
     quota = np.diff(np.linspace(0, k, bins + 1).round().astype(int))
@@ -153,10 +164,7 @@ def stratified_draws(p, r, k: int, draws: int = 1, keep: float = 1.0, bins: int 
     for b in range(bins):
         g = order[edges[b]:edges[b + 1]]
         groups.append(g[np.argsort(-r[g], kind="stable")][:max(int(quota[b]), int(np.ceil(keep * g.size)))])
-    out = np.empty((int(draws), k), dtype=np.intp)
-    for d in range(int(draws)):
-        out[d] = np.sort(np.concatenate([rng.choice(g, size=int(q), replace=False) for g, q in zip(groups, quota)]))
-    return out
+    return groups, quota
 
 
 def screened_draw(R, y, k: int, keep: float = 0.5, bins: int = 5, seed=0) -> tuple[np.ndarray, dict]:
@@ -169,13 +177,8 @@ def screened_draw(R, y, k: int, keep: float = 0.5, bins: int = 5, seed=0) -> tup
     with each bin's share of ``k`` (the pool's difficulty profile; :func:`stratified_draws`). Two statistics
     per item and no search over subsets. Returns ``(positions (k,) increasing, info)``.
     """
-    R = np.asarray(R)
-    p, r = item_statistics(R, y)
+    p, r = item_statistics(np.asarray(R), y)
     idx = stratified_draws(p, r, k, 1, keep=keep, bins=bins, seed=seed)[0]
-    bins = max(1, min(int(bins), k))
-    n = R.shape[1]
-    edges = np.linspace(0, n, bins + 1).round().astype(int)
-    quota = np.diff(np.linspace(0, k, bins + 1).round().astype(int))
-    kept = sum(max(int(quota[b]), int(np.ceil(keep * (edges[b + 1] - edges[b])))) for b in range(bins))
-    return idx, {"keep": float(keep), "bins": bins, "kept": int(kept),
+    groups, _ = _stratified_groups(p, r, k, keep, bins)
+    return idx, {"keep": float(keep), "bins": max(1, min(int(bins), k)), "kept": int(sum(g.size for g in groups)),
                  "pbis_chosen_mean": round(float(r[idx].mean()), 4), "pbis_pool_mean": round(float(r.mean()), 4)}
