@@ -6,7 +6,8 @@ of :data:`essence.methods.auto.FEW_MODEL_SELECTORS` (measured alone, with auto's
 :func:`essence.regimes.run_one` (the regime map's protocol and cache; ``--out``, default
 ``build/few_candidates``) on the cells: gsm8k 35 / 50 / 100 models and winogrande 35 (``--draws``, default
 2), lcb_codegen (all 45), arc 35 / 50 (``min(draws, 2)``), GENERATED 40 x 800 seeds 0-3 and 30 x 500 seeds
-0-1 (``--generated-seeds`` replaces both lists: ``40x800=4,5,6,7 30x500=2,3``). Prints the map's wide
+0-1 (``--generated-seeds`` replaces both lists: ``40x800=4,5,6,7 30x500=2,3``; ``--cells gsm8k=100 arc=100``
+replaces the real cells). Prints the map's wide
 table; with ``--pool-generated`` the generated seeds of one shape are one row (each seed a "draw").
 
     python benchmarks/few_candidates.py random ruler_best_of ruler_strat ruler_bagged "screened:{'keep':0.75}"
@@ -32,6 +33,8 @@ def main(argv=None) -> int:
     p.add_argument("--generated-seeds", nargs="*", default=["40x800=0,1,2,3", "30x500=0,1"], metavar="SHAPE=SEEDS")
     p.add_argument("--pool-generated", action="store_true", help="one row per generated shape")
     p.add_argument("--no-real", action="store_true", help="only the generated matrices")
+    p.add_argument("--cells", nargs="*", default=None, metavar="NAME=MODELS",
+                   help="real cells instead of the default list, e.g. gsm8k=100 arc=100 (draws: --draws)")
     p.add_argument("--out", default="build/few_candidates")
     args = p.parse_args(argv)
     from essence.data import load
@@ -41,6 +44,9 @@ def main(argv=None) -> int:
     cells = [] if args.no_real else (
         [("gsm8k", m, i) for m in (35, 50, 100) for i in range(d)] + [("winogrande", 35, i) for i in range(d)]
         + [("lcb_codegen", "all", 0)] + [("arc", m, i) for m in (35, 50) for i in range(min(d, 2))])
+    if args.cells is not None and not args.no_real:
+        cells = [(c.split("=")[0], c.split("=")[1] if c.split("=")[1] == "all" else int(c.split("=")[1]), i)
+                 for c in args.cells for i in range(d if c.split("=")[1] != "all" else 1)]
     for spec in args.generated_seeds:
         shape, seeds = spec.split("=")
         cells += [(f"generated-{shape}-s{s}", "all", 0) for s in seeds.split(",")]

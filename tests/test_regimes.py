@@ -159,7 +159,7 @@ def test_cli_default_is_auto_and_reports_its_choice(few, tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "auto: few models: nested CV; chose " in printed and "x random items + least-squares line" in printed
     art = Compressed.load(out)
-    assert art.method == "auto" and art.selection["auto"]["choice"] in ("random", "ruler_best_of", "ruler_bagged")
+    assert art.method == "auto" and art.selection["auto"]["choice"] in ("random", "ruler_best_of", "ruler_bagged", "ruler")
 
 
 def test_regimes_wide_table_marks_refusals(capsys):
