@@ -349,7 +349,8 @@ def test_own_weight_mixes_the_own_items_term_and_refuses_bad_values(suite):
     R, Y = suite.pooled().responses, suite.targets
     masks = random_masks(3, R.shape[1], 12, np.random.default_rng(5))
     kw = dict(weighting="relative+mean", k_ref=12)
-    none, half = JointRidgeFitness(R, Y, suite.member_of, **kw), JointRidgeFitness(R, Y, suite.member_of, own_weight=0.5, **kw)
+    none = JointRidgeFitness(R, Y, suite.member_of, **kw)
+    half = JointRidgeFitness(R, Y, suite.member_of, own_weight=0.5, **kw)
     np.testing.assert_allclose(half.ref, none.ref)
     assert (half.ref_own[:3] > half.ref[:3]).all() and (none.ref_own == 1).all()
     e_all = none.combine(none.member_rmse(masks))

@@ -16,7 +16,8 @@ negative) by ``weighting``:
 * ``"relative+mean"``: the relative terms plus the suite mean's, ``r_mean / ref_mean``, as one more term
   (weighted ``mean_weight`` against 1 for each member: ``(sum_b r_b / ref_b + w r_mean / ref_mean) / (B + w)``).
 
-``own_weight`` (``lambda``, default 0): the combined error becomes ``(1 - lambda) E_all + lambda E_own``, with
+``own_weight`` (``lambda``; 0 here, 0.5 in the suite's search, :data:`essence.suite.select.JOINT_DEFAULTS`):
+the combined error becomes ``(1 - lambda) E_all + lambda E_own``, with
 ``E_own`` the same combination of the *own-items* ridges: member ``b``'s ridge on the candidate's items of
 member ``b`` only (the suite mean's as the mean of those), each relative to its own random-candidate median.
 The all-items score cannot see what a reconstructor that reads a member's own items (the suite's
