@@ -23,6 +23,8 @@ compressing whole benchmarks. Runs are cached as JSON under ``build/suite/`` (de
     .venv/bin/python benchmarks/suite.py --seeds 0 --plain --average 1   # one reconstructor kind per benchmark
     .venv/bin/python benchmarks/suite.py --seeds 0 --no-own              # no MLP on each member's own items
     .venv/bin/python benchmarks/suite.py --seeds 0 --param init=members  # a joint GA setting (JOINT_DEFAULTS)
+    .venv/bin/python benchmarks/suite.py --param own_weight=0            # the fitness without the own-items ridges
+    .venv/bin/python benchmarks/suite.py --param suite_mean=cv           # the suite mean's own reconstructor, by CV
 
 The suite's reconstruction (``--average``, ``--plain``, ``--no-own``) and its settings are part of each run's cache key.
 """
@@ -92,6 +94,10 @@ def main(argv=None) -> int:
     from essence.checks import parse_params
 
     params = parse_params(args.param)
+    if args.method == "essence":  # the own-items share is in every run's cache key, so a changed default recomputes
+        from essence.suite.select import JOINT_DEFAULTS
+
+        params.setdefault("own_weight", JOINT_DEFAULTS["own_weight"])
     params.update(stronger=not args.plain, average=args.average, own=not args.no_own)
     if args.per_benchmark:
         params["per_benchmark"] = args.per_benchmark

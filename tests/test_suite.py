@@ -319,3 +319,89 @@ def test_members_init_starts_from_the_union_of_each_members_own_search(suite, mo
     assert start.shape[0] == 8 and (counts == 5).all()
     again, _ = select_suite(tr, va, 15, seed=0, progress=False, init="members", **kw)
     np.testing.assert_array_equal(idx, again)
+
+
+def test_own_items_ridge_equals_a_ridge_on_each_members_own_columns(suite):
+    R, Y = suite.pooled().responses, suite.targets
+    fit = JointRidgeFitness(R, Y, suite.member_of, alpha=2.0, weighting="raw")
+    masks = random_masks(3, R.shape[1], 12, np.random.default_rng(4))
+    masks[2] = False
+    masks[2, :12] = True  # arc items only: mmlu and winogrande get intercept-only ridges
+    r = fit.member_rmse(masks, own=True)
+    X = np.where(np.isnan(R), fit.fill, R)
+    for p in range(3):
+        preds = []
+        for b in range(3):
+            Xm = X[:, masks[p] & (suite.member_of == b)]
+            Xc = Xm - Xm.mean(axis=0)
+            w = np.linalg.solve(Xc.T @ Xc + 2.0 * np.eye(Xm.shape[1]), Xc.T @ (Y[:, b] - Y[:, b].mean()))
+            preds.append(Xc @ w + Y[:, b].mean())
+            assert r[p, b] == pytest.approx(np.sqrt(np.mean((preds[-1] - Y[:, b]) ** 2)), rel=1e-8)
+        assert r[p, 3] == pytest.approx(np.sqrt(np.mean((np.mean(preds, axis=0) - Y.mean(axis=1)) ** 2)), rel=1e-8)
+    assert r[2, 1] == pytest.approx(Y[:, 1].std())
+    assert r[2, 0] == pytest.approx(fit.member_rmse(masks)[2, 0], rel=1e-10)  # arc's own items are all its items
+    assert (r[:2, :3] != fit.member_rmse(masks)[:2, :3]).all()
+    explicit = JointRidgeFitness(R, Y, suite.member_of, R_fit=R, Y_fit=Y, alpha=2.0, weighting="raw")
+    np.testing.assert_allclose(explicit.member_rmse(masks, own=True), r, rtol=0.02)
+
+
+def test_own_weight_mixes_the_own_items_term_and_refuses_bad_values(suite):
+    R, Y = suite.pooled().responses, suite.targets
+    masks = random_masks(3, R.shape[1], 12, np.random.default_rng(5))
+    kw = dict(weighting="relative+mean", k_ref=12)
+    none = JointRidgeFitness(R, Y, suite.member_of, **kw)
+    half = JointRidgeFitness(R, Y, suite.member_of, own_weight=0.5, **kw)
+    np.testing.assert_allclose(half.ref, none.ref)
+    assert (half.ref_own[:3] > half.ref[:3]).all() and (none.ref_own == 1).all()
+    e_all = none.combine(none.member_rmse(masks))
+    e_own = half.combine(half.member_rmse(masks, own=True), half.ref_own)
+    assert half(masks) == pytest.approx(-(0.5 * e_all + 0.5 * e_own))
+    assert none(masks) == pytest.approx(-e_all)
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(InputError, match="own_weight"):
+            JointRidgeFitness(R, Y, suite.member_of, own_weight=bad)
+    with pytest.raises(InputError, match="own_weight.*loo"):
+        JointRidgeFitness(R, Y, suite.member_of, own_weight=0.5, loo=True)
+    tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
+    small = dict(population=8, generations=2, elites=2, tau_text=1.0, progress=False)
+    for bad in ("x", 2):
+        with pytest.raises(InputError, match="own_weight"):
+            select_suite(tr, va, 12, own_weight=bad, **small)
+    with pytest.raises(InputError, match="own_weight=0.5.*loo"):
+        select_suite(tr, va, 12, own_weight=0.5, fitness_models="loo", **small)
+    a, info = select_suite(tr, va, 12, own_weight=0.5, seed=1, **small)
+    assert info["settings"]["own_weight"] == 0.5 and a.size == 12
+
+
+def test_suite_mean_cv_picks_the_lowest_cv_rmse_and_round_trips(suite, tmp_path):
+    from essence.suite.artifact import fit_mean, fit_members
+
+    idx = np.arange(0, 100, 7)
+    fit_part = suite.subset(np.arange(300))
+    recs, _, _, _, cv = fit_members(fit_part, idx, ("ridge", "mean_ridge"), n_train=250, average=2)
+    mode, rec, oof, record = fit_mean(fit_part, idx, cv, ("ridge", "mean_ridge"), average=2, stronger=False)
+    y = fit_part.mean_target
+    assert record["mode"] == mode == min(record["cv_rmse"], key=record["cv_rmse"].get)
+    assert record["cv_rmse"]["members"] == pytest.approx(np.sqrt(np.mean((cv.mean(axis=1) - y) ** 2)), abs=1e-5)
+    assert np.sqrt(np.mean((oof - y) ** 2)) == pytest.approx(record["cv_rmse"][mode], abs=1e-5)
+    art = compress_suite(suite, 15, method="random", seed=2, progress=False, reconstructors=("ridge", "mean_ridge"),
+                         stronger=False, average=2, suite_mean="cv")
+    assert art.selection["reconstructor_choice"]["mean"]["mode"] == art.mean_mode
+    cols = [list(suite.pooled().items).index(c) for c in art.columns()]
+    X = suite.pooled().responses[:, cols]
+    members = np.mean([art.reconstructors[n].predict(X) for n in art.names], axis=0)
+    for mode in ("model", "average"):  # each mode estimates as documented and survives the JSON round trip
+        art.mean_mode = mode
+        art.mean_reconstructor = art.mean_reconstructor or rec
+        own = art.mean_reconstructor.predict(X)
+        want = own if mode == "model" else (members + own) / 2
+        np.testing.assert_allclose(art._predict(X)["mean"], want)
+        p = art.save(tmp_path / f"{mode}.json")
+        np.testing.assert_allclose(SuiteCompressed.load(p)._predict(X)["mean"], want, atol=1e-8)
+    d = json.loads(p.read_text())
+    d["mean_model"]["mode"] = "median"
+    (tmp_path / "bad.json").write_text(json.dumps(d))
+    with pytest.raises(InputError, match="mean_model"):
+        SuiteCompressed.load(tmp_path / "bad.json")
+    with pytest.raises(InputError, match="suite_mean"):
+        compress_suite(suite, 15, method="random", suite_mean="dedicated")

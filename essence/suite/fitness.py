@@ -16,6 +16,15 @@ negative) by ``weighting``:
 * ``"relative+mean"``: the relative terms plus the suite mean's, ``r_mean / ref_mean``, as one more term
   (weighted ``mean_weight`` against 1 for each member: ``(sum_b r_b / ref_b + w r_mean / ref_mean) / (B + w)``).
 
+``own_weight`` (``lambda``; 0 here, 0.5 in the suite's search, :data:`essence.suite.select.JOINT_DEFAULTS`):
+the combined error becomes ``(1 - lambda) E_all + lambda E_own``, with
+``E_own`` the same combination of the *own-items* ridges: member ``b``'s ridge on the candidate's items of
+member ``b`` only (the suite mean's as the mean of those), each relative to its own random-candidate median.
+The all-items score cannot see what a reconstructor that reads a member's own items (the suite's
+``own_mlp``) gains from them. The own-items ridges come from the same batched solve with the Gram blocks
+made block-diagonal by member and each member's right-hand side masked to its own items (the solution for
+member ``b`` is then zero outside its items). In-sample and ``R_fit`` scoring only (not ``loo``).
+
 Which one the suite uses by default, and why, is measured by ``benchmarks/suite.py --weightings``
 (README, "Suites").
 """
@@ -46,6 +55,7 @@ class JointRidgeFitness:
     models' noise).
     ``floor``: candidates with fewer than ``floor`` items of some member are penalised by 1,000 per missing item.
     ``mean_weight``: the suite mean's term's weight under ``"relative+mean"`` (each member's is 1).
+    ``own_weight``: the own-items ridges' share ``lambda`` in [0, 1] (module docstring).
     ``k_ref``, ``seed``: size and seed of the 64 random candidates that set ``ref`` (``"relative"`` weightings).
     """
 
@@ -53,7 +63,7 @@ class JointRidgeFitness:
 
     def __init__(self, R_train, Y_train, member_of, R_fit=None, Y_fit=None, alpha: float = 1.0,
                  weighting: str = "relative", floor: int = 0, k_ref: int | None = None, seed: int = 0,
-                 loo: bool = False, mean_weight: float = 1.0):
+                 loo: bool = False, mean_weight: float = 1.0, own_weight: float = 0.0):
         X = np.asarray(R_train, dtype=np.float64)
         Y = np.asarray(Y_train, dtype=np.float64)
         if X.ndim != 2 or Y.ndim != 2 or Y.shape[0] != X.shape[0]:
@@ -63,6 +73,12 @@ class JointRidgeFitness:
         if not float(mean_weight) >= 0:
             raise InputError(f"mean_weight: the suite mean's weight must be >= 0, got {mean_weight}")
         self.mean_weight = float(mean_weight)
+        if not 0.0 <= float(own_weight) <= 1.0:
+            raise InputError(f"own_weight: the own-items ridges' share must be in [0, 1], got {own_weight}")
+        self.own_weight = float(own_weight)
+        if self.own_weight > 0 and loo:
+            raise InputError("own_weight: the own-items term is not implemented for loo; use fitness_models train "
+                             "or val, or own_weight 0")
         if not alpha > 0:
             raise InputError(f"alpha: the ridge penalty must be > 0, got {alpha}")
         self.member_of = np.asarray(member_of, dtype=np.intp)
@@ -100,28 +116,41 @@ class JointRidgeFitness:
                 raise InputError(f"R_fit {Rf.shape} / Y_fit {self.Y_fit.shape}: expected (n, {self.n_items}) and (n, {self.B})")
             self._Xt = np.ascontiguousarray((np.where(np.isnan(Rf), self.fill, Rf) - self.mu).T)  # (M, n_fit)
         self.ref = np.ones(self.B + 1)
+        self.ref_own = np.ones(self.B + 1)
         if weighting != "raw" and k_ref is not None:
             masks = random_masks(64, self.n_items, int(k_ref), np.random.default_rng([int(seed), 16]))
             self.ref = np.median(self.member_rmse(masks), axis=0)
+            if self.own_weight > 0:
+                self.ref_own = np.median(self.member_rmse(masks, own=True), axis=0)
 
-    def member_rmse(self, masks) -> np.ndarray:
-        """``(P, B + 1)`` RMSE (pp) of each candidate's ridge for every member, then for the suite mean."""
+    def member_rmse(self, masks, own: bool = False) -> np.ndarray:
+        """``(P, B + 1)`` RMSE (pp) of each candidate's ridge for every member, then for the suite mean.
+        ``own``: of each member's ridge on the candidate's items of that member only (the suite mean's
+        estimate is the mean of those); a member without items there scores its intercept-only error."""
         idx = mask_positions(masks, self.n_items)
         k = idx.shape[1]
         M = self.n_items
-        A = self.G.ravel().take(idx[:, :, None] * M + idx[:, None, :])  # (P, k, k)
-        A[:, np.arange(k), np.arange(k)] += self.alpha
+        G = self.G.ravel().take(idx[:, :, None] * M + idx[:, None, :])  # (P, k, k) Gram blocks
         rhs = self.b[idx]  # (P, k, B)
-        w = np.linalg.solve(A, rhs)  # (P, k, B)
+        if own:
+            mem = self.member_of[idx]  # (P, k)
+            G = G * (mem[:, :, None] == mem[:, None, :])  # block-diagonal by member
+            rhs_s = rhs * (mem[:, :, None] == np.arange(self.B))  # member b's X'y on its own items only
+        else:
+            rhs_s = rhs
+        A = G.copy()
+        A[:, np.arange(k), np.arange(k)] += self.alpha
+        w = np.linalg.solve(A, rhs_s)  # (P, k, B)
         if self.loo:
             return self._loo_rmse(idx, A, w)
         if self.in_sample:
-            # at the ridge solution (G + aI) w = b:  SSE_b = y_b'y_b - w_b'b_b - a w_b'w_b
-            sse = self.yy - np.einsum("pib,pib->pb", w, rhs) - self.alpha * np.einsum("pib,pib->pb", w, w)
+            # at the ridge solution (G_S + aI) w = b_S on its columns S:  SSE_b = y_b'y_b - w_b'b_b - a w_b'w_b
+            sse = self.yy - np.einsum("pib,pib->pb", w, rhs_s) - self.alpha * np.einsum("pib,pib->pb", w, w)
             r = np.sqrt(np.maximum(sse, 0.0) / self.n_train)
-            wm, bm = w.mean(axis=2), rhs.mean(axis=2)  # the suite mean's ridge and its X'y
-            A[:, np.arange(k), np.arange(k)] -= self.alpha  # back to the Gram blocks
-            sse_m = self.yy_mean - 2 * np.einsum("pi,pi->p", wm, bm) + np.einsum("pi,pij,pj->p", wm, A, wm)
+            wm, bm = w.mean(axis=2), rhs.mean(axis=2)  # the suite mean's weights and its X'y
+            if own:  # the full Gram blocks: the mean of own-items ridges reads items of every member
+                G = self.G.ravel().take(idx[:, :, None] * M + idx[:, None, :])
+            sse_m = self.yy_mean - 2 * np.einsum("pi,pi->p", wm, bm) + np.einsum("pi,pij,pj->p", wm, G, wm)
             rm = np.sqrt(np.maximum(sse_m, 0.0) / self.n_train)
             return np.column_stack([r, rm])
         P, n_fit = idx.shape[0], self._Xt.shape[1]
@@ -150,12 +179,13 @@ class JointRidgeFitness:
             out[p, self.B] = np.sqrt(np.mean(e.mean(axis=1) ** 2))
         return out
 
-    def combine(self, r) -> np.ndarray:
-        """``(P,)`` the combined error of ``(P, B + 1)`` per-member and mean errors, under ``weighting``."""
+    def combine(self, r, ref=None) -> np.ndarray:
+        """``(P,)`` the combined error of ``(P, B + 1)`` per-member and mean errors, under ``weighting``
+        (relative to ``ref``, default :attr:`ref`)."""
         r = np.asarray(r, dtype=np.float64)
         if self.weighting == "raw":
             return r[:, :self.B].mean(axis=1)
-        rel = r / self.ref
+        rel = r / (self.ref if ref is None else ref)
         if self.weighting == "relative":
             return rel[:, :self.B].mean(axis=1)
         w = self.mean_weight
@@ -168,5 +198,13 @@ class JointRidgeFitness:
         counts = np.stack([np.asarray(masks)[:, self.member_of == b].sum(axis=1) for b in range(self.B)], axis=1)
         return 1000.0 * np.maximum(self.floor - counts, 0).sum(axis=1)
 
+    def score(self, masks) -> np.ndarray:
+        """``(P,)`` the combined error (lower is better): ``(1 - own_weight) E_all + own_weight E_own``."""
+        e = self.combine(self.member_rmse(masks))
+        if self.own_weight > 0:
+            lam = self.own_weight
+            e = (1.0 - lam) * e + lam * self.combine(self.member_rmse(masks, own=True), self.ref_own)
+        return e
+
     def __call__(self, masks) -> np.ndarray:
-        return -(self.combine(self.member_rmse(masks)) + self.penalty(masks))
+        return -(self.score(masks) + self.penalty(masks))
