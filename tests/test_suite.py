@@ -371,6 +371,10 @@ def test_own_weight_mixes_the_own_items_term_and_refuses_bad_values(suite):
         select_suite(tr, va, 12, own_weight=0.5, fitness_models="loo", **small)
     a, info = select_suite(tr, va, 12, own_weight=0.5, seed=1, **small)
     assert info["settings"]["own_weight"] == 0.5 and a.size == 12
+    # loo without an own_weight of the user's: the default's own term is dropped (not refused), and recorded
+    b, info_b = select_suite(tr, va, 12, fitness_models="loo", seed=1, **small)
+    c, _ = select_suite(tr, va, 12, fitness_models="loo", own_weight=0, seed=1, **small)
+    assert info_b["settings"]["own_weight"] == 0.0 and np.array_equal(b, c)
 
 
 def test_suite_mean_cv_picks_the_lowest_cv_rmse_and_round_trips(suite, tmp_path):

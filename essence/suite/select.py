@@ -144,15 +144,18 @@ def select_suite(train: Suite, val: Suite, k: int, method: str = "essence", seed
     return idx, info
 
 
-def _own_weight(value, fitness_models: str) -> float:
-    """``--param own_weight`` checked: a number in [0, 1], and 0 under ``fitness_models=loo``."""
+def _own_weight(value, fitness_models: str, explicit: bool = True) -> float:
+    """``--param own_weight`` checked: a number in [0, 1], and 0 under ``fitness_models=loo`` (the default's
+    0.5 becomes 0 there when the user did not set it: ``explicit`` False)."""
     try:
         lam = float(value)
     except (TypeError, ValueError):
         lam = float("nan")
     if not 0.0 <= lam <= 1.0:
         raise InputError(f"--param own_weight={value!r}: the own-items ridges' share must be a number in [0, 1] "
-                         "(0: all-items ridges only, the default)")
+                         f"(0: all-items ridges only; default {JOINT_DEFAULTS['own_weight']})")
+    if fitness_models == "loo" and not explicit:
+        return 0.0
     if lam > 0 and fitness_models == "loo":
         raise InputError(f"--param own_weight={value!r}: the own-items term is not implemented for "
                          "fitness_models=loo; use fitness_models=train or val, or own_weight=0")
@@ -198,7 +201,7 @@ def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, prog
                             Y_fit=val.targets if fm_val else None, alpha=float(s["ridge_alpha"]),
                             weighting=s["weighting"], floor=floor, k_ref=k, seed=seed,
                             loo=s["fitness_models"] == "loo", mean_weight=float(s["mean_weight"]),
-                            own_weight=_own_weight(s["own_weight"], s["fitness_models"]))
+                            own_weight=_own_weight(s["own_weight"], s["fitness_models"], "own_weight" in params))
     rng = np.random.default_rng(seed)
     P = int(s["population"])
     if s["init"] == "balanced":  # every member starts with an equal share (at least the floor), no penalty beyond it
@@ -216,7 +219,7 @@ def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, prog
     mask[0, ga.best] = True
     per = fit.member_rmse(mask)[0]
     info = {
-        "settings": {key: s[key] for key in JOINT_DEFAULTS},
+        "settings": {**{key: s[key] for key in JOINT_DEFAULTS}, "own_weight": fit.own_weight},
         "pool_size": int(pool.size), "pool_by_benchmark": dict(zip(train.names, counts.tolist())),
         "filter": {"n_dropped": int(R.shape[1] - pool.size)},
         "ga": {"generations_run": ga.generations_run, "evaluations": ga.evaluations, "seconds": round(ga.seconds, 3),
