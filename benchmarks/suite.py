@@ -94,7 +94,9 @@ def main(argv=None) -> int:
     from essence.checks import parse_params
 
     params = parse_params(args.param)
-    if args.method == "essence":  # the own-items share is in every run's cache key, so a changed default recomputes
+    # the own-items share is in every run's cache key, so a changed default recomputes (under fitness_models=loo
+    # the search drops it unless it is given: not set here, so that setting runs)
+    if args.method == "essence" and params.get("fitness_models") != "loo":
         from essence.suite.select import JOINT_DEFAULTS
 
         params.setdefault("own_weight", JOINT_DEFAULTS["own_weight"])

@@ -325,7 +325,7 @@ class ColumnsReconstructor(Reconstructor):
     ----------
     columns : list of int
         Positions (0-based, distinct) into the ``k`` chosen items that the inner reconstructor reads; in a
-        suite, a member's *own* chosen items (:func:`essence.suite.artifact.suite_candidates`), so the CV can
+        suite, a member's *own* chosen items (:func:`essence.suite.artifact.own_candidates`), so the CV can
         fall back to what a separate artifact fits where the other members' items add noise.
     part : {"kind": str, "params": dict}
         The inner kind (any of :data:`essence.reconstruct.RECONSTRUCTOR_KINDS` except ``columns`` and

@@ -130,11 +130,12 @@ class JointRidgeFitness:
         idx = mask_positions(masks, self.n_items)
         k = idx.shape[1]
         M = self.n_items
-        G = self.G.ravel().take(idx[:, :, None] * M + idx[:, None, :])  # (P, k, k) Gram blocks
+        G_full = self.G.ravel().take(idx[:, :, None] * M + idx[:, None, :])  # (P, k, k) Gram blocks
         rhs = self.b[idx]  # (P, k, B)
+        G = G_full
         if own:
             mem = self.member_of[idx]  # (P, k)
-            G = G * (mem[:, :, None] == mem[:, None, :])  # block-diagonal by member
+            G = G_full * (mem[:, :, None] == mem[:, None, :])  # block-diagonal by member
             rhs_s = rhs * (mem[:, :, None] == np.arange(self.B))  # member b's X'y on its own items only
         else:
             rhs_s = rhs
@@ -148,9 +149,8 @@ class JointRidgeFitness:
             sse = self.yy - np.einsum("pib,pib->pb", w, rhs_s) - self.alpha * np.einsum("pib,pib->pb", w, w)
             r = np.sqrt(np.maximum(sse, 0.0) / self.n_train)
             wm, bm = w.mean(axis=2), rhs.mean(axis=2)  # the suite mean's weights and its X'y
-            if own:  # the full Gram blocks: the mean of own-items ridges reads items of every member
-                G = self.G.ravel().take(idx[:, :, None] * M + idx[:, None, :])
-            sse_m = self.yy_mean - 2 * np.einsum("pi,pi->p", wm, bm) + np.einsum("pi,pij,pj->p", wm, G, wm)
+            # the full Gram blocks: with ``own`` the mean of the own-items ridges reads items of every member
+            sse_m = self.yy_mean - 2 * np.einsum("pi,pi->p", wm, bm) + np.einsum("pi,pij,pj->p", wm, G_full, wm)
             rm = np.sqrt(np.maximum(sse_m, 0.0) / self.n_train)
             return np.column_stack([r, rm])
         P, n_fit = idx.shape[0], self._Xt.shape[1]
