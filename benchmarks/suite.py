@@ -20,6 +20,8 @@ compressing whole benchmarks. Runs are cached as JSON under ``build/suite/`` (de
     .venv/bin/python benchmarks/suite.py                      # seeds 0 1 2
     .venv/bin/python benchmarks/suite.py --seeds 0 --holdout
     .venv/bin/python benchmarks/suite.py --seeds 0 --weightings   # which weighting, and why
+    .venv/bin/python benchmarks/suite.py --seeds 0 1 --search-curve   # does more search lower the held-out error?
+    .venv/bin/python benchmarks/suite.py --seeds 0 1 2 --param rounds=1   # one round of refinement across the suite
     .venv/bin/python benchmarks/suite.py --seeds 0 --plain --average 1   # one reconstructor kind per benchmark
     .venv/bin/python benchmarks/suite.py --seeds 0 --no-own              # no MLP on each member's own items
     .venv/bin/python benchmarks/suite.py --seeds 0 --param init=members  # a joint GA setting (JOINT_DEFAULTS)
@@ -88,6 +90,9 @@ def main(argv=None) -> int:
     ap.add_argument("--weightings", action="store_true",
                     help="instead: the joint fitness's weightings and fitness models (GA 100 generations, ridge "
                          "reconstruction), on the first seed's test models")
+    ap.add_argument("--search-curve", action="store_true",
+                    help="instead: the joint GA's best candidate after 0-300 generations, its fitness and its test "
+                         "RMSE with a ridge per benchmark, per seed")
     ap.add_argument("--cache", default="build/suite")
     ap.add_argument("--progress", action="store_true")
     args = ap.parse_args(argv)
@@ -113,6 +118,18 @@ def main(argv=None) -> int:
         print(f"Joint fitness settings, seed {args.seeds[0]}: test RMSE (pp), ridge on the chosen items; avg = mean of "
               f"the five; mean = the suite mean's RMSE; budget = items per benchmark")
         print(t.round(3).to_markdown())
+        print(f"note: {POOL_CAVEAT}")
+        return 0
+    if args.search_curve:
+        from essence.suite.study import search_curve
+
+        joint = {k_: v for k_, v in params.items() if k_ not in ("stronger", "average", "own", "per_benchmark")}
+        for seed in args.seeds:
+            t = search_curve(suite, seed=seed, k=args.k, **joint)
+            print(f"\nSeed {seed}: the joint GA's best candidate after G generations; fitness = the combined relative "
+                  f"error it minimises; train mean RMSE = the suite mean's in-sample fitness RMSE (pp); avg / mean = "
+                  f"test RMSE (pp) of a ridge per benchmark on the chosen items (mean of the five / the suite mean)")
+            print(t.round(3).to_markdown())
         print(f"note: {POOL_CAVEAT}")
         return 0
     frames, budgets = [], []

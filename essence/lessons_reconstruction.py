@@ -20,7 +20,7 @@ from .metrics import coverage, rmse
 from .reconstruct import (GAMReconstructor, LineReconstructor, MeanRidgeReconstructor, RidgeGAMReconstructor,
                           RidgeReconstructor, WeightedMeanReconstructor, choose_by_cv)
 
-__all__ = ["LADDER", "ladder_makers", "error_grid", "interval_for_subset", "coverage_table"]
+__all__ = ["LADDER", "ladder_makers", "error_grid", "interval_for_subset", "coverage_table", "suite_reconstruction"]
 
 #: The reconstructors from the simplest to the richest: label -> (zero-argument factory, one-line description).
 LADDER: dict[str, tuple[Callable[[], object], str]] = {
@@ -146,4 +146,72 @@ def coverage_table(datasets: dict, k: int, split_seeds, n_draws: int = 2, candid
                              "n_test": int(inside.size), "covered": int(inside.sum()), "coverage": out["coverage"],
                              "width": out["width"], "test_rmse": out["test_rmse"], "q": out["interval"].q_,
                              "calibration": out["interval"].calibration_})
+    return pd.DataFrame(rows)
+
+
+def suite_reconstruction(suite, k_each: int, seed: int = 0, stronger: bool = False, level: float = 0.9):
+    """Every member of a suite reconstructed from its own random items and from the same items of *every* member.
+
+    ``suite`` an :class:`essence.suite.Suite`; its shared models are split as ``benchmarks/suite.py`` splits
+    them (:func:`essence.suite.study.suite_split`, seed ``seed``: 20% test, 10% validation). ``k_each``
+    random items are drawn per member (seeded). Two readings per member, both fitted on training +
+    validation models and measured on the test models:
+
+    * ``own``: the member's own ``k_each`` items, its reconstructor and interval built as a separate
+      artifact builds them (:func:`interval_for_subset`; CV among ``line``, ``mean_ridge``, ``ridge`` and
+      ``ridge_gam``);
+    * ``all``: all ``k_each x members`` items, as a suite artifact reads them
+      (:func:`essence.suite.artifact.fit_members`: CV among ridge, ridge + GAM and mean_ridge; with
+      ``stronger`` also the joint latent model, the MLPs, the MLPs on the member's own items and averages
+      of up to three, the suite default).
+
+    The suite mean (``benchmark == "mean"``) is the mean of the member estimates, with the interval each
+    reading calibrates for it. Returns a DataFrame, one row per reading x member (and ``mean``):
+    ``reading, benchmark, items, choice, rmse (pp), coverage (0-1), width (pp)``.
+    """
+    import pandas as pd
+
+    from .suite.artifact import fit_members
+    from .suite.study import suite_split
+
+    sp = suite_split(suite, seed)
+    tr, va, te = (np.asarray(a, dtype=np.intp) for a in sp)
+    fit = np.r_[tr, va]
+    rng = np.random.default_rng([int(seed), 5])
+    own = [np.sort(rng.choice(b, size=min(int(k_each), b.size), replace=False)) for b in suite.blocks]
+    idx = np.concatenate(own)
+    R = suite.pooled().responses
+    Y = suite.targets
+    rows, est_own, cf_own = [], [], []
+    cands = ladder_makers(["line", "mean_ridge", "ridge", "ridge_gam"])
+    for b, name in enumerate(suite.names):
+        cols = own[b] - suite.blocks[b][0]  # positions inside the member
+        Rb = suite.members[b].responses
+        out = interval_for_subset(Rb, Y[:, b], sp, cols, cands, level, seed=seed)
+        rec = cands[out["choice"]]().fit(Rb[np.ix_(fit, cols)], Y[fit, b])
+        cf_own.append(cross_fitted_predictions(rec, Rb[np.ix_(fit, cols)], Y[fit, b], seed=seed))
+        est_own.append(out["estimate"])
+        rows.append({"reading": "own", "benchmark": name, "items": int(cols.size), "choice": out["choice"],
+                     "rmse": out["test_rmse"], "coverage": out["coverage"], "width": out["width"]})
+    fit_suite = suite.subset(fit)
+    recs, ivs, mean_iv, choice, _ = fit_members(fit_suite, idx, n_train=tr.size, level=level, seed=seed,
+                                                stronger=bool(stronger), average=3 if stronger else 1,
+                                                own=bool(stronger))
+    Xte = R[np.ix_(te, idx)]
+    est_all = []
+    for b, name in enumerate(suite.names):
+        e = np.asarray(recs[name].predict(Xte), dtype=np.float64)
+        est_all.append(e)
+        lo, hi = ivs[name].interval(e)
+        rows.append({"reading": "all", "benchmark": name, "items": int(idx.size), "choice": choice[name]["kind"],
+                     "rmse": rmse(Y[te, b], e), "coverage": coverage(Y[te, b], lo, hi), "width": float(np.mean(hi - lo))})
+    y_mean = suite.mean_target
+    cf = np.mean(cf_own, axis=0)
+    own_iv = IntervalModel(level=level).fit(cf[:tr.size], y_mean[tr], cf[tr.size:], y_mean[va])
+    for reading, est, iv, n in (("own", np.mean(est_own, axis=0), own_iv, int(idx.size)),
+                                ("all", np.mean(est_all, axis=0), mean_iv, int(idx.size))):
+        lo, hi = iv.interval(est)
+        rows.append({"reading": reading, "benchmark": "mean", "items": n, "choice": "mean of the members",
+                     "rmse": rmse(y_mean[te], est), "coverage": coverage(y_mean[te], lo, hi),
+                     "width": float(np.mean(hi - lo))})
     return pd.DataFrame(rows)

@@ -16,7 +16,7 @@ from essence.reconstruct import LineReconstructor, MeanRidgeReconstructor
 @pytest.fixture(scope="module")
 def few(gsm8k):
     """30 real gsm8k models (spread over the score range) x 120 items, split 26 / 4."""
-    order = np.argsort(gsm8k.target)
+    order = np.argsort(gsm8k.target, kind="stable")  # ties: the default sort orders them differently on other CPUs
     d = gsm8k.subset(models=np.sort(order[np.linspace(0, gsm8k.n_models - 1, 30).astype(int)]), items=np.arange(120))
     return d, d.subset(models=np.arange(26)), d.subset(models=np.arange(26, 30))
 
@@ -30,18 +30,18 @@ def test_paired_margin_is_mean_and_standard_error_of_differences():
 
 def test_line_rule_keeps_the_cv_choice_only_when_it_clearly_beats_the_line(few):
     _, tr, va = few
-    # seed 7: the 5-fold CV picks mean_ridge (7.99 against the line's 8.04 pp), a gain under one standard error
-    sel = make_method("random", k=10, seed=7, progress=False).fit(tr, va)
+    # seed 4: the 5-fold CV picks mean_ridge, a gain in mean squared error (3.47) under one standard error (3.62)
+    sel = make_method("random", k=10, seed=4, progress=False).fit(tr, va)
     assert sel.reconstructor_choice_ == "mean_ridge"
     R, y = np.vstack([tr.responses, va.responses]), np.r_[tr.target, va.target]
     X = R[:, sel.items_]
-    mean, se = paired_margin(oof_sq_errors(LineReconstructor, X, y, seed=7), oof_sq_errors(MeanRidgeReconstructor, X, y, seed=7))
+    mean, se = paired_margin(oof_sq_errors(LineReconstructor, X, y, seed=4), oof_sq_errors(MeanRidgeReconstructor, X, y, seed=4))
     assert sel.reconstructor_scores_["line"] ** 2 - sel.reconstructor_scores_["mean_ridge"] ** 2 == pytest.approx(mean)
     assert 0 < mean < se
     out = prefer_line(copy.deepcopy(sel), tr, va)
     assert out.reconstructor_choice_ == "line" and out.info_["line_rule"]["kept"] is False
     np.testing.assert_allclose(out.reconstructor_.predict(X), LineReconstructor().fit(X, y).predict(X))
-    # seed 0: mean_ridge wins by more than two standard errors and is kept
+    # seed 0: mean_ridge wins by more than one standard error (23.0 against 12.6) and is kept
     sel0 = make_method("random", k=10, seed=0, progress=False).fit(tr, va)
     kept = prefer_line(copy.deepcopy(sel0), tr, va)
     assert kept.reconstructor_choice_ == "mean_ridge" and kept.info_["line_rule"]["kept"] is True
@@ -55,15 +55,15 @@ def test_auto_keeps_random_unless_the_search_clearly_wins(few):
     guarded = AutoSelector(**kw).fit(tr, va).info_["auto"]  # default: one standard error
     cands = free["candidates"]
     assert cands == guarded["candidates"]  # same nested CV, only the rule differs
-    assert cands["ruler"]["rmse"] < cands["random"]["rmse"]  # the search looks better here (8.07 against 8.52 pp) ...
+    assert cands["ruler"]["rmse"] < cands["random"]["rmse"]  # the search looks better here (9.31 against 10.05 pp) ...
     assert free["choice"] == "ruler" and free["margins"]["ruler"]["clear"]
     # ... but by less than one standard error of the paired differences: random items stay
     m = guarded["margins"]["ruler"]
     assert 0 < m["mean_sq_gain"] < m["se"] and m["clear"] is False
     assert guarded["choice"] == "random" and guarded["fallback"] == "random" and guarded["margin_se"] == 1.0
     assert guarded["estimate_rmse"] == cands["random"]["rmse"]
-    # where the search wins by more than one standard error (k = 20, seed 2: 5.49 against 7.70 pp) it is kept
-    clear = AutoSelector(k=20, seed=2, progress=False, candidates=["ruler"], folds=3).fit(tr, va)
+    # where the search wins by more than one standard error (k = 20, seed 0: 6.57 against 7.27 pp) it is kept
+    clear = AutoSelector(k=20, seed=0, progress=False, candidates=["ruler"], folds=3).fit(tr, va)
     assert clear.info_["auto"]["choice"] == "ruler" and clear.info_["auto"]["margins"]["ruler"]["clear"]
     assert clear.info_["ruler"]["n_models"] == 30  # the refit saw every non-test model
 

@@ -409,3 +409,60 @@ def test_suite_mean_cv_picks_the_lowest_cv_rmse_and_round_trips(suite, tmp_path)
         SuiteCompressed.load(tmp_path / "bad.json")
     with pytest.raises(InputError, match="suite_mean"):
         compress_suite(suite, 15, method="random", suite_mean="dedicated")
+
+
+def test_joint_refinement_never_worsens_the_pool_fitness_and_keeps_the_floor(suite):
+    from essence.suite.fitness import JointRidgeFitness
+    from essence.suite.refine import GroupFitness, suite_attribution
+
+    tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
+    kw = dict(population=16, generations=3, elites=2, tau_text=1.0, ebm_elites=2, group_population=8,
+              group_generations=3)
+    plain, info0 = select_suite(tr, va, 15, seed=5, per_benchmark=3, progress=False, **kw)
+    refined, info = select_suite(tr, va, 15, seed=5, per_benchmark=3, progress=False, rounds=2, **kw)
+    again, _ = select_suite(tr, va, 15, seed=5, per_benchmark=3, progress=False, rounds=2, **kw)
+    np.testing.assert_array_equal(refined, again)  # same seed, same subset
+    rec = info["refinement"]
+    assert [r["round"] for r in rec] == [1, 2] and "refinement" not in info0
+    assert rec[0]["attribution"]["ebms"] == 2 * 3  # every elite x every member
+    # the global best's pool fitness only goes down, and the round that improves it reports the new value
+    fits = [r["global_best_fitness"] for r in rec]
+    assert fits[1] <= fits[0] and all(r["candidate_fitness"] >= r["global_best_fitness"] - 1e-9 for r in rec)
+    assert min(info["budget"].values()) >= 3 and refined.size == 15
+    # a group's fitness is the pool fitness of the same items
+    pooled = tr.pooled().responses
+    fit = JointRidgeFitness(pooled, tr.targets, tr.member_of, alpha=10.0, weighting="raw")
+    group = np.array([1, 4, 7, 9, 20, 33, 50, 61])
+    m = np.zeros((2, group.size), dtype=bool)
+    m[0, :4] = m[1, 4:] = True
+    full = np.zeros((2, fit.n_items), dtype=bool)
+    full[:, group] = m
+    np.testing.assert_allclose(GroupFitness(fit, group)(m), fit(full))
+    # attribution: one value per pooled item, zero where no elite holds the item
+    A, att = suite_attribution(pooled, tr.targets, full, max_models=200, seed=0)
+    assert A.shape == (fit.n_items,) and (A[~full.any(axis=0)] == 0).all() and (A[full.any(axis=0)] >= 0).all()
+    assert att["ebm_models"] == 200
+
+
+def test_suite_reconstruction_reads_own_then_all_items_with_intervals(suite):
+    from essence.lessons_reconstruction import suite_reconstruction
+
+    t = suite_reconstruction(suite, 6, seed=1)
+    assert list(t.reading.unique()) == ["own", "all"]
+    assert t[t.reading == "own"].benchmark.tolist() == [*suite.names, "mean"]
+    assert (t[(t.reading == "own") & (t.benchmark != "mean")]["items"] == 6).all()
+    assert (t[t.reading == "all"]["items"] == 6 * len(suite.names)).all()
+    assert t.rmse.gt(0).all() and t.coverage.between(0, 1).all() and t.width.gt(0).all()
+    again = suite_reconstruction(suite, 6, seed=1)
+    assert t.equals(again)  # the same seed draws the same items and splits
+
+
+def test_search_curve_extends_one_run_and_scores_test_models(suite):
+    from essence.suite.study import search_curve
+
+    t = search_curve(suite, seed=0, generations=(0, 3, 6), k=15, population=12, elites=2, tau_text=1.0)
+    assert t.index.tolist() == [0, 3, 6]
+    # the same seed: a longer run starts as the shorter one, so its best fitness is never worse
+    assert t.fitness.is_monotonic_decreasing
+    assert t["avg"].gt(0).all() and t["mean"].gt(0).all()
+    assert all(sum(map(int, b.split())) == 15 for b in t.budget)

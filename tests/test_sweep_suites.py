@@ -158,7 +158,7 @@ def test_a_method_that_cannot_run_on_a_suite_gives_error_rows(pair, tmp_path, ca
     ("{a}+nosuch", [], "member 'nosuch': unknown dataset 'nosuch'"),
     ("{a}+{a}", [], "is given twice in one suite"),
     ("{a}+", [], "an empty suite member"),
-    ("{a}+{b}", ["--param", "essence.rounds=1"], "not a setting of the joint EssenceBench"),
+    ("{a}+{b}", ["--param", "essence.group_fraction=0.5"], "not a setting of the joint EssenceBench"),
 ])
 def test_bad_suite_input_is_one_line_and_writes_nothing(pair, tmp_path, capsys, data, extra, needle):
     out = tmp_path / "sw"

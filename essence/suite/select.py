@@ -40,9 +40,15 @@ __all__ = ["select_suite", "SUITE_METHODS", "JOINT_DEFAULTS", "budget_split"]
 #: 0.3 -> 1.853 / 0.985, 0.5 -> 1.842 / 0.981, 0.7 -> 1.867 / 1.016, 1.0 -> 1.891 / 1.019 (0.5 with mean_weight 3:
 #: 1.877 / 1.009); at 0.5 the per-benchmark figure fell on every seed and MMLU's from 2.03 to 1.74 pp (it gets 35-37
 #: items, not 27-37), the suite mean's on seeds 0 and 1 only: the gain is small against the spread between seeds.
+#: ``rounds``: EssenceBench's attribution-guided refinement across the suite (:mod:`essence.suite.refine`; ``ebm_elites``
+#: candidates x members EBMs per round, then a GA of ``group_population`` x ``group_generations`` in each of three
+#: groups). Off by default: one round (``benchmarks/suite.py --seeds 0 1 2 --param rounds=1``) gave 1.847 pp (0.879 x)
+#: / 1.000 pp against the default's 1.842 (0.876 x) / 0.982, at 40-90 s more per suite; more search under the same
+#: fitness does not lower the held-out error (README, "Suites").
 JOINT_DEFAULTS = {"population": 100, "generations": 150, "elites": 10, "tournament": 3, "weighting": "relative+mean",
                   "fitness_models": "train", "ridge_alpha": 10.0, "tau_text": 0.95, "tau_rank": 0.9,
-                  "patience": None, "mean_weight": 1.0, "init": "random", "own_weight": 0.5}
+                  "patience": None, "mean_weight": 1.0, "init": "random", "own_weight": 0.5,
+                  "rounds": 0, "ebm_elites": 3, "group_population": 60, "group_generations": 100}
 
 #: methods that run on a suite: the joint EssenceBench plus every registered single-benchmark method
 SUITE_METHODS = ("essence", "random", "disco", "kmeans", "herding", "ppl", "irt", "tinybench")
@@ -171,6 +177,9 @@ def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, prog
         raise InputError(f"--param {unknown[0]}: not a setting of the joint EssenceBench; its settings: "
                          f"{', '.join(JOINT_DEFAULTS)}")
     s = {**JOINT_DEFAULTS, **params}
+    refine = {"rounds": whole_number("rounds", s["rounds"], 0), "elites_ebm": whole_number("ebm_elites", s["ebm_elites"], 1),
+              "population": whole_number("group_population", s["group_population"], 2),
+              "generations": whole_number("group_generations", s["group_generations"], 0)}
     if s["weighting"] not in WEIGHTINGS:
         raise InputError(f"--param weighting={s['weighting']!r}: choose one of {', '.join(WEIGHTINGS)}")
     if s["init"] not in ("random", "balanced", "members"):
@@ -214,9 +223,16 @@ def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, prog
     ga = genetic_search(None, None, None, None, k, population=P, generations=int(s["generations"]),
                         elites=int(s["elites"]), tournament=int(s["tournament"]), patience=s["patience"],
                         init=init, seed=rng, progress=progress, desc="joint GA", fitness=fit)
-    best = np.sort(pool[ga.best])
+    local, refinement = ga.best, []
+    rounds = refine.pop("rounds")
+    if rounds:
+        from .refine import refine_rounds
+
+        local, refinement = refine_rounds(fit, R[:, pool], train.targets, ga, ga.best, k, rounds, rng, **refine,
+                                          elites=int(s["elites"]), tournament=int(s["tournament"]), progress=progress)
+    best = np.sort(pool[local])
     mask = np.zeros((1, pool.size), dtype=bool)
-    mask[0, ga.best] = True
+    mask[0, local] = True
     per = fit.member_rmse(mask)[0]
     info = {
         "settings": {**{key: s[key] for key in JOINT_DEFAULTS}, "own_weight": fit.own_weight},
@@ -224,6 +240,7 @@ def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, prog
         "filter": {"n_dropped": int(R.shape[1] - pool.size)},
         "ga": {"generations_run": ga.generations_run, "evaluations": ga.evaluations, "seconds": round(ga.seconds, 3),
                "history": ga.history_summary(every=max(1, ga.generations_run // 30))},
+        **({"refinement": refinement} if rounds else {}),
         "fitness_rmse": {**{n: round(float(v), 5) for n, v in zip(train.names, per[:-1])},
                          "mean": round(float(per[-1]), 5)},
         "reference_rmse": {**{n: round(float(v), 5) for n, v in zip(train.names, fit.ref[:-1])},

@@ -19,7 +19,8 @@ from ..data import split_models
 from ..metrics import summary
 from .data import Suite
 
-__all__ = ["run_pair", "figure_rows", "suite_split", "leave_out_models", "cross_prediction", "target_correlations", "weighting_study"]
+__all__ = ["run_pair", "figure_rows", "suite_split", "leave_out_models", "cross_prediction", "target_correlations", "weighting_study",
+           "search_curve"]
 
 
 def suite_split(suite: Suite, seed: int, test: float = 0.2, val: float = 0.1):
@@ -170,3 +171,33 @@ def weighting_study(suite: Suite, seed: int = 0, configs=("random", "relative:tr
         row["budget"] = " ".join(str(info["budget"][n]) for n in suite.names)
         rows.append(row)
     return pd.DataFrame(rows).set_index("config")
+
+
+def search_curve(suite: Suite, seed: int = 0, generations=(0, 25, 50, 100, 150, 300), k: int = 250,
+                 test: float = 0.2, val: float = 0.1, **params) -> pd.DataFrame:
+    """Does more search lower the held-out error? The joint EssenceBench's best candidate after each number of
+    ``generations`` (the same seed, so a shorter run is the start of a longer one), its fitness (the combined
+    relative error the GA minimises, unitless) and, with a ridge per member (penalty by CV) fitted on training +
+    validation models, its test RMSE (pp): ``avg`` (mean of the members') and ``mean`` (the suite mean's).
+    ``params``: other joint settings. One row per number of generations."""
+    from .._runtime import single_thread
+    from ..reconstruct import RidgeReconstructor
+    from .select import select_suite
+
+    sp = suite_split(suite, seed, test, val)
+    tr, va, te = (suite.subset(i) for i in sp)
+    R = suite.pooled().responses
+    fit = np.r_[sp.train, sp.val]
+    rows = []
+    for g in generations:
+        with single_thread():
+            idx, info = select_suite(tr, va, k, seed=seed, progress=False, generations=int(g), **params)
+            preds = [RidgeReconstructor().fit(R[fit][:, idx], suite.targets[fit, b]).predict(R[sp.test][:, idx])
+                     for b in range(len(suite.names))]
+        per = [float(np.sqrt(np.mean((p - te.targets[:, b]) ** 2))) for b, p in enumerate(preds)]
+        fr = info["fitness_rmse"]
+        rows.append({"generations": int(g), "fitness": float(-info["ga"]["history"]["best_fitness"][-1]),
+                     "train mean RMSE": fr["mean"], "avg": float(np.mean(per)),
+                     "mean": float(np.sqrt(np.mean((np.mean(preds, axis=0) - te.mean_target) ** 2))),
+                     "budget": " ".join(str(info["budget"][n]) for n in suite.names)})
+    return pd.DataFrame(rows).set_index("generations")
