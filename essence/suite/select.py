@@ -5,7 +5,8 @@
   :func:`essence.search.genetic.genetic_search` with :class:`~essence.suite.fitness.JointRidgeFitness`:
   every candidate is scored on every member at once, so the split of the budget between members comes
   out of the search. A per-member floor (``per_benchmark``) is kept by seeding the population with
-  candidates that meet it and penalising those that do not.
+  candidates that meet it and penalising those that do not. ``rounds`` > 0 adds EssenceBench's third stage, attribution-guided
+  refinement across the suite (:mod:`essence.suite.refine`; off by default, measured in README "Suites").
 * any other registered method (``random``, ``disco``, ``kmeans``, ...): the method runs on the pooled
   items (:meth:`Suite.pooled`) with the suite mean as its target; a floor is met by swapping in random
   items of the short members for random items of the others (seeded).
