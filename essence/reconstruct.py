@@ -65,6 +65,7 @@ RECONSTRUCTOR_KINDS: dict[str, str] = {
     "mean_ridge": "essence.reconstruct:MeanRidgeReconstructor",
     "latent": "essence.predictors:LatentReconstructor",
     "mlp": "essence.predictors:MLPReconstructor",
+    "kernel": "essence.kernel:KernelReconstructor",
     "average": "essence.predictors:AverageReconstructor",
     "columns": "essence.predictors:ColumnsReconstructor",
 }

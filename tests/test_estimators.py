@@ -42,6 +42,7 @@ def _makers(X, R, anchors):
         "mean_ridge": {"alphas": (1.0, 100.0)},
         "latent": {"items": anchors, "ranks": (1, 2, 3)},
         "mlp": {"hidden": 4},
+        "kernel": {"own": [0, 2], "own_weights": (0.0, 3.0), "scales": (1.0,)},
         "average": {"parts": [{"kind": "ridge", "params": {}}, {"kind": "mlp", "params": {"hidden": 3}}]},
         "columns": {"columns": [0, 2, 5], "part": {"kind": "ridge", "params": {}}},
     }

@@ -16,6 +16,7 @@ from essence.reconstruct import (RECONSTRUCTOR_KINDS, GAMReconstructor, LineReco
                                  RidgeGAMReconstructor, RidgeReconstructor, WeightedMeanReconstructor,
                                  fit_reconstructor, reconstructor_from_dict)
 from essence.predictors import LatentReconstructor, MLPReconstructor
+from essence.kernel import KernelReconstructor
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +52,7 @@ def _recs(k):
         AverageReconstructor([{"kind": "latent", "params": {"items": list(range(k)), "ranks": [1, 2]}},
                               {"kind": "mlp", "params": {"hidden": 3}}, {"kind": "ridge", "params": {}}]),
         ColumnsReconstructor([1, 4, 6, 9], {"kind": "mlp", "params": {"hidden": 3}}),
+        KernelReconstructor(own=[0, 3, 5]), KernelReconstructor(),
     ]
 
 

@@ -4,7 +4,7 @@ This file is copied, as it is, next to an exported harness task (``essence_NAME_
 that the harness run itself reports the estimated full score (see :mod:`essence.lmeval.hooks`). It
 must not import anything from essence. It re-implements ``predict`` of every reconstructor kind an
 artifact can hold (``gam``, ``ridge``, ``ridge_gam``, ``weighted_mean``, ``irt_gam``, ``gpirt``,
-``signature_knn``, ``line``, ``mean_ridge``, ``latent``, ``mlp``, ``average``, ``columns``) and the interval of
+``signature_knn``, ``line``, ``mean_ridge``, ``latent``, ``mlp``, ``kernel``, ``average``, ``columns``) and the interval of
 ``essence.intervals.IntervalModel`` from their ``to_dict()``
 numbers; ``tests/test_lmeval_estimate.py`` checks it against ``Compressed.estimate`` for every kind.
 
@@ -151,6 +151,21 @@ def _mlp(d, X):
     return float(d["y_mean"]) + float(d["y_sd"]) * (h @ f(d["W2"]) + float(d["b2"]))
 
 
+def _kernel(d, X):
+    """essence.kernel.KernelReconstructor: RBF kernel ridge over the stored training answers."""
+    f = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
+    k = int(d["k"])
+    if d.get("train_binary"):
+        T = np.array([[c == "1" for c in r] for r in d["train"]], dtype=np.float64).reshape(-1, k)
+    else:
+        T = f(d["train"]).reshape(-1, k)
+    s = np.ones(k)
+    s[[int(c) for c in d["params"]["own"]]] = 1.0 + float(d["own_weight"])
+    A, B = _filled(d, X) * np.sqrt(s), T * np.sqrt(s)
+    D = np.maximum((A * A).sum(axis=1)[:, None] + (B * B).sum(axis=1)[None, :] - 2.0 * (A @ B.T), 0.0)
+    return float(d["y_mean"]) + float(d["y_sd"]) * (np.exp(-float(d["gamma"]) * D) @ f(d["beta"]))
+
+
 _PREDICT = {
     "gam": lambda d, X: _table(d["table"], _subset_score(X, d["params"].get("weights"))),
     "ridge": _ridge_index,
@@ -164,6 +179,7 @@ _PREDICT = {
     "weighted_line": lambda d, X: float(d["intercept"]) + float(d["slope"]) * _subset_score(X, d["params"].get("weights")),
     "latent": _latent,
     "mlp": _mlp,
+    "kernel": _kernel,
 }
 _PREDICT["average"] = lambda d, X: np.mean([np.clip(_PREDICT[p["kind"]](p, X), 0.0, 100.0) for p in d["fitted"]],
                                              axis=0)  # essence.predictors.AverageReconstructor: its parts' mean

@@ -4,7 +4,8 @@
 :func:`compress_suite` splits the shared models once (stratified on the suite mean), chooses with
 :func:`~essence.suite.select.select_suite` on training + validation models, and for each member chooses a
 reconstructor by 5-fold CV over those models (by default among ridge, ridge + GAM, mean_ridge, the joint
-latent model, three MLPs (L2 penalty 1, 3 and 10) and two MLPs on the member's own chosen items, or the
+latent model, three MLPs (L2 penalty 1, 3 and 10), a kernel ridge on all chosen items whose distance may
+weight the member's own items (:func:`kernel_candidates`) and two MLPs on the member's own chosen items, or the
 average of up to three of them: :func:`fit_members`; any kind registered in
 :data:`essence.reconstruct.RECONSTRUCTOR_KINDS` can be named), with a conformal interval as
 :func:`essence.compressed.compress` does. The suite mean's estimate is the mean of the member estimates,
@@ -37,7 +38,7 @@ from .data import SEP, Suite
 from .select import select_suite
 
 __all__ = ["SuiteCompressed", "compress_suite", "SUITE_SCHEMA", "is_suite_artifact", "DEFAULT_RECONSTRUCTORS",
-           "own_candidates"]
+           "own_candidates", "kernel_candidates"]
 
 SUITE_SCHEMA = "essence.suite"
 #: how a suite artifact estimates the suite mean (:func:`fit_mean`); the first is the plain mean of the members
@@ -285,6 +286,22 @@ def own_candidates(idx, member_of, b: int, seed: int = 0) -> dict:
             "own_mlp2": lambda: ColumnsReconstructor(cols, {"kind": "mlp", "params": {"seed": int(seed) + 1}})}
 
 
+def kernel_candidates(idx, member_of, b: int | None, n_models: int) -> dict:
+    """``kernel``: RBF kernel ridge on all chosen items (:class:`essence.kernel.KernelReconstructor`) whose
+    distance may count member ``b``'s own chosen items more (the weight chosen by leave-one-out among 0, 3
+    and 9; ``b`` None: every item once), offered with at least :data:`essence.predictors.MIN_MODELS_MLP`
+    models like the MLPs. ``idx`` ``(k,)`` pooled positions, ``member_of`` ``(M,)`` member of each pooled item.
+    Measured on the five metabench pools (``benchmarks/suite.py --seeds 0 1 2``, README "Suites"): the best
+    single kind by CV on ARC, TruthfulQA and WinoGrande, and a partner in most members' averages."""
+    from ..kernel import KernelReconstructor
+    from ..predictors import MIN_MODELS_MLP
+
+    if n_models < MIN_MODELS_MLP:
+        return {}
+    own = [] if b is None else np.flatnonzero(np.asarray(member_of)[np.asarray(idx, dtype=np.intp)] == b).tolist()
+    return {"kernel": lambda: KernelReconstructor(own=own)}
+
+
 def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_train: int | None = None,
                 level: float = 0.9, seed: int = 0, stronger: bool = False, average: int = 1, own: bool = False):
     """Per member: the reconstructor chosen by 5-fold CV over ``suite_fit``'s models on the pooled items
@@ -315,7 +332,8 @@ def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_
     for b, name in enumerate(suite_fit.names):
         secs = {}
         if int(average) >= 2:
-            mine = {**cands, **(own_candidates(idx, suite_fit.member_of, b, seed) if own and stronger else {})}
+            mine = {**cands, **(kernel_candidates(idx, suite_fit.member_of, b, n) if stronger else {}),
+                    **(own_candidates(idx, suite_fit.member_of, b, seed) if own and stronger else {})}
             label, rec, scores, cv[:, b] = choose_average_by_cv(mine, X, Y[:, b], seed=seed, R=R,
                                                                 max_parts=int(average), seconds=secs)
         else:
@@ -355,6 +373,8 @@ def fit_mean(suite_fit: Suite, idx, cv, reconstructors=DEFAULT_RECONSTRUCTORS, s
     X = R[:, idx]
     y = suite_fit.mean_target
     cands = _all_items_candidates(idx, X.shape[0], reconstructors, stronger, average, seed)
+    if stronger and int(average) >= 2:
+        cands.update(kernel_candidates(idx, None, None, X.shape[0]))
     secs = {}
     label, rec, scores, oof = choose_average_by_cv(cands, X, y, seed=seed, R=R, max_parts=max(1, int(average)),
                                                    seconds=secs)

@@ -1,0 +1,83 @@
+"""The kernel ridge reconstructor: exact leave-one-out, the own-items weight, JSON, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from essence.errors import InputError
+from essence.kernel import KernelReconstructor, loo_kernel_ridge
+from essence.reconstruct import RidgeReconstructor, reconstructor_from_dict
+
+
+def _binary(n, k, seed):
+    return (np.random.default_rng(seed).random((n, k)) < 0.5).astype(float)
+
+
+def test_closed_form_leave_one_out_equals_refitting_without_each_model():
+    rng = np.random.default_rng(1)
+    X = rng.random((40, 6))
+    K = np.exp(-0.7 * ((X[:, None] - X[None]) ** 2).sum(-1))
+    z = rng.normal(size=40)
+    for a, got in zip((0.05, 1.0), loo_kernel_ridge(K, z, [0.05, 1.0])):
+        errs = []
+        for i in range(40):
+            keep = np.arange(40) != i
+            beta = np.linalg.solve(K[np.ix_(keep, keep)] + a * np.eye(39), z[keep])
+            errs.append(z[i] - K[i, keep] @ beta)
+        assert got == pytest.approx(np.mean(np.square(errs)), rel=1e-8)
+
+
+def test_learns_an_interaction_a_linear_reconstructor_cannot():
+    # full score depends on whether two items agree: no line through the answers fits it
+    X, Xt = _binary(300, 8, 0), _binary(200, 8, 1)
+    f = lambda A: 40 + 30 * (A[:, 0] == A[:, 1]) + 5 * A[:, 2:].mean(1)  # noqa: E731
+    noise = np.random.default_rng(2).normal(0, 1, 300)
+    ker = KernelReconstructor().fit(X, f(X) + noise)
+    lin = RidgeReconstructor().fit(X, f(X) + noise)
+    rmse = lambda r: float(np.sqrt(np.mean((r.predict(Xt) - f(Xt)) ** 2)))  # noqa: E731
+    assert rmse(ker) < 0.5 * rmse(lin)
+
+
+def test_own_weight_is_chosen_when_the_own_items_carry_the_score():
+    X = _binary(200, 60, 3)  # 4 items carry the score, 56 are noise
+    y = 100 * X[:, :4].mean(1) + np.random.default_rng(4).normal(0, 1, 200)
+    signal = KernelReconstructor(own=[0, 1, 2, 3]).fit(X, y)
+    noise = KernelReconstructor(own=[56, 57, 58, 59]).fit(X, y)
+    plain = KernelReconstructor().fit(X, y)
+    assert signal.w_ > 0 and noise.w_ == 0 and plain.w_ == 0
+    assert signal.loo_rmse_ < 0.6 * plain.loo_rmse_
+
+
+def test_round_trip_binary_and_fractional_answers_with_missing_cells():
+    X = _binary(60, 7, 5)
+    y = 100 * X.mean(1)
+    rec = KernelReconstructor(own=[1, 2]).fit(X, y)
+    d = json.loads(json.dumps(rec.to_dict()))
+    assert d["train_binary"] and isinstance(d["train"][0], str) and len(d["train"][0]) == 7
+    Xt = _binary(9, 7, 6)
+    Xt[0, 3] = np.nan
+    np.testing.assert_allclose(reconstructor_from_dict(d).predict(Xt), rec.predict(Xt), atol=1e-12)
+    Xf = X * 0.9
+    Xf[2, 1] = np.nan  # filled with the item's training mean, stored
+    rec = KernelReconstructor().fit(Xf, y)
+    d = json.loads(json.dumps(rec.to_dict()))
+    assert not d["train_binary"]
+    np.testing.assert_allclose(reconstructor_from_dict(d).predict(Xt), rec.predict(Xt), atol=1e-9)
+
+
+def test_bad_input_names_the_problem():
+    X = _binary(20, 5, 7)
+    y = X.sum(1)
+    with pytest.raises(InputError, match="own position 9 is beyond the 5 chosen items"):
+        KernelReconstructor(own=[9]).fit(X, y)
+    with pytest.raises(InputError, match="at least 3 training models"):
+        KernelReconstructor().fit(X[:2], y[:2])
+    with pytest.raises(InputError, match="alphas: must be a finite number > 0"):
+        KernelReconstructor(alphas=(0.0,)).fit(X, y)
+    d = KernelReconstructor().fit(X, y).to_dict()
+    d["train"][0] = "01x10"
+    with pytest.raises(InputError, match="string of 5 '0'/'1' characters"):
+        reconstructor_from_dict(d)
