@@ -27,6 +27,7 @@ compressing whole benchmarks. Runs are cached as JSON under ``build/suite/`` (de
     .venv/bin/python benchmarks/suite.py --seeds 0 --param init=members  # a joint GA setting (JOINT_DEFAULTS)
     .venv/bin/python benchmarks/suite.py --param own_weight=0            # the fitness without the own-items ridges
     .venv/bin/python benchmarks/suite.py --param suite_mean=cv           # the suite mean's own reconstructor, by CV
+    .venv/bin/python benchmarks/suite.py --outside        # would training on the models outside the suite help?
 
 The suite's reconstruction (``--average``, ``--plain``, ``--no-own``) and its settings are part of each run's cache key.
 """
@@ -93,6 +94,9 @@ def main(argv=None) -> int:
     ap.add_argument("--search-curve", action="store_true",
                     help="instead: the joint GA's best candidate after 0-300 generations, its fitness and its test "
                          "RMSE with a ridge per benchmark, per seed")
+    ap.add_argument("--outside", action="store_true",
+                    help="instead: a ridge on k-each random items of each benchmark fitted on the suite's training "
+                         "models against every model of the benchmark's pool except the test models, per seed")
     ap.add_argument("--cache", default="build/suite")
     ap.add_argument("--progress", action="store_true")
     args = ap.parse_args(argv)
@@ -118,6 +122,20 @@ def main(argv=None) -> int:
         print(f"Joint fitness settings, seed {args.seeds[0]}: test RMSE (pp), ridge on the chosen items; avg = mean of "
               f"the five; mean = the suite mean's RMSE; budget = items per benchmark")
         print(t.round(3).to_markdown())
+        print(f"note: {POOL_CAVEAT}")
+        return 0
+    if args.outside:
+        from essence.data import load
+        from essence.suite.study import outside_models
+
+        t = outside_models(suite, [load(n) for n in NAMES], seeds=args.seeds, k_each=args.k_each)
+        print(f"Models outside the suite: test RMSE (pp) of a ridge on {args.k_each} random items of each benchmark, "
+              f"fitted on the suite's training models (suite) or on every model of its pool but the test models "
+              f"(pool); n_* = training models; seeds {args.seeds}")
+        print(t.round(3).to_markdown(index=False))
+        g = t.groupby("benchmark", sort=False)[["suite", "pool"]].mean()
+        print("\nMean over seeds")
+        print(g.assign(change=g["pool"] / g["suite"] - 1).round(3).to_markdown())
         print(f"note: {POOL_CAVEAT}")
         return 0
     if args.search_curve:

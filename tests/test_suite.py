@@ -151,6 +151,40 @@ def test_compress_suite_reconstructs_every_member_from_all_chosen_items(art, sui
     np.testing.assert_allclose(est["mean"], np.mean([est[n] for n in art.names], axis=0))
 
 
+def test_restrict_to_logged_keeps_each_members_answered_items(suite):
+    from essence.suite.study import restrict_to_logged
+
+    one = [m.subset(models=[0], items=np.arange(0, m.n_items, 2)) for m in suite.members]
+    kept = restrict_to_logged(suite, one)
+    assert kept.n_models == suite.n_models and kept.names == suite.names
+    assert [m.items.tolist() for m in kept.members] == [o.items.tolist() for o in one]
+    with pytest.raises(InputError, match="one per member"):
+        restrict_to_logged(suite, one[:2])
+    other = suite.members[1].subset(models=[0])  # mmlu's items where arc's belong
+    with pytest.raises(InputError, match="no answer on any of arc"):
+        restrict_to_logged(suite, [other, *one[1:]])
+
+
+def test_new_model_check_compares_one_model_with_a_reference(art, suite):
+    from essence.suite.study import new_model_check
+
+    one = [m.subset(models=[3]) for m in suite.members]
+    est = art.estimate(one).iloc[0]
+    ref = {n: float(est[n]) + d for n, d in zip(art.names, (0.0, 50.0, -1.0))}
+    t = new_model_check(art, one, ref, chance={n: 25.0 for n in art.names})
+    assert list(t.index) == [*art.names, "mean"]
+    np.testing.assert_allclose(t.loc["arc", "difference"], 0.0, atol=1e-12)
+    np.testing.assert_allclose(t.loc["mmlu", "difference"], -50.0)
+    assert bool(t.loc["arc", "inside"]) and not bool(t.loc["mmlu", "inside"])
+    np.testing.assert_allclose(t.loc["mean", "reference"], np.mean([ref[n] for n in art.names]))
+    np.testing.assert_allclose(t.loc["mean", "estimate"], est["mean"])
+    assert (t.chance == 25.0).all()
+    with pytest.raises(InputError, match="no reference for winogrande"):
+        new_model_check(art, one, {n: 1.0 for n in art.names[:2]})
+    with pytest.raises(InputError, match="one model"):
+        new_model_check(art, [m.subset(models=[3, 4]) for m in suite.members], ref)
+
+
 def test_fit_members_average_scores_the_winner_on_its_own_folds(suite):
     from essence.predictors import AverageReconstructor
     from essence.suite.artifact import fit_members, suite_candidates
@@ -230,6 +264,22 @@ def test_cross_prediction_rows_and_gain(suite):
     np.testing.assert_allclose(t.gain, 1 - t["all"] / t["own"])
     c = target_correlations(suite)
     assert c.shape == (3, 3) and np.allclose(np.diag(c), 1.0)
+
+
+def test_outside_models_fits_on_the_pool_without_the_test_models(members, suite):
+    from essence.suite.study import outside_models, suite_split
+
+    t = outside_models(suite, members, seeds=(0,), k_each=6)
+    sp = suite_split(suite, 0, 0.2, 0.1)
+    assert list(t.benchmark) == suite.names
+    assert (t.n_suite == sp.train.size + sp.val.size).all()
+    assert (t.n_pool == [m.n_models - sp.test.size for m in members]).all() and (t.n_pool > t.n_suite).all()
+    assert (t[["suite", "pool"]] > 0).all().all()
+    np.testing.assert_allclose(t.change, t["pool"] / t["suite"] - 1)
+    with pytest.raises(InputError, match="pools for a suite"):
+        outside_models(suite, members[:2])
+    with pytest.raises(InputError, match="lacks items"):
+        outside_models(suite, [m.subset(items=np.arange(2)) for m in members], k_each=6)
 
 
 def test_models_held_out_of_everything_are_disjoint_and_pairs_score_the_same_models(suite, tmp_path):

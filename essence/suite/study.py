@@ -20,7 +20,7 @@ from ..metrics import summary
 from .data import Suite
 
 __all__ = ["run_pair", "figure_rows", "suite_split", "leave_out_models", "cross_prediction", "target_correlations", "weighting_study",
-           "search_curve"]
+           "search_curve", "outside_models", "restrict_to_logged", "new_model_check"]
 
 
 def suite_split(suite: Suite, seed: int, test: float = 0.2, val: float = 0.1):
@@ -129,6 +129,108 @@ def cross_prediction(suite: Suite, seeds=(0,), k_each: int = 50, test: float = 0
                     err[label] = float(np.sqrt(np.mean((pred - Y[te, b]) ** 2)))
                 rows.append({"seed": seed, "benchmark": name, **err, "gain": 1 - err["all"] / err["own"]})
     return pd.DataFrame(rows)
+
+
+def outside_models(suite: Suite, pools, seeds=(0,), k_each: int = 50, test: float = 0.2, val: float = 0.1) -> pd.DataFrame:
+    """Would the models *outside* the suite help? Each member's pool (``pools``: the members as loaded, before
+    the suite kept only the shared models) has models that some other member lacks. For ``k_each`` random
+    items of each member, a ridge (penalty by CV, :class:`essence.reconstruct.RidgeReconstructor`) is fitted
+    on the suite's training + validation models (``suite``) and on every model of the member's pool except the
+    suite's test models (``pool``); both are scored on the suite's test models of each seed's split.
+
+    Returns one row per seed x member: ``n_suite``, ``n_pool`` (training models), ``suite``, ``pool`` (RMSE,
+    pp) and ``change = pool / suite - 1``.
+    """
+    from .._runtime import single_thread
+    from ..errors import InputError
+    from ..reconstruct import RidgeReconstructor
+
+    pools = list(pools)
+    if len(pools) != len(suite.members):
+        raise InputError(f"outside_models: {len(pools)} pools for a suite of {len(suite.members)} members; "
+                         "pass each member's full data, in the suite's order")
+    rows = []
+    for seed in seeds:
+        sp = suite_split(suite, seed, test, val)
+        test_models = suite.models[sp.test]
+        fit_models = suite.models[np.r_[sp.train, sp.val]]
+        rng = np.random.default_rng([int(seed), 11])
+        with single_thread():
+            for b, (name, pool) in enumerate(zip(suite.names, pools)):
+                member = suite.members[b]
+                cols = np.sort(rng.choice(member.n_items, size=min(k_each, member.n_items), replace=False))
+                where = {i: j for j, i in enumerate(pool.items.tolist())}
+                missing = [i for i in member.items[cols].tolist() if i not in where]
+                if missing:
+                    raise InputError(f"outside_models: {name}'s pool lacks items {missing[:3]}; pass the data the "
+                                     "suite was made from")
+                pc = np.array([where[i] for i in member.items[cols].tolist()])
+                row = {m: j for j, m in enumerate(pool.models.tolist())}
+                te = np.array([row[m] for m in test_models.tolist()])
+                fits = {"suite": np.array([row[m] for m in fit_models.tolist()]),
+                        "pool": np.setdiff1d(np.arange(pool.n_models), te)}
+                err, n = {}, {}
+                for label, tr in fits.items():
+                    pred = RidgeReconstructor().fit(pool.responses[tr][:, pc], pool.target[tr]).predict(
+                        pool.responses[te][:, pc])
+                    err[label] = float(np.sqrt(np.mean((pred - pool.target[te]) ** 2)))
+                    n[f"n_{label}"] = int(tr.size)
+                rows.append({"seed": seed, "benchmark": name, **n, **err, "change": err["pool"] / err["suite"] - 1})
+    return pd.DataFrame(rows)
+
+
+def restrict_to_logged(suite: Suite, new) -> Suite:
+    """The suite with each member kept to the items a new model has answers for (``new``: one
+    :class:`essence.data.Responses` per member, in the suite's order, e.g. imported lm-evaluation-harness
+    logs that cover part of a pool), so that an artifact compressed on it chooses only items the model has.
+    InputError when the counts differ or a member keeps no item."""
+    from ..errors import InputError
+    from .data import make_suite
+
+    new = list(new)
+    if len(new) != len(suite.members):
+        raise InputError(f"restrict_to_logged: {len(new)} results for a suite of {len(suite.members)} members; "
+                         "give one per member, in the suite's order")
+    kept = []
+    for member, r in zip(suite.members, new):
+        have = set(r.items.tolist())
+        cols = np.array([i for i, c in enumerate(member.items.tolist()) if c in have], dtype=np.intp)
+        if not cols.size:
+            raise InputError(f"restrict_to_logged: the new model has no answer on any of {member.name}'s items; "
+                             "check that its results belong to that benchmark")
+        kept.append(member.subset(items=cols))
+    return make_suite(kept, suite.names)
+
+
+def new_model_check(art, new, reference: dict, chance: dict | None = None) -> pd.DataFrame:
+    """A suite artifact's estimate for one new model against a reference, per member and for the suite mean.
+
+    ``art`` a :class:`essence.suite.SuiteCompressed`; ``new`` one data per member (its answers on at least the
+    chosen items) for **one** model; ``reference`` member name -> the score the estimate is compared with (pp;
+    e.g. a reconstructor on every item the model answered, when its full score is unknown); the mean's
+    reference is the mean of the members'. ``chance``: optional member name -> chance level (pp).
+    Returns one row per member and ``mean``: ``estimate``, ``lower``, ``upper``, ``reference``,
+    ``difference`` (estimate - reference), ``inside`` (the reference within the interval), and ``chance``."""
+    from ..errors import InputError
+
+    est = art.estimate(new)
+    if len(est) != 1:
+        raise InputError(f"new_model_check: expected the results of one model, got {len(est)}")
+    missing = [n for n in art.names if n not in reference]
+    if missing:
+        raise InputError(f"new_model_check: no reference for {', '.join(missing)}")
+    ref = {n: float(reference[n]) for n in art.names}
+    ref["mean"] = float(np.mean([ref[n] for n in art.names]))
+    rows = []
+    for name in [*art.names, "mean"]:
+        e, lo, hi = (float(est[c].iloc[0]) for c in (name, f"{name}_lower", f"{name}_upper"))
+        row = {"benchmark": name, "estimate": e, "lower": lo, "upper": hi, "reference": ref[name],
+               "difference": e - ref[name], "inside": bool(lo <= ref[name] <= hi)}
+        if chance is not None:
+            row["chance"] = (float(np.mean([chance[n] for n in art.names])) if name == "mean"
+                             else float(chance[name]))
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("benchmark")
 
 
 def target_correlations(suite: Suite) -> pd.DataFrame:
