@@ -1,7 +1,7 @@
 """The ``essence`` command.
 
     essence data [--link]                                  list / link and verify the shipped datasets
-    essence compress DATA [DATA ...] --k K [--per-benchmark N] [--method M] [--seed S] [--out FILE] [--items-from FILE] [--param N=V]
+    essence compress DATA [DATA ...] --k K [--per-benchmark N] [--method M] [--seed S] [--out FILE] [--items-from FILE ...] [--param N=V]
                      [--force] [--quiet]
     essence estimate ARTIFACT RESPONSES [RESPONSES ...] [--out CSV] [--force] [--context|--no-context]
     essence evaluate ARTIFACT DATA [DATA ...] [--json]
@@ -84,7 +84,7 @@ def cmd_compress(args) -> int:
         raise UsageError("--per-benchmark: only for a suite (several DATA); drop it or name more benchmarks")
     args.data = args.data[0]
     from .compressed import compress
-    from .data import load
+    from .data import items_from, load
     from .methods import METHODS
 
     if args.method not in METHODS:
@@ -97,9 +97,12 @@ def cmd_compress(args) -> int:
         raise UsageError(f"--param {settings[0]}: not a parameter of method {args.method} but a setting of compress(), "
                          f"which the command line keeps at its default; set it in Python: "
                          f"essence.compressed.compress(data, k, {settings[0]}=...)")
+    if args.items_from and len(args.items_from) > 1:
+        raise UsageError(f"--items-from: given {len(args.items_from)} times for one benchmark; give it once (a suite "
+                         "takes it once per benchmark)")
     data = load(args.data)
     if args.items_from:
-        data = data.subset(items=_items_from(Path(args.items_from), data))
+        data = data.subset(items=items_from(Path(args.items_from[0]), data))
     art = compress(data, k=args.k, method=args.method, seed=args.seed, progress=not args.quiet, **params)
     art.save(out, overwrite=args.force)
     v, t = art.figures.get("validation", {}), art.figures.get("test", {})
@@ -117,34 +120,6 @@ def cmd_compress(args) -> int:
 
 #: compress() arguments that are not method parameters (the command line keeps their defaults)
 _COMPRESS_SETTINGS = {"data", "split", "test", "val", "level", "min_answered"}
-
-
-def _items_from(src: Path, data) -> list[bool]:
-    """Mask over ``data``'s items of the ids ``src`` holds (a responses file, or one id per line).
-
-    Refuses a missing file, an empty one, and ids that are not items of ``data`` (naming them)."""
-    from .data import load
-
-    if not src.is_file():
-        raise UsageError(f"--items-from {src}: " + ("is a folder" if src.is_dir() else "no such file")
-                         + "; give a responses file (.npz, .csv, .parquet) or a text file with one item id per line")
-    if src.suffix.lower() in (".npz", ".csv", ".parquet"):
-        ids = load(src, allow_empty_items=True).items.tolist()
-    else:
-        try:
-            ids = [ln.strip() for ln in src.read_text(encoding="utf-8").splitlines() if ln.strip()]
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"--items-from {src}: not a readable text file ({exc})") from None
-    if not ids:
-        raise UsageError(f"--items-from {src}: holds no item ids; give one item id per line")
-    known = set(data.items.tolist())
-    unknown = [i for i in dict.fromkeys(ids) if i not in known]
-    if unknown:
-        shown = ", ".join(map(repr, unknown[:5])) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
-        raise UsageError(f"--items-from {src}: {len(unknown)} id(s) are not items of {data.name}: {shown}; "
-                         f"remove them or check the ids against the dataset")
-    keep = set(ids)
-    return [i in keep for i in data.items.tolist()]
 
 
 def cmd_estimate(args) -> int:
@@ -228,9 +203,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--seed", type=cli_whole_number(0), default=0,
                    help="seed for the model split and the method (default 0)")
     c.add_argument("--out", help="artifact path (default: DATA-METHOD-kK-sS.json)")
-    c.add_argument("--items-from", metavar="FILE",
+    c.add_argument("--items-from", metavar="FILE", action="append",
                    help="compress only DATA's items that FILE holds (a responses file such as import-lmeval's "
-                        "output, or a text file with one item id per line)")
+                        "output, or a text file with one item id per line); for a suite, give it once per "
+                        "benchmark, in DATA's order")
     c.add_argument("--param", action="append", metavar="NAME=VALUE", help="a method parameter (repeatable)")
     c.add_argument("--per-benchmark", type=cli_whole_number(0), metavar="N",
                    help="suites only: at least N items of every benchmark (the rest of the split is searched)")

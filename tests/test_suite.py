@@ -251,6 +251,15 @@ def test_estimate_refuses_wrong_file_count_and_wrong_order(art, suite):
         art.estimate([suite.members[1], suite.members[0], suite.members[2]])
 
 
+def test_load_suite_keep_filters_each_members_items(members):
+    keep = [lambda m: np.arange(5), lambda m: np.arange(m.n_items) >= 20, lambda m: [0, 2]]
+    s = load_suite(members, keep=keep)
+    assert s.n_items == [5, 10, 2] and s.names == [m.name for m in members]
+    assert s.members[0].items.tolist() == members[0].items[:5].tolist()
+    with pytest.raises(InputError, match="2 item filters for 3 members"):
+        load_suite(members, keep=keep[:2])
+
+
 def test_load_suite_by_name_counts_dropped():
     s = load_suite(["mmlu", "winogrande"])
     assert s.names == ["mmlu", "winogrande"] and s.dropped["winogrande"] > 0

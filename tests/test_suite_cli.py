@@ -72,21 +72,49 @@ def test_estimate_each_benchmark_and_mean_with_intervals(suite_art, files, tmp_p
     np.testing.assert_allclose(df["mean"], (df["arc"] + df["mmlu"]) / 2, atol=1e-3)
 
 
+def test_compress_items_from_keeps_each_benchmarks_listed_items(files, tmp_path):
+    from essence.data import load
+
+    ids = []
+    for f, n in zip(files, (20, 15)):
+        p = tmp_path / f"{f.stem}-ids.txt"
+        p.write_text("\n".join(load(f).items[:n].tolist()) + "\n")
+        ids.append(p)
+    out = tmp_path / "part.json"
+    r = run("compress", *files, "--k", 12, "--method", "random", "--items-from", ids[0], "--items-from", ids[1],
+            "--out", out, "--quiet")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(out.read_text())
+    assert d["dataset"]["n_items"] == {"arc": 20, "mmlu": 15}
+    for f, p in zip(files, ids):
+        assert set(d["items"][f.stem]) <= set(p.read_text().split())
+
+
 @pytest.mark.parametrize("case, expect", [
     ("one_file", "one results file per benchmark"),
     ("swapped", "missing"),
     ("floor_single", "--per-benchmark: only for a suite"),
     ("floor_big", "--per-benchmark 7"),
     ("method", "does not run on a suite"),
+    ("items_from_once", "--items-from: give it once per benchmark of the suite"),
+    ("items_from_twice_single", "--items-from: given 2 times for one benchmark"),
+    ("items_from_unknown", "are not items of mmlu"),
 ])
 def test_bad_suite_arguments_exit_2_with_one_line(case, expect, suite_art, files, tmp_path):
     out = tmp_path / "x.json"
+    ids = tmp_path / "ids.txt"
+    ids.write_text("arc.1\narc.2\n")  # arc items, not mmlu's
     args = {
         "one_file": ("evaluate", suite_art, files[0]),
         "swapped": ("estimate", suite_art, files[1], files[0]),
         "floor_single": ("compress", files[0], "--k", 5, "--per-benchmark", 2, "--out", out),
         "floor_big": ("compress", *files, "--k", 12, "--per-benchmark", 7, "--method", "random", "--out", out),
         "method": ("compress", *files, "--k", 12, "--method", "nope", "--out", out),
+        "items_from_once": ("compress", *files, "--k", 12, "--method", "random", "--items-from", ids, "--out", out),
+        "items_from_twice_single": ("compress", files[0], "--k", 5, "--items-from", ids, "--items-from", ids,
+                                    "--out", out),
+        "items_from_unknown": ("compress", *files, "--k", 12, "--method", "random", "--items-from", files[0],
+                               "--items-from", ids, "--out", out),
     }[case]
     r = run(*args)
     assert r.returncode == 2, r.stdout + r.stderr

@@ -24,6 +24,7 @@ from .loading import (
     data_roots,
     describe,
     full_benchmark_size,
+    items_from,
     link_shared_data,
     load,
     resolve_dataset,
@@ -46,4 +47,5 @@ __all__ = [
     "link_shared_data",
     "describe",
     "full_benchmark_size",
+    "items_from",
 ]

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, UsageError
 from .responses import Responses
 from .validation import from_arrays
 
 __all__ = ["DATASETS", "METABENCH", "POOL_CAVEAT", "load", "resolve_dataset", "data_roots", "verify_checksum",
-           "sha256_file", "link_shared_data", "full_benchmark_size", "describe"]
+           "sha256_file", "link_shared_data", "full_benchmark_size", "describe", "items_from"]
 
 #: Shipped dataset names -> path relative to a data root (``$ESSENCE_DATA``, ``data/`` or ``../shared/data``).
 DATASETS: dict[str, str] = {
@@ -250,3 +250,33 @@ def describe(r: Responses) -> dict:
         "target max (pp)": float(np.max(r.target)),
         "pre-selected pool": r.name in METABENCH,
     }
+
+
+def items_from(src, data) -> list[bool]:
+    """Mask ``(n_items,)`` over ``data``'s items: True for the ids the file ``src`` holds (a responses file such
+    as ``essence import-lmeval``'s output, or a text file with one item id per line), as
+    ``essence compress --items-from`` uses it.
+
+    UsageError (naming ``--items-from``) for a missing file, an empty one, and ids that are not items of
+    ``data`` (naming them)."""
+    src = Path(src)
+    if not src.is_file():
+        raise UsageError(f"--items-from {src}: " + ("is a folder" if src.is_dir() else "no such file")
+                         + "; give a responses file (.npz, .csv, .parquet) or a text file with one item id per line")
+    if src.suffix.lower() in (".npz", ".csv", ".parquet"):
+        ids = load(src, allow_empty_items=True).items.tolist()
+    else:
+        try:
+            ids = [ln.strip() for ln in src.read_text(encoding="utf-8").splitlines() if ln.strip()]
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--items-from {src}: not a readable text file ({exc})") from None
+    if not ids:
+        raise UsageError(f"--items-from {src}: holds no item ids; give one item id per line")
+    known = set(data.items.tolist())
+    unknown = [i for i in dict.fromkeys(ids) if i not in known]
+    if unknown:
+        shown = ", ".join(map(repr, unknown[:5])) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        raise UsageError(f"--items-from {src}: {len(unknown)} id(s) are not items of {data.name}: {shown}; "
+                         f"remove them or check the ids against the dataset")
+    keep = set(ids)
+    return [i in keep for i in data.items.tolist()]

@@ -27,13 +27,19 @@ def compress_command(args) -> int:
     if method not in SUITE_METHODS:
         raise UsageError(f"--method {args.method}: does not run on a suite; choose one of: auto (= essence, the "
                          f"joint EssenceBench), {', '.join(SUITE_METHODS)}")
+    keep = None
     if args.items_from:
-        raise UsageError("--items-from: not available for a suite; compress the suite's files as they are")
+        if len(args.items_from) != len(args.data):
+            raise UsageError(f"--items-from: give it once per benchmark of the suite, in the same order as DATA "
+                             f"({len(args.data)} here), got {len(args.items_from)}")
+        from ..data import items_from
+
+        keep = [lambda m, src=Path(f): items_from(src, m) for f in args.items_from]
     stems = "+".join(Path(str(d)).stem for d in args.data)
     out = Path(args.out) if args.out else Path(f"{stems}-{method}-k{args.k}-s{args.seed}.json")
     check_output(out, overwrite=args.force, flag="--out")
     params = parse_params(args.param)
-    suite = load_suite(args.data)
+    suite = load_suite(args.data, keep=keep)
     art = compress_suite(suite, args.k, method=method, seed=args.seed, per_benchmark=args.per_benchmark or 0,
                          progress=not args.quiet, **params)
     art.save(out, overwrite=args.force)

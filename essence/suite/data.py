@@ -130,13 +130,27 @@ def make_suite(members, names=None) -> Suite:
     return Suite(tuple(m.subset(models=order) for m in members), dropped)
 
 
-def load_suite(sources, names=None) -> Suite:
-    """Load every source (a shipped name or a file, see :func:`essence.data.load`) and make a suite."""
+def member_names(sources, members) -> list[str]:
+    """The member names :func:`load_suite` gives: a file's stem, else the loaded data's name."""
+    return [m.name if isinstance(s, Responses) or not Path(str(s)).suffix else Path(str(s)).stem
+            for s, m in zip(sources, members)]
+
+
+def load_suite(sources, names=None, keep=None) -> Suite:
+    """Load every source (a shipped name or a file, see :func:`essence.data.load`) and make a suite.
+
+    ``keep``: optional, one function per source taking the loaded member and returning the items to keep
+    (anything :meth:`essence.data.Responses.subset` takes as ``items``), e.g. the items a new model was run on
+    (``essence compress A B --items-from FA --items-from FB``)."""
     from ..data import load
 
     sources = list(sources)
     members = [s if isinstance(s, Responses) else load(s) for s in sources]
     if names is None:
-        names = [m.name if isinstance(s, Responses) or not Path(str(s)).suffix else Path(str(s)).stem
-                 for s, m in zip(sources, members)]
+        names = member_names(sources, members)
+    if keep is not None:
+        keep = list(keep)
+        if len(keep) != len(members):
+            raise InputError(f"keep: {len(keep)} item filters for {len(members)} members; give one per member")
+        members = [m.subset(items=f(m)) for m, f in zip(members, keep)]
     return make_suite(members, names)
