@@ -525,3 +525,14 @@ def test_search_curve_extends_one_run_and_scores_test_models(suite):
     assert t.fitness.is_monotonic_decreasing
     assert t["avg"].gt(0).all() and t["mean"].gt(0).all()
     assert all(sum(map(int, b.split())) == 15 for b in t.budget)
+
+
+def test_fitness_on_training_and_validation_models_is_the_search_on_both(suite):
+    """``fitness_models="train+val"``: the filter and the GA see the validation models as training models."""
+    small = dict(population=8, generations=3, elites=2, tau_text=1.0, progress=False, seed=2)
+    tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
+    both, info = select_suite(tr, va, 12, fitness_models="train+val", **small)
+    same, _ = select_suite(suite.subset(np.arange(400)), va, 12, **small)
+    alone, _ = select_suite(tr, va, 12, **small)
+    assert info["settings"]["fitness_models"] == "train+val"
+    assert np.array_equal(both, same) and not np.array_equal(both, alone)

@@ -33,6 +33,9 @@ __all__ = ["select_suite", "SUITE_METHODS", "JOINT_DEFAULTS", "budget_split"]
 #: rewards items that fit the training models' noise; on seed 0 of ``benchmarks/suite.py`` alpha 10 cut the
 #: suite mean's held-out RMSE from 1.03 to 0.94 pp at the same per-benchmark error (README, "Suites").
 #: ``fitness_models="loo"`` (closed-form leave-one-out) was level with it at ~2x the search time.
+#: ``fitness_models="train+val"`` (the validation models join the filter's and the fitness's models) was not
+#: better: ``benchmarks/suite.py --seeds 0 1 2 3 4 --param fitness_models=train+val`` gave 0.882 x / 0.959 pp against
+#: the default's 0.867 x / 0.951 (README, "Suites").
 #: ``mean_weight``: the suite mean's term's weight in ``"relative+mean"``; ``init``: ``"random"`` (uniform
 #: over the filtered pool) or ``"balanced"`` (each member starts with k / members items); ``own_weight``: the
 #: share of the own-items ridges in the fitness (:class:`~essence.suite.fitness.JointRidgeFitness`; each member's
@@ -187,11 +190,16 @@ def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, prog
         raise InputError(f"--param init={s['init']!r}: choose random (uniform over the filtered pool, so each "
                          "member starts with a share in proportion to its pool), balanced (k / members each) or "
                          "members (the union of each member's own search at k / members)")
-    if s["fitness_models"] not in ("train", "val", "loo"):
+    if s["fitness_models"] not in ("train", "train+val", "val", "loo"):
         raise InputError(f"--param fitness_models={s['fitness_models']!r}: choose train (in-sample ridge, the "
-                         "default), loo (leave-one-out ridge on the training models) or val (validation models)")
+                         "default), train+val (in-sample on the training and validation models), loo (leave-one-out "
+                         "ridge on the training models) or val (validation models)")
     pooled_tr = train.pooled()
     R = pooled_tr.responses
+    Y = train.targets
+    if s["fitness_models"] == "train+val":  # the search's ridges fitted and scored on both parts
+        R = np.vstack([R, val.pooled().responses])
+        Y = np.vstack([Y, val.targets])
     emb = None
     if pooled_tr.texts is not None and float(s["tau_text"]) < 1.0:
         from ..features.text import embed_texts
@@ -206,7 +214,7 @@ def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, prog
         raise InputError(f"k={k} / per_benchmark={floor}: the redundancy filter left {pool.size} items "
                          f"({dict(zip(train.names, counts.tolist()))}); lower k or raise --param tau_rank / tau_text")
     fm_val = s["fitness_models"] == "val"
-    fit = JointRidgeFitness(R[:, pool], train.targets, member_of,
+    fit = JointRidgeFitness(R[:, pool], Y, member_of,
                             R_fit=val.pooled().responses[:, pool] if fm_val else None,
                             Y_fit=val.targets if fm_val else None, alpha=float(s["ridge_alpha"]),
                             weighting=s["weighting"], floor=floor, k_ref=k, seed=seed,
@@ -218,7 +226,7 @@ def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, prog
         share = min(max(floor, k // len(train.members)), int(counts.min()))
         init = _floor_masks(P, pool.size, k, member_of, share, rng)
     elif s["init"] == "members":
-        init = _member_unions(R[:, pool], train.targets, member_of, k, s, rng, progress, n_starts=min(10, P))
+        init = _member_unions(R[:, pool], Y, member_of, k, s, rng, progress, n_starts=min(10, P))
     else:
         init = _floor_masks(P, pool.size, k, member_of, floor, rng) if floor else None
     ga = genetic_search(None, None, None, None, k, population=P, generations=int(s["generations"]),
@@ -229,7 +237,7 @@ def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, prog
     if rounds:
         from .refine import refine_rounds
 
-        local, refinement = refine_rounds(fit, R[:, pool], train.targets, ga, ga.best, k, rounds, rng, **refine,
+        local, refinement = refine_rounds(fit, R[:, pool], Y, ga, ga.best, k, rounds, rng, **refine,
                                           elites=int(s["elites"]), tournament=int(s["tournament"]), progress=progress)
     best = np.sort(pool[local])
     mask = np.zeros((1, pool.size), dtype=bool)
