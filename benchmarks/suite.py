@@ -28,6 +28,7 @@ compressing whole benchmarks. Runs are cached as JSON under ``build/suite/`` (de
     .venv/bin/python benchmarks/suite.py --param own_weight=0            # the fitness without the own-items ridges
     .venv/bin/python benchmarks/suite.py --param suite_mean=cv           # the suite mean's own reconstructor, by CV
     .venv/bin/python benchmarks/suite.py --outside        # would training on the models outside the suite help?
+    .venv/bin/python benchmarks/suite.py --seeds 0 1 2 3 4 --kinds   # each reconstructor kind's CV figures and cost
 
 The suite's reconstruction (``--average``, ``--plain``, ``--no-own``) and its settings are part of each run's cache key.
 """
@@ -73,6 +74,48 @@ def tables(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return t1, t2
 
 
+def kinds_table(choices: list) -> pd.DataFrame:
+    """Rows: every single reconstructor kind a suite run weighed; columns: its CV RMSE (pp) per benchmark and
+    CV seconds (both means over runs), and how many of the benchmark x run choices it is part of. ``choices``:
+    one ``{benchmark: {"kind", "cv_rmse", "seconds"}}`` per run (a suite run's ``choice`` record)."""
+    rows = {}
+    n_choices = 0
+    for ch in choices:
+        for name, c in ch.items():
+            if name == "mean":
+                continue
+            n_choices += 1
+            parts = set(c["kind"].split("+"))
+            for kind, v in c["cv_rmse"].items():
+                if "+" in kind or not isinstance(v, float):
+                    continue
+                r = rows.setdefault(kind, {"cv": {}, "sec": [], "chosen": 0})
+                r["cv"].setdefault(name, []).append(v)
+                r["sec"].append(c.get("seconds", {}).get(kind, np.nan))
+                r["chosen"] += kind in parts
+    out = []
+    for kind, r in rows.items():
+        out.append({"kind": kind, **{n: round(float(np.mean(v)), 3) for n, v in r["cv"].items()},
+                    "CV s": round(float(np.nanmean(r["sec"])), 1), "chosen": f"{r['chosen']} of {n_choices}"})
+    return pd.DataFrame(out).set_index("kind")
+
+
+def error_shares(runs: list) -> tuple[pd.Series, float, float]:
+    """How the suite mean's squared error splits over the benchmarks: for each run (a suite run's record with
+    ``truth`` and ``estimate`` per benchmark), the covariance matrix ``C`` of the benchmarks' test errors; a
+    benchmark's share is its row sum of ``C`` over the sum of ``C`` (the shares add to 1). Returns the shares
+    (mean over runs), and the smallest and largest correlation between two benchmarks' errors over all runs."""
+    shares, corrs = [], []
+    for rec in runs:
+        names = [n for n in rec["estimate"] if n != "mean"]
+        E = np.array([np.asarray(rec["estimate"][n]) - np.asarray(rec["truth"][n]) for n in names])
+        C = np.cov(E)
+        shares.append(pd.Series(C.sum(axis=1) / C.sum(), index=names))
+        R = np.corrcoef(E)
+        corrs.extend(R[np.triu_indices(len(names), 1)].tolist())
+    return pd.concat(shares, axis=1).mean(axis=1), float(min(corrs)), float(max(corrs))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
@@ -97,6 +140,9 @@ def main(argv=None) -> int:
     ap.add_argument("--outside", action="store_true",
                     help="instead: a ridge on k-each random items of each benchmark fitted on the suite's training "
                          "models against every model of the benchmark's pool except the test models, per seed")
+    ap.add_argument("--kinds", action="store_true",
+                    help="also: each reconstructor kind's 5-fold CV RMSE and CV seconds per benchmark, and how often "
+                         "it is part of the chosen reconstructor (from the suite runs of --seeds)")
     ap.add_argument("--cache", default="build/suite")
     ap.add_argument("--progress", action="store_true")
     args = ap.parse_args(argv)
@@ -150,7 +196,7 @@ def main(argv=None) -> int:
             print(t.round(3).to_markdown())
         print(f"note: {POOL_CAVEAT}")
         return 0
-    frames, budgets = [], []
+    frames, budgets, choices, suite_runs = [], [], [], []
     for seed in args.seeds:
         if args.holdout:
             kept, out = leave_out_models(suite, 0.2, seed)
@@ -160,11 +206,22 @@ def main(argv=None) -> int:
             res = run_pair(suite, seed=seed, k=args.k, k_each=args.k_each, method=args.method,
                            cache=Path(args.cache), progress=args.progress, **params)
         frames.append(figure_rows(res, seed))
+        choices.append(res["suite"].get("choice", {}))
+        suite_runs.append(res["suite"])
         budgets.append({"seed": seed, **res["suite"]["budget"]})
         print(f"seed {seed}: {len(res['suite']['models'])} evaluation models; suite budget "
               + ", ".join(f"{n} {c}" for n, c in res["suite"]["budget"].items()), flush=True)
     df = pd.concat(frames, ignore_index=True)
+    if args.kinds:
+        print("\nEach kind on the suite's chosen items (train + validation models; mean over seeds): 5-fold CV RMSE "
+              "(pp) per benchmark, CV seconds per benchmark (one thread), and in how many of the benchmark x seed "
+              "choices it is a part of the chosen reconstructor")
+        print(kinds_table(choices).to_markdown())
     t1, t2 = tables(df)
+    shares, lo, hi = error_shares(suite_runs)
+    print("\nThe suite mean's squared error by benchmark (share of the covariance of the suite's test errors, mean "
+          "over seeds): " + ", ".join(f"{n} {v:.2f}" for n, v in shares.items())
+          + f"; correlation between two benchmarks' errors {lo:.2f} to {hi:.2f}")
     where = "models held out of everything" if args.holdout else "held-out test models (20%)"
     print(f"\nPer benchmark: RMSE (pp) on {where}, mean ± sd over seeds {args.seeds}; "
           f"suite = {args.method} k={args.k} across the five, separate = five default artifacts at k={args.k_each}")

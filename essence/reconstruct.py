@@ -66,6 +66,7 @@ RECONSTRUCTOR_KINDS: dict[str, str] = {
     "latent": "essence.predictors:LatentReconstructor",
     "mlp": "essence.predictors:MLPReconstructor",
     "kernel": "essence.kernel:KernelReconstructor",
+    "boost": "essence.boost:BoostReconstructor",
     "average": "essence.predictors:AverageReconstructor",
     "columns": "essence.predictors:ColumnsReconstructor",
 }

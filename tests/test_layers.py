@@ -30,7 +30,7 @@ LAYERS: list[list[str]] = [
     ["essence.__init__"],  # the package itself (``from . import __version__``)
     ["essence.features", "essence.synthetic"],  # synthetic: generated data for cost curves (builds Responses)
     ["essence.reconstruct", "essence.intervals", "essence.irt", "essence.search", "essence.anchors"],
-    ["essence.predictors", "essence.kernel"],  # the stronger reconstructors (latent factors, MLP; kernel ridge)
+    ["essence.predictors", "essence.kernel", "essence.boost"],  # the stronger reconstructors (latent factors, MLP; kernel ridge; boosted trees)
     ["essence.methods.base"],
     ["essence.methods.__init__"],  # the registry: names -> "module:Class" strings, and the method table
     ["essence.methods.*"],  # cards and one module per method

@@ -17,6 +17,7 @@ from essence.reconstruct import (RECONSTRUCTOR_KINDS, GAMReconstructor, LineReco
                                  fit_reconstructor, reconstructor_from_dict)
 from essence.predictors import LatentReconstructor, MLPReconstructor
 from essence.kernel import KernelReconstructor
+from essence.boost import BoostReconstructor
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +54,7 @@ def _recs(k):
                               {"kind": "mlp", "params": {"hidden": 3}}, {"kind": "ridge", "params": {}}]),
         ColumnsReconstructor([1, 4, 6, 9], {"kind": "mlp", "params": {"hidden": 3}}),
         KernelReconstructor(own=[0, 3, 5]), KernelReconstructor(),
+        BoostReconstructor(trees=40, min_leaf=5), BoostReconstructor(blocks=[[0, 1, 2], [3, 4, 5, 6]], trees=30),
     ]
 
 

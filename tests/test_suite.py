@@ -217,8 +217,10 @@ def test_suite_artifact_with_an_average_member_round_trips(art, suite, tmp_path)
     art.reconstructors = dict(art.reconstructors)
     cols = [list(suite.pooled().items).index(c) for c in art.columns()]
     X, y = suite.pooled().responses[:, cols], suite.targets[:, 0]
+    blocks = [np.flatnonzero(suite.member_of[cols] == b).tolist() for b in range(len(art.names))]
     art.reconstructors[art.names[0]] = AverageReconstructor(
-        [{"kind": "ridge", "params": {}}, {"kind": "mlp", "params": {"hidden": 3, "alpha": 3.0}}]).fit(X, y)
+        [{"kind": "ridge", "params": {}}, {"kind": "mlp", "params": {"hidden": 3, "alpha": 3.0}},
+         {"kind": "boost", "params": {"trees": 20, "blocks": [b for b in blocks if b]}}]).fit(X, y)
     back = SuiteCompressed.load(art.save(tmp_path / "avg.json"))
     a, b = art._predict(X), back._predict(X)
     for n in [*art.names, "mean"]:
@@ -334,6 +336,19 @@ def test_own_candidate_reads_only_the_members_own_chosen_items(suite):
     assert all({"own_mlp", "own_mlp2"} <= set(choice[n]["cv_rmse"]) for n in suite.names)
     _, _, _, plain, _ = fit_members(few, idx, ("ridge",), n_train=70, average=2, own=True)  # not without stronger
     assert not any("own_mlp" in plain[n]["cv_rmse"] for n in suite.names)
+
+
+def test_boost_candidate_has_one_block_per_member_with_chosen_items(suite):
+    from essence.suite.artifact import boost_candidates
+
+    idx = np.arange(0, suite.pooled().n_items, 5)
+    owner = suite.member_of[idx]
+    rec = boost_candidates(idx, suite.member_of, 400)["boost"]()
+    assert rec.kind == "boost"
+    assert rec.blocks == [np.flatnonzero(owner == b).tolist() for b in range(len(suite.names))]
+    assert boost_candidates(idx, suite.member_of, 299) == {}  # under MIN_MODELS_MLP, as the MLPs
+    part = boost_candidates(idx[owner != 1], suite.member_of, 400)["boost"]()  # no item of member 1 chosen
+    assert len(part.blocks) == len(suite.names) - 1 and all(len(b) for b in part.blocks)
 
 
 def test_balanced_init_starts_every_member_with_an_equal_share(suite, monkeypatch):

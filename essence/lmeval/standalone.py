@@ -4,9 +4,9 @@ This file is copied, as it is, next to an exported harness task (``essence_NAME_
 that the harness run itself reports the estimated full score (see :mod:`essence.lmeval.hooks`). It
 must not import anything from essence. It re-implements ``predict`` of every reconstructor kind an
 artifact can hold (``gam``, ``ridge``, ``ridge_gam``, ``weighted_mean``, ``irt_gam``, ``gpirt``,
-``signature_knn``, ``line``, ``mean_ridge``, ``latent``, ``mlp``, ``kernel``, ``average``, ``columns``) and the interval of
-``essence.intervals.IntervalModel`` from their ``to_dict()``
-numbers; ``tests/test_lmeval_estimate.py`` checks it against ``Compressed.estimate`` for every kind.
+``signature_knn``, ``line``, ``mean_ridge``, ``latent``, ``mlp``, ``kernel``, ``boost``, ``average``,
+``columns``) and the interval of ``essence.intervals.IntervalModel`` from their ``to_dict()`` numbers;
+``tests/test_lmeval_estimate.py`` checks it against ``Compressed.estimate`` for every kind.
 
 ``estimate(spec, scores)``: ``spec`` is ``{"items": [k ids], "reconstructor": {...}, "interval": {...}}``
 (what ``export-lmeval`` writes under ``"estimator"`` in ``NAME.items.json``); ``scores`` maps item id
@@ -166,6 +166,30 @@ def _kernel(d, X):
     return float(d["y_mean"]) + float(d["y_sd"]) * (np.exp(-float(d["gamma"]) * D) @ f(d["beta"]))
 
 
+def _boost(d, X):
+    """essence.boost.BoostReconstructor: the stored trees walked on [block means, answers]."""
+    k = int(d["k"])
+    blocks = [[int(c) for c in b] for b in d["params"]["blocks"]] or [list(range(k))]
+    obs = ~np.isnan(X)
+    means = []
+    for cols in blocks:
+        cnt = obs[:, cols].sum(axis=1)
+        tot = np.where(obs[:, cols], X[:, cols], 0.0).sum(axis=1)
+        means.append(np.where(cnt > 0, tot / np.maximum(cnt, 1), np.nan))
+    F = np.column_stack(means + [X])
+    feat, val = np.asarray(d["feature"], dtype=np.intp), np.asarray(d["value"], dtype=np.float64)
+    left, right = np.asarray(d["left"], dtype=np.intp), np.asarray(d["right"], dtype=np.intp)
+    miss = np.array([c == "1" for c in d["missing_left"]], dtype=bool)
+    node = np.tile(np.asarray(d["roots"], dtype=np.intp), (F.shape[0], 1))
+    rows = np.arange(F.shape[0])[:, None]
+    while (feat[node] >= 0).any():
+        f = feat[node]
+        x = F[rows, np.maximum(f, 0)]
+        go_left = np.where(np.isnan(x), miss[node], x <= val[node])
+        node = np.where(f >= 0, np.where(go_left, left[node], right[node]), node)
+    return float(d["baseline"]) + val[node].sum(axis=1)
+
+
 _PREDICT = {
     "gam": lambda d, X: _table(d["table"], _subset_score(X, d["params"].get("weights"))),
     "ridge": _ridge_index,
@@ -180,6 +204,7 @@ _PREDICT = {
     "latent": _latent,
     "mlp": _mlp,
     "kernel": _kernel,
+    "boost": _boost,
 }
 _PREDICT["average"] = lambda d, X: np.mean([np.clip(_PREDICT[p["kind"]](p, X), 0.0, 100.0) for p in d["fitted"]],
                                              axis=0)  # essence.predictors.AverageReconstructor: its parts' mean

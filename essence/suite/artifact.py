@@ -5,7 +5,8 @@
 :func:`~essence.suite.select.select_suite` on training + validation models, and for each member chooses a
 reconstructor by 5-fold CV over those models (by default among ridge, ridge + GAM, mean_ridge, the joint
 latent model, three MLPs (L2 penalty 1, 3 and 10), a kernel ridge on all chosen items whose distance may
-weight the member's own items (:func:`kernel_candidates`) and two MLPs on the member's own chosen items, or the
+weight the member's own items (:func:`kernel_candidates`), gradient-boosted trees on all chosen items and each
+member's sub-score (:func:`boost_candidates`) and two MLPs on the member's own chosen items, or the
 average of up to three of them: :func:`fit_members`; any kind registered in
 :data:`essence.reconstruct.RECONSTRUCTOR_KINDS` can be named), with a conformal interval as
 :func:`essence.compressed.compress` does. The suite mean's estimate is the mean of the member estimates,
@@ -38,7 +39,7 @@ from .data import SEP, Suite
 from .select import select_suite
 
 __all__ = ["SuiteCompressed", "compress_suite", "SUITE_SCHEMA", "is_suite_artifact", "DEFAULT_RECONSTRUCTORS",
-           "own_candidates", "kernel_candidates"]
+           "own_candidates", "kernel_candidates", "boost_candidates"]
 
 SUITE_SCHEMA = "essence.suite"
 #: how a suite artifact estimates the suite mean (:func:`fit_mean`); the first is the plain mean of the members
@@ -302,6 +303,25 @@ def kernel_candidates(idx, member_of, b: int | None, n_models: int) -> dict:
     return {"kernel": lambda: KernelReconstructor(own=own)}
 
 
+def boost_candidates(idx, member_of, n_models: int) -> dict:
+    """``boost``: gradient-boosted trees on all chosen items plus each member's sub-score (the mean answer over
+    the items chosen from it: :class:`essence.boost.BoostReconstructor` with one block per member that has
+    chosen items), offered with at least :data:`essence.predictors.MIN_MODELS_MLP` models like the MLPs.
+    ``idx`` ``(k,)`` pooled positions, ``member_of`` ``(M,)`` member of each pooled item. Measured on the
+    five metabench pools (``benchmarks/suite.py --seeds 0 1 2 3 4 --kinds``, README "Suites"): part of 24 of
+    the 25 members' CV-chosen averages; both of issue 16's figures fell on every seed (five seeds: 0.867 ->
+    0.849 x the separate artifacts, 0.951 -> 0.932 pp for the suite mean). On the suite mean itself it is
+    poor (CV 1.01 pp against 0.77 for the mean of the members, seed 0): trees sum sub-scores badly."""
+    from ..boost import BoostReconstructor
+    from ..predictors import MIN_MODELS_MLP
+
+    if n_models < MIN_MODELS_MLP:
+        return {}
+    owner = np.asarray(member_of)[np.asarray(idx, dtype=np.intp)]
+    blocks = [np.flatnonzero(owner == b).tolist() for b in np.unique(owner)]
+    return {"boost": lambda: BoostReconstructor(blocks=blocks)}
+
+
 def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_train: int | None = None,
                 level: float = 0.9, seed: int = 0, stronger: bool = False, average: int = 1, own: bool = False):
     """Per member: the reconstructor chosen by 5-fold CV over ``suite_fit``'s models on the pooled items
@@ -312,9 +332,10 @@ def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_
     ``stronger=True, average=3`` (README, "Suites"). ``n_train``: the first ``n_train`` models are
     training models, the rest validation (for the interval's calibration; None: all cross-fitted).
     ``average`` >= 2: :func:`essence.predictors.choose_average_by_cv` instead, which may also choose the
-    unweighted average of up to ``average`` candidates (and the stronger kinds of :func:`suite_candidates`
-    join when ``stronger``); the winner's out-of-fold predictions set the intervals. ``own`` (with
-    ``stronger`` and ``average`` >= 2): each member's candidates also hold :func:`own_candidates`.
+    unweighted average of up to ``average`` candidates (and the stronger kinds of :func:`suite_candidates`,
+    :func:`kernel_candidates` and :func:`boost_candidates` join when ``stronger``); the winner's out-of-fold
+    predictions set the intervals. ``own`` (with ``stronger`` and ``average`` >= 2): each member's candidates
+    also hold :func:`own_candidates`.
     Returns ``(recs, intervals, mean_interval, choice, cv_pred (n, B))``."""
     unknown = [r for r in reconstructors if r not in RECONSTRUCTOR_KINDS]
     if unknown or not reconstructors:
@@ -333,6 +354,7 @@ def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_
         secs = {}
         if int(average) >= 2:
             mine = {**cands, **(kernel_candidates(idx, suite_fit.member_of, b, n) if stronger else {}),
+                    **(boost_candidates(idx, suite_fit.member_of, n) if stronger else {}),
                     **(own_candidates(idx, suite_fit.member_of, b, seed) if own and stronger else {})}
             label, rec, scores, cv[:, b] = choose_average_by_cv(mine, X, Y[:, b], seed=seed, R=R,
                                                                 max_parts=int(average), seconds=secs)
@@ -375,6 +397,7 @@ def fit_mean(suite_fit: Suite, idx, cv, reconstructors=DEFAULT_RECONSTRUCTORS, s
     cands = _all_items_candidates(idx, X.shape[0], reconstructors, stronger, average, seed)
     if stronger and int(average) >= 2:
         cands.update(kernel_candidates(idx, None, None, X.shape[0]))
+        cands.update(boost_candidates(idx, suite_fit.member_of, X.shape[0]))
     secs = {}
     label, rec, scores, oof = choose_average_by_cv(cands, X, y, seed=seed, R=R, max_parts=max(1, int(average)),
                                                    seconds=secs)
@@ -405,7 +428,8 @@ def compress_suite(suite: Suite, k: int, method: str = "essence", seed: int = 0,
     selection and the reconstructors see training and validation models only; ``figures["test"]`` is
     computed once on the test models. ``params`` go to the method (see :func:`select_suite`).
     ``stronger``, ``average``: how each member's reconstructor is chosen (:func:`fit_members`); by default
-    among ``reconstructors``, the joint latent model and three MLPs, or the average of up to three of them;
+    among ``reconstructors``, the joint latent model, three MLPs, the kernel ridge and boosted trees, or the
+    average of up to three of them;
     ``own`` (with ``stronger``): each member's candidates also hold an MLP on its own chosen items
     (:func:`own_candidates`). ``suite_mean``: ``"members"`` (the suite mean is the mean of the member
     estimates) or ``"cv"`` (:func:`fit_mean` may give it its own reconstructor).

@@ -35,7 +35,7 @@ __all__ = ["select_suite", "SUITE_METHODS", "JOINT_DEFAULTS", "budget_split"]
 #: ``fitness_models="loo"`` (closed-form leave-one-out) was level with it at ~2x the search time.
 #: ``fitness_models="train+val"`` (the validation models join the filter's and the fitness's models) was not
 #: better: ``benchmarks/suite.py --seeds 0 1 2 3 4 --param fitness_models=train+val`` gave 0.882 x / 0.959 pp against
-#: the default's 0.867 x / 0.951 (README, "Suites").
+#: the default's 0.867 x / 0.951, both with the reconstructors before ``boost`` (README, "Suites").
 #: ``mean_weight``: the suite mean's term's weight in ``"relative+mean"``; ``init``: ``"random"`` (uniform
 #: over the filtered pool) or ``"balanced"`` (each member starts with k / members items); ``own_weight``: the
 #: share of the own-items ridges in the fitness (:class:`~essence.suite.fitness.JointRidgeFitness`; each member's

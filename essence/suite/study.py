@@ -45,7 +45,7 @@ def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method
     out = {}
     for approach in approaches:
         key = (f"{tag}{approach}-{'+'.join(suite.names)}-n{suite.n_models}-s{seed}-t{test}-v{val}-"
-               + (f"{method}-k{k}-r{int(stronger)}{int(average)}{'o2' if own and stronger else ''}{'k' if stronger and average >= 2 else ''}-" + "-".join(f"{a}={b}" for a, b in sorted(params.items()))
+               + (f"{method}-k{k}-r{int(stronger)}{int(average)}{'o2' if own and stronger else ''}{'kb' if stronger and average >= 2 else ''}-" + "-".join(f"{a}={b}" for a, b in sorted(params.items()))
                   if approach == "suite" else f"{separate_method}-k{k_each}"))
         path = Path(cache) / f"{key}.json" if cache else None
         if path is not None and path.exists():
