@@ -11,7 +11,8 @@ the CV choice) and scored on the test models, on two item sets:
   pick EssenceBench (too few models); its items are still the ones used, so the row is "EssenceBench's items".
 
 Kinds: ``line``, ``mean_ridge`` (the few-model pair every method gets), ``gam``, ``ridge``, ``ridge_gam``
-(EssenceBench's own candidates), ``latent`` and ``mlp`` (essence.predictors). Two more rows are the CV
+(EssenceBench's own candidates), ``latent`` and ``mlp`` (essence.predictors), and ``boost`` (essence.boost,
+boosted trees on the subset score and the items: offered to suite members only, measured here alone). Two more rows are the CV
 choice as ``Selector.fit`` makes it (5-fold CV over the non-test models, then the choice refitted on all):
 ``cv_old`` among the first five, ``cv_new`` with ``latent`` and ``mlp`` added where
 :func:`essence.predictors.pool_candidates` offers them (enough models). Figures: test RMSE and MAE (pp),
@@ -41,6 +42,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from essence._runtime import single_thread  # noqa: E402
+from essence.boost import BoostReconstructor  # noqa: E402
 from essence.data import METABENCH, load, split_models  # noqa: E402
 from essence.metrics import kendall, mae, rmse  # noqa: E402
 from essence.predictors import LatentReconstructor, MLPReconstructor, pool_candidates  # noqa: E402
@@ -56,7 +58,8 @@ def makers(idx, seed: int) -> dict:
     idx = [int(i) for i in idx]
     return {"line": LineReconstructor, "mean_ridge": MeanRidgeReconstructor, "gam": GAMReconstructor,
             "ridge": RidgeReconstructor, "ridge_gam": RidgeGAMReconstructor,
-            "latent": lambda: LatentReconstructor(idx, seed=seed), "mlp": lambda: MLPReconstructor(seed=seed)}
+            "latent": lambda: LatentReconstructor(idx, seed=seed), "mlp": lambda: MLPReconstructor(seed=seed),
+            "boost": lambda: BoostReconstructor(seed=seed)}
 
 
 def default_items(data, name, k, seed, items_from: Path | None) -> np.ndarray:
