@@ -196,7 +196,7 @@ def main(argv=None) -> int:
             print(t.round(3).to_markdown())
         print(f"note: {POOL_CAVEAT}")
         return 0
-    frames, budgets, choices, suite_runs = [], [], [], []
+    frames, budgets, suite_runs = [], [], []
     for seed in args.seeds:
         if args.holdout:
             kept, out = leave_out_models(suite, 0.2, seed)
@@ -206,7 +206,6 @@ def main(argv=None) -> int:
             res = run_pair(suite, seed=seed, k=args.k, k_each=args.k_each, method=args.method,
                            cache=Path(args.cache), progress=args.progress, **params)
         frames.append(figure_rows(res, seed))
-        choices.append(res["suite"].get("choice", {}))
         suite_runs.append(res["suite"])
         budgets.append({"seed": seed, **res["suite"]["budget"]})
         print(f"seed {seed}: {len(res['suite']['models'])} evaluation models; suite budget "
@@ -216,7 +215,7 @@ def main(argv=None) -> int:
         print("\nEach kind on the suite's chosen items (train + validation models; mean over seeds): 5-fold CV RMSE "
               "(pp) per benchmark, CV seconds per benchmark (one thread), and in how many of the benchmark x seed "
               "choices it is a part of the chosen reconstructor")
-        print(kinds_table(choices).to_markdown())
+        print(kinds_table([r.get("choice", {}) for r in suite_runs]).to_markdown())
     t1, t2 = tables(df)
     shares, lo, hi = error_shares(suite_runs)
     print("\nThe suite mean's squared error by benchmark (share of the covariance of the suite's test errors, mean "

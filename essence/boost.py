@@ -123,23 +123,21 @@ class BoostReconstructor(Reconstructor):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             gb.fit(F, y)
-        feature, value, left, right, missing, roots = [], [], [], [], [], []
+        parts, off = [], 0
         for (tree,) in gb._predictors:  # one tree per round (a single output)
             nodes = tree.nodes
-            off = len(feature)
-            roots.append(off)
             leaf = nodes["is_leaf"].astype(bool)
-            feature.extend(np.where(leaf, -1, nodes["feature_idx"]).astype(int).tolist())
             # a split that sends every answered model one way has an infinite threshold: a finite stand-in
             thr = np.clip(nodes["num_threshold"], -1e9, 1e9)
-            value.extend(np.where(leaf, nodes["value"], thr).tolist())
-            left.extend(np.where(leaf, -1, nodes["left"].astype(np.int64) + off).tolist())
-            right.extend(np.where(leaf, -1, nodes["right"].astype(np.int64) + off).tolist())
-            missing.extend(nodes["missing_go_to_left"].astype(int).tolist())
+            parts.append((off, np.where(leaf, -1, nodes["feature_idx"]), np.where(leaf, nodes["value"], thr),
+                          np.where(leaf, -1, nodes["left"].astype(np.int64) + off),
+                          np.where(leaf, -1, nodes["right"].astype(np.int64) + off), nodes["missing_go_to_left"]))
+            off += len(nodes)
+        roots, feature, value, left, right, missing = zip(*parts)
         self.k_, self.n_features_ = X.shape[1], F.shape[1]
         self.baseline_ = float(np.round(np.ravel(gb._baseline_prediction)[0], _DIGITS))
-        self._store(np.asarray(feature), np.round(np.asarray(value, dtype=np.float64), _DIGITS),
-                    np.asarray(left), np.asarray(right), np.asarray(missing), np.asarray(roots))
+        self._store(np.concatenate(feature), np.round(np.concatenate(value).astype(np.float64), _DIGITS),
+                    np.concatenate(left), np.concatenate(right), np.concatenate(missing), np.asarray(roots))
         return self
 
     def _store(self, feature, value, left, right, missing, roots):

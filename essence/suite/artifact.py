@@ -349,12 +349,13 @@ def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_
     pool = {"R": R} if "R" in inspect.signature(choose_by_cv).parameters else {}
     n = X.shape[0]
     nt = n if n_train is None else int(n_train)
+    boost = boost_candidates(idx, suite_fit.member_of, n) if stronger else {}  # the same for every member
     recs, ivs, choice, cv = {}, {}, {}, np.empty_like(Y)
     for b, name in enumerate(suite_fit.names):
         secs = {}
         if int(average) >= 2:
             mine = {**cands, **(kernel_candidates(idx, suite_fit.member_of, b, n) if stronger else {}),
-                    **(boost_candidates(idx, suite_fit.member_of, n) if stronger else {}),
+                    **boost,
                     **(own_candidates(idx, suite_fit.member_of, b, seed) if own and stronger else {})}
             label, rec, scores, cv[:, b] = choose_average_by_cv(mine, X, Y[:, b], seed=seed, R=R,
                                                                 max_parts=int(average), seconds=secs)
