@@ -29,6 +29,7 @@ compressing whole benchmarks. Runs are cached as JSON under ``build/suite/`` (de
     .venv/bin/python benchmarks/suite.py --param suite_mean=cv           # the suite mean's own reconstructor, by CV
     .venv/bin/python benchmarks/suite.py --outside        # would training on the models outside the suite help?
     .venv/bin/python benchmarks/suite.py --seeds 0 1 2 3 4 --kinds   # each reconstructor kind's CV figures and cost
+    .venv/bin/python benchmarks/suite.py --seeds 0 1 2 3 4 --separate-pool   # separate artifacts on whole pools too
 
 The suite's reconstruction (``--average``, ``--plain``, ``--no-own``) and its settings are part of each run's cache key.
 """
@@ -72,6 +73,22 @@ def tables(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         "ratio": [f"{(avg.suite / avg.separate).mean():.3f}", f"{(mean.suite / mean.separate).mean():.3f}"],
     }).set_index("figure")
     return t1, t2
+
+
+def pool_table(piv: pd.DataFrame) -> pd.DataFrame:
+    """Rows: each benchmark, the mean of the per-benchmark RMSE and the suite mean; columns: mean over seeds of
+    the separate artifacts on the shared models and on the whole pools, the suite, and the suite's ratio to each
+    (per seed, then averaged). ``piv``: seed x benchmark rows, one RMSE column per approach."""
+    per = piv[piv.benchmark != "mean"]
+    rows = {}
+    for name, g in per.groupby("benchmark", sort=False):
+        rows[name] = g
+    rows["mean of the per-benchmark RMSE"] = per.groupby("seed")[["separate", "separate_pool", "suite"]].mean()
+    rows["RMSE of the suite mean"] = piv[piv.benchmark == "mean"]
+    out = {name: {"separate, shared models": g.separate.mean(), "separate, whole pool": g.separate_pool.mean(),
+                  "suite": g.suite.mean(), "ratio to shared": (g.suite / g.separate).mean(),
+                  "ratio to pool": (g.suite / g.separate_pool).mean()} for name, g in rows.items()}
+    return pd.DataFrame(out).T.round(3)
 
 
 def kinds_table(choices: list) -> pd.DataFrame:
@@ -140,6 +157,9 @@ def main(argv=None) -> int:
     ap.add_argument("--outside", action="store_true",
                     help="instead: a ridge on k-each random items of each benchmark fitted on the suite's training "
                          "models against every model of the benchmark's pool except the test models, per seed")
+    ap.add_argument("--separate-pool", action="store_true",
+                    help="also: the separate artifacts trained on each benchmark's whole pool (the shared models' "
+                         "training and validation parts plus the models the suite dropped from it)")
     ap.add_argument("--kinds", action="store_true",
                     help="also: each reconstructor kind's 5-fold CV RMSE and CV seconds per benchmark, and how often "
                          "it is part of the chosen reconstructor (from the suite runs of --seeds)")
@@ -197,6 +217,8 @@ def main(argv=None) -> int:
         print(f"note: {POOL_CAVEAT}")
         return 0
     frames, budgets, suite_runs = [], [], []
+    if args.separate_pool:
+        params["approaches"] = ("suite", "separate", "separate_pool")
     for seed in args.seeds:
         if args.holdout:
             kept, out = leave_out_models(suite, 0.2, seed)
@@ -228,6 +250,10 @@ def main(argv=None) -> int:
     print("\nMean")
     print(t2.to_markdown())
     piv = df.pivot_table(index=["seed", "benchmark"], columns="approach", values="rmse").reset_index()
+    if args.separate_pool:
+        print("\nSeparate artifacts trained on the shared models (as above) or on each benchmark's whole pool (its "
+              "models outside the suite join the training models); RMSE (pp), mean over seeds; ratio = suite / that")
+        print(pool_table(piv).to_markdown())
     per = piv[piv.benchmark != "mean"].groupby("seed")[["separate", "suite"]].mean()
     ratio = float((per.suite / per.separate).mean())
     mean_rmse = float(piv[piv.benchmark == "mean"].suite.mean())

@@ -551,3 +551,79 @@ def test_fitness_on_training_and_validation_models_is_the_search_on_both(suite):
     alone, _ = select_suite(tr, va, 12, **small)
     assert info["settings"]["fitness_models"] == "train+val"
     assert np.array_equal(both, same) and not np.array_equal(both, alone)
+
+
+def test_suite_keeps_each_members_outside_models_apart(members):
+    s = make_suite(members)
+    common = set(s.models.tolist())
+    for b, m in enumerate(members):
+        out = s.outside[b]
+        assert out.n_models == s.dropped[m.name] and not set(out.models.tolist()) & common
+        assert set(out.models.tolist()) | common >= set(m.models.tolist())
+    sub = s.subset(np.arange(50))  # a model split keeps them: they are never split, tested or reconstructed from
+    assert sub.outside is s.outside
+    fewer = make_suite([members[0].subset(items=np.arange(5, 15)[::-1]), members[1], members[2]])
+    o = fewer.outside_of(0)
+    assert list(o.items) == list(fewer.members[0].items) and o.n_models == fewer.dropped[fewer.names[0]]
+    np.testing.assert_array_equal(o.responses, members[0].subset(models=o.models, items=o.items).responses)
+
+
+def test_own_items_ridge_with_outside_models_equals_explicit_ridges(suite):
+    R, Y = suite.pooled().responses, suite.targets
+    rng = np.random.default_rng(8)
+    starts = np.cumsum([0] + suite.n_items)
+    extra = [(suite.outside_of(b).responses[:60], suite.outside_of(b).target[:60]) for b in range(3)]
+    extra[1] = None  # a member without outside models keeps the training models only
+    fit = JointRidgeFitness(R, Y, suite.member_of, alpha=2.0, weighting="raw", own_weight=0.5, own_extra=extra)
+    masks = random_masks(3, R.shape[1], 15, rng)
+    r = fit.member_rmse(masks, own=True)
+    X = np.where(np.isnan(R), fit.fill, R)
+    for p in range(3):
+        preds = []
+        for b in range(3):
+            cols = np.flatnonzero(masks[p] & (suite.member_of == b))
+            A, y = X[:, cols], Y[:, b]
+            if extra[b] is not None:
+                Re = extra[b][0][:, cols - starts[b]]
+                A, y = np.vstack([A, np.where(np.isnan(Re), fit.fill[cols], Re)]), np.r_[y, extra[b][1]]
+            mu, ym = A.mean(axis=0), y.mean()
+            w = np.linalg.solve((A - mu).T @ (A - mu) + 2.0 * np.eye(cols.size), (A - mu).T @ (y - ym))
+            assert r[p, b] == pytest.approx(np.sqrt(np.mean((ym + (A - mu) @ w - y) ** 2)), rel=1e-8)
+            preds.append(ym + (X[:, cols] - mu) @ w)  # the suite mean's term: on the training models
+        assert r[p, 3] == pytest.approx(np.sqrt(np.mean((np.mean(preds, axis=0) - Y.mean(axis=1)) ** 2)), rel=1e-8)
+    same = JointRidgeFitness(R, Y, suite.member_of, alpha=2.0, weighting="raw", own_weight=0.5, own_extra=[None] * 3)
+    plain = JointRidgeFitness(R, Y, suite.member_of, alpha=2.0, weighting="raw")
+    np.testing.assert_allclose(same.member_rmse(masks, own=True), plain.member_rmse(masks, own=True), rtol=1e-9)
+    with pytest.raises(InputError, match="own_extra: 2 entries for 3 members"):
+        JointRidgeFitness(R, Y, suite.member_of, own_weight=0.5, own_extra=extra[:2])
+    with pytest.raises(InputError, match="in-sample fitness only"):
+        JointRidgeFitness(R, Y, suite.member_of, R_fit=R, Y_fit=Y, own_weight=0.5, own_extra=extra)
+    bad = [(extra[0][0][:, :3], extra[0][1]), None, None]
+    with pytest.raises(InputError, match=r"own_extra\[0\]: expected answers"):
+        JointRidgeFitness(R, Y, suite.member_of, own_weight=0.5, own_extra=bad)
+
+
+def test_own_models_pool_reads_the_outside_models_and_shared_does_not(suite):
+    tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
+    small = dict(population=8, generations=3, elites=2, tau_text=1.0, progress=False, seed=2)
+    pool, info = select_suite(tr, va, 15, own_models="pool", **small)
+    shared, info_s = select_suite(tr, va, 15, **small)  # the default
+    assert info["settings"]["own_models"] == "pool" and info_s["settings"]["own_models"] == "shared"
+    assert not np.array_equal(pool, shared)
+    alone = make_suite(list(tr.members))  # no outside models: pool falls back to the training models
+    np.testing.assert_array_equal(select_suite(alone, va, 15, own_models="pool", **small)[0], shared)
+    with pytest.raises(InputError, match="own_models='all'"):
+        select_suite(tr, va, 15, own_models="all", **small)
+
+
+def test_with_outside_trains_a_member_on_its_whole_pool(suite):
+    from essence.suite.study import suite_split, with_outside
+
+    split = suite_split(suite, 0)
+    data, sp = with_outside(suite, 1, split)
+    out = suite.outside_of(1)
+    assert sp.test.size == 0 and sp.val.size == split.val.size
+    assert sp.train.size == split.train.size + out.n_models == data.n_models - split.val.size
+    assert set(data.models[sp.val]) == set(suite.models[split.val])
+    assert not set(data.models.tolist()) & set(suite.models[split.test].tolist())
+    assert list(data.items) == list(suite.members[1].items)

@@ -29,10 +29,14 @@ class Suite:
 
     ``members``: tuple of Responses, every one with the same ``models`` in the same order.
     ``dropped``: member name -> number of its models left out because some other member lacks them.
+    ``outside``: empty, or one entry per member: a Responses of exactly those dropped models (on the member's
+    items; None where it has none). They are never split, tested or reconstructed from; the joint search's
+    own-items fitness term may read them (``own_models="pool"``, :mod:`essence.suite.select`).
     """
 
     members: tuple
     dropped: dict = field(default_factory=dict)
+    outside: tuple = ()
 
     @property
     def names(self) -> list[str]:
@@ -79,7 +83,18 @@ class Suite:
 
     def subset(self, models) -> "Suite":
         """The same suite on some models (indices, mask or ids, as :meth:`Responses.subset` takes)."""
-        return Suite(tuple(m.subset(models=models) for m in self.members), dict(self.dropped))
+        return Suite(tuple(m.subset(models=models) for m in self.members), dict(self.dropped), self.outside)
+
+    def outside_of(self, b: int) -> Responses | None:
+        """Member ``b``'s models outside the suite (:attr:`outside`) on exactly that member's current items (in
+        its order), or None when there are none or they lack one of its items."""
+        if not self.outside or self.outside[b] is None or not self.outside[b].n_models:
+            return None
+        out, items = self.outside[b], self.members[b].items
+        have = set(out.items.tolist())
+        if any(i not in have for i in items.tolist()):
+            return None
+        return out.subset(items=items.astype(str))
 
     def pooled(self) -> Responses:
         """All members' items side by side, ids ``member/item``, target the suite mean (pp)."""
@@ -127,7 +142,8 @@ def make_suite(members, names=None) -> Suite:
         raise InputError(f"only {len(order)} model(s) have results on all of {', '.join(seen)}; a suite needs at "
                          "least 10 shared models (check that the files name models the same way)")
     dropped = {m.name: int(m.n_models - len(order)) for m in members}
-    return Suite(tuple(m.subset(models=order) for m in members), dropped)
+    outside = tuple(m.subset(models=~np.isin(m.models, order)) if dropped[m.name] else None for m in members)
+    return Suite(tuple(m.subset(models=order) for m in members), dropped, outside)
 
 
 def member_names(sources, members) -> list[str]:

@@ -25,6 +25,12 @@ The all-items score cannot see what a reconstructor that reads a member's own it
 made block-diagonal by member and each member's right-hand side masked to its own items (the solution for
 member ``b`` is then zero outside its items). In-sample and ``R_fit`` scoring only (not ``loo``).
 
+``own_extra`` (in-sample scoring only): per member, the answers and scores of models *outside* the suite
+(models that have that member's results but lack another member's). Member ``b``'s own-items ridge is then
+fitted and scored in-sample on the training models plus those (its own Gram block, centring and count), so
+the own-items term is measured on 2-3x the models and fits less of the training models' noise; the suite
+mean's own-items term stays scored on the training models (the members' ridges carry their own intercepts).
+
 Which one the suite uses by default, and why, is measured by ``benchmarks/suite.py --weightings``
 (README, "Suites").
 """
@@ -57,13 +63,16 @@ class JointRidgeFitness:
     ``mean_weight``: the suite mean's term's weight under ``"relative+mean"`` (each member's is 1).
     ``own_weight``: the own-items ridges' share ``lambda`` in [0, 1] (module docstring).
     ``k_ref``, ``seed``: size and seed of the 64 random candidates that set ``ref`` (``"relative"`` weightings).
+    ``own_extra``: None, or ``B`` entries, each None or ``(R_b (n_b, M_b), y_b (n_b,))``: models outside the
+    suite on member ``b``'s pooled items (in pooled order; NaN = missing, filled with the training models'
+    item mean) and their member-``b`` scores, pp; they join member ``b``'s own-items ridge (module docstring).
     """
 
     ruler = None
 
     def __init__(self, R_train, Y_train, member_of, R_fit=None, Y_fit=None, alpha: float = 1.0,
                  weighting: str = "relative", floor: int = 0, k_ref: int | None = None, seed: int = 0,
-                 loo: bool = False, mean_weight: float = 1.0, own_weight: float = 0.0):
+                 loo: bool = False, mean_weight: float = 1.0, own_weight: float = 0.0, own_extra=None):
         X = np.asarray(R_train, dtype=np.float64)
         Y = np.asarray(Y_train, dtype=np.float64)
         if X.ndim != 2 or Y.ndim != 2 or Y.shape[0] != X.shape[0]:
@@ -115,6 +124,9 @@ class JointRidgeFitness:
             if Rf.shape[1] != self.n_items or self.Y_fit.shape != (Rf.shape[0], self.B):
                 raise InputError(f"R_fit {Rf.shape} / Y_fit {self.Y_fit.shape}: expected (n, {self.n_items}) and (n, {self.B})")
             self._Xt = np.ascontiguousarray((np.where(np.isnan(Rf), self.fill, Rf) - self.mu).T)  # (M, n_fit)
+        self._own_pool = None
+        if own_extra is not None and self.own_weight > 0:
+            self._own_pool = self._own_gram(X, Y, own_extra)
         self.ref = np.ones(self.B + 1)
         self.ref_own = np.ones(self.B + 1)
         if weighting != "raw" and k_ref is not None:
@@ -123,11 +135,69 @@ class JointRidgeFitness:
             if self.own_weight > 0:
                 self.ref_own = np.median(self.member_rmse(masks, own=True), axis=0)
 
+    def _own_gram(self, X, Y, own_extra) -> dict:
+        """The own-items ridges' statistics on the training models plus each member's outside models:
+        block-diagonal Gram ``(M, M)``, ``X'y`` ``(M, B)`` (member b's column nonzero on its items only),
+        ``y'y`` ``(B,)``, model counts ``(B,)``, and each member's centring relative to the training models'
+        (``shift`` ``(B, M)`` = training item means minus the member's, ``y_mean`` ``(B,)``)."""
+        if not self.in_sample or self.loo:
+            raise InputError("own_extra: models outside the suite join the in-sample fitness only; use "
+                             "fitness_models train")
+        if len(own_extra) != self.B:
+            raise InputError(f"own_extra: {len(own_extra)} entries for {self.B} members; give one per member (None: none)")
+        M, B = self.n_items, self.B
+        G, b_, yy, n = np.zeros((M, M)), np.zeros((M, B)), np.zeros(B), np.zeros(B)
+        shift, y_mean = np.zeros((B, M)), np.zeros(B)
+        for m in range(B):
+            cols = np.flatnonzero(self.member_of == m)
+            Rm, ym = X[:, cols], Y[:, m]
+            if own_extra[m] is not None:
+                Re = np.asarray(own_extra[m][0], dtype=np.float64)
+                ye = np.asarray(own_extra[m][1], dtype=np.float64)
+                if Re.ndim != 2 or Re.shape[1] != cols.size or ye.shape != (Re.shape[0],):
+                    raise InputError(f"own_extra[{m}]: expected answers (n, {cols.size}) and scores (n,), got "
+                                     f"{Re.shape} and {ye.shape}")
+                if not np.isfinite(ye).all():
+                    raise InputError(f"own_extra[{m}]: scores must be finite (a model without a full score cannot "
+                                     "train the fitness; drop it)")
+                Rm = np.vstack([Rm, np.where(np.isnan(Re), self.fill[cols], Re)])
+                ym = np.concatenate([ym, ye])
+            mu = Rm.mean(axis=0)
+            Xc, yc = Rm - mu, ym - ym.mean()
+            G[np.ix_(cols, cols)] = Xc.T @ Xc
+            b_[cols, m] = Xc.T @ yc
+            yy[m], n[m] = yc @ yc, Rm.shape[0]
+            shift[m, cols] = self.mu[cols] - mu
+            y_mean[m] = ym.mean()
+        return {"G": G, "b": b_, "yy": yy, "n": n, "shift": shift, "y_mean": y_mean}
+
+    def _own_pool_rmse(self, idx) -> np.ndarray:
+        """``(P, B + 1)`` :meth:`member_rmse` ``own=True`` with the outside models (:meth:`_own_gram`): each
+        member's in-sample RMSE on its own models; the suite mean's, on the training models, of the mean of
+        the members' ridges, each with its own intercept."""
+        o, k = self._own_pool, idx.shape[1]
+        M = self.n_items
+        A = o["G"].ravel().take(idx[:, :, None] * M + idx[:, None, :])  # block-diagonal by member
+        rhs = o["b"][idx]  # (P, k, B), member b's column zero off its items
+        A[:, np.arange(k), np.arange(k)] += self.alpha
+        w = np.linalg.solve(A, rhs)
+        sse = o["yy"] - np.einsum("pib,pib->pb", w, rhs) - self.alpha * np.einsum("pib,pib->pb", w, w)
+        r = np.sqrt(np.maximum(sse, 0.0) / o["n"])
+        # on a training model x: estimate_b = y_mean_b + (mu - mu_b) w_b + (x - mu) w_b
+        c = (o["y_mean"] + np.einsum("bpi,pib->pb", o["shift"][:, idx], w)).mean(axis=1) - self.ym.mean()  # (P,)
+        wm, bm = w.mean(axis=2), self.b[idx].mean(axis=2)
+        G_full = self.G.ravel().take(idx[:, :, None] * M + idx[:, None, :])
+        sse_m = (self.n_train * c ** 2 + self.yy_mean - 2 * np.einsum("pi,pi->p", wm, bm)
+                 + np.einsum("pi,pij,pj->p", wm, G_full, wm))
+        return np.column_stack([r, np.sqrt(np.maximum(sse_m, 0.0) / self.n_train)])
+
     def member_rmse(self, masks, own: bool = False) -> np.ndarray:
         """``(P, B + 1)`` RMSE (pp) of each candidate's ridge for every member, then for the suite mean.
         ``own``: of each member's ridge on the candidate's items of that member only (the suite mean's
         estimate is the mean of those); a member without items there scores its intercept-only error."""
         idx = mask_positions(masks, self.n_items)
+        if own and self._own_pool is not None:
+            return self._own_pool_rmse(idx)
         k = idx.shape[1]
         M = self.n_items
         G_full = self.G.ravel().take(idx[:, :, None] * M + idx[:, None, :])  # (P, k, k) Gram blocks

@@ -49,10 +49,16 @@ __all__ = ["select_suite", "SUITE_METHODS", "JOINT_DEFAULTS", "budget_split"]
 #: groups). Off by default: one round (``benchmarks/suite.py --seeds 0 1 2 --param rounds=1``) gave 1.847 pp (0.879 x)
 #: / 1.000 pp against the default's 1.842 (0.876 x) / 0.982, at 40-90 s more per suite; more search under the same
 #: fitness does not lower the held-out error (README, "Suites").
+#: ``own_models``: ``"shared"`` (the own-items term on the training models) or ``"pool"`` (each member's models that
+#: the suite dropped, because another member lacks them, join its own-items ridge: 2-3x the models). ``pool`` chose
+#: better items for a single member (a ridge-fitness GA, seeds 0-2: lower test RMSE on MMLU and TruthfulQA every
+#: seed) but not for the suite: ``benchmarks/suite.py --seeds 0 1 2 3 4 --param own_models=pool`` 0.857 x / 0.928 pp
+#: against the default's 0.849 x / 0.932 (README, "Suites").
 JOINT_DEFAULTS = {"population": 100, "generations": 150, "elites": 10, "tournament": 3, "weighting": "relative+mean",
                   "fitness_models": "train", "ridge_alpha": 10.0, "tau_text": 0.95, "tau_rank": 0.9,
                   "patience": None, "mean_weight": 1.0, "init": "random", "own_weight": 0.5,
-                  "rounds": 0, "ebm_elites": 3, "group_population": 60, "group_generations": 100}
+                  "rounds": 0, "ebm_elites": 3, "group_population": 60, "group_generations": 100,
+                  "own_models": "shared"}
 
 #: methods that run on a suite: the joint EssenceBench plus every registered single-benchmark method
 SUITE_METHODS = ("essence", "random", "disco", "kmeans", "herding", "ppl", "irt", "tinybench")
@@ -172,6 +178,27 @@ def _own_weight(value, fitness_models: str, explicit: bool = True) -> float:
     return lam
 
 
+def _own_extra(train: Suite, pool, own_models: str, fitness_models: str, own_weight: float):
+    """The own-items term's models outside the suite (:class:`~essence.suite.fitness.JointRidgeFitness`
+    ``own_extra``) for the filtered pooled positions ``pool``, or None: ``own_models`` ``"pool"`` (each member's
+    models that the suite dropped because another member lacks them join its own-items ridge) or ``"shared"``
+    (the training models only). Only for in-sample fitness (``fitness_models`` train or train+val) with an
+    own-items term; None too when no member has outside models."""
+    if own_models not in ("pool", "shared"):
+        raise InputError(f"--param own_models={own_models!r}: choose pool (each member's own-items fitness term also "
+                         "reads the models the suite dropped from it) or shared (the suite's training models only)")
+    if own_models == "shared" or own_weight <= 0 or fitness_models not in ("train", "train+val"):
+        return None
+    starts = np.cumsum([0] + train.n_items)
+    extra = []
+    for b in range(len(train.members)):
+        out = train.outside_of(b)
+        cols = pool[(pool >= starts[b]) & (pool < starts[b + 1])] - starts[b]
+        keep = None if out is None else np.isfinite(out.target)  # a model without a full score cannot train it
+        extra.append(None if out is None or not keep.any() else (out.responses[keep][:, cols], out.target[keep]))
+    return extra if any(e is not None for e in extra) else None
+
+
 def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, progress: bool, **params):
     from ..search.genetic import genetic_search
     from ..search.redundancy import coarse_filter
@@ -214,12 +241,14 @@ def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, prog
         raise InputError(f"k={k} / per_benchmark={floor}: the redundancy filter left {pool.size} items "
                          f"({dict(zip(train.names, counts.tolist()))}); lower k or raise --param tau_rank / tau_text")
     fm_val = s["fitness_models"] == "val"
+    lam = _own_weight(s["own_weight"], s["fitness_models"], "own_weight" in params)
+    own_extra = _own_extra(train, pool, s["own_models"], s["fitness_models"], lam)
     fit = JointRidgeFitness(R[:, pool], Y, member_of,
                             R_fit=val.pooled().responses[:, pool] if fm_val else None,
                             Y_fit=val.targets if fm_val else None, alpha=float(s["ridge_alpha"]),
                             weighting=s["weighting"], floor=floor, k_ref=k, seed=seed,
                             loo=s["fitness_models"] == "loo", mean_weight=float(s["mean_weight"]),
-                            own_weight=_own_weight(s["own_weight"], s["fitness_models"], "own_weight" in params))
+                            own_weight=lam, own_extra=own_extra)
     rng = np.random.default_rng(seed)
     P = int(s["population"])
     if s["init"] == "balanced":  # every member starts with an equal share (at least the floor), no penalty beyond it

@@ -19,8 +19,26 @@ from ..data import split_models
 from ..metrics import summary
 from .data import Suite
 
-__all__ = ["run_pair", "figure_rows", "suite_split", "leave_out_models", "cross_prediction", "target_correlations", "weighting_study",
+__all__ = ["run_pair", "with_outside", "figure_rows", "suite_split", "leave_out_models", "cross_prediction", "target_correlations", "weighting_study",
            "search_curve", "outside_models", "restrict_to_logged", "new_model_check"]
+
+
+def with_outside(suite: Suite, b: int, split):
+    """``(data, split)`` for member ``b`` trained on its whole pool: the shared models' training and validation
+    parts of ``split`` plus the member's models outside the suite (:meth:`Suite.outside_of`) as more
+    training models; no test models (the suite's test models are scored by the caller)."""
+    from ..data import Responses, Split
+
+    m = suite.members[b]
+    out = suite.outside_of(b)
+    keep = np.r_[split.train, split.val]
+    parts = [m.subset(models=keep)] + ([out] if out is not None else [])
+    data = Responses(np.vstack([p.responses for p in parts]), np.concatenate([p.models for p in parts]), m.items,
+                     np.concatenate([p.target for p in parts]), m.texts, m.name, m.item_extras, {}, m.target_source)
+    nt, nv = split.train.size, split.val.size
+    extra = data.n_models - nt - nv
+    return data, Split(np.r_[np.arange(nt), np.arange(nt + nv, nt + nv + extra)], np.arange(nt, nt + nv),
+                       np.array([], dtype=np.intp))
 
 
 def suite_split(suite: Suite, seed: int, test: float = 0.2, val: float = 0.1):
@@ -34,6 +52,9 @@ def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method
              tag: str = "", stronger: bool = True, average: int = 3, own: bool = True, **params) -> dict:
     """``{approach: {"models": [...], "truth": {name: [...]}, "estimate": {name: [...]}, "budget": {...}}}``
     on the test models of seed ``seed`` (or on ``evaluate_on``, models kept out of ``suite`` altogether).
+    ``approaches``: any of ``"suite"``, ``"separate"`` (each member's default artifact on the same split of the
+    shared models) and ``"separate_pool"`` (the same, its training models joined by the member's models outside
+    the suite, :func:`with_outside`: what ``essence compress NAME`` on the member's whole file would train on).
     Each approach is cached as JSON in ``cache`` (a folder) when given, keyed by everything that changes it
     plus ``tag``. ``stronger``, ``average``, ``own``: the suite's reconstructor choice (:func:`compress_suite`)."""
     from ..compressed import compress
@@ -45,8 +66,10 @@ def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method
     out = {}
     for approach in approaches:
         key = (f"{tag}{approach}-{'+'.join(suite.names)}-n{suite.n_models}-s{seed}-t{test}-v{val}-"
-               + (f"{method}-k{k}-r{int(stronger)}{int(average)}{'o2' if own and stronger else ''}{'kb' if stronger and average >= 2 else ''}-" + "-".join(f"{a}={b}" for a, b in sorted(params.items()))
-                  if approach == "suite" else f"{separate_method}-k{k_each}"))
+               + (f"{method}-k{k}-r{int(stronger)}{int(average)}{'o2' if own and stronger else ''}{'kb' if stronger and average >= 2 else ''}"
+                  + "-" + "-".join(f"{a}={b}" for a, b in sorted(params.items()))
+                  if approach == "suite" else f"{separate_method}-k{k_each}"
+                  + ("-pool" if approach == "separate_pool" else "")))
         path = Path(cache) / f"{key}.json" if cache else None
         if path is not None and path.exists():
             out[approach] = json.loads(path.read_text())
@@ -64,7 +87,11 @@ def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method
         else:
             est, rec = {}, {"budget": {}, "kinds": {}}
             for b, m in enumerate(suite.members):
-                a = compress(m, k=k_each, method=separate_method, seed=seed, split=split, progress=progress)
+                data, sp = m, split
+                if approach == "separate_pool":
+                    data, sp = with_outside(suite, b, split)
+                    rec.setdefault("n_train", {})[m.name] = int(sp.train.size)
+                a = compress(data, k=k_each, method=separate_method, seed=seed, split=sp, progress=progress)
                 est[m.name] = a.reconstructor.predict(testd.members[b].subset(items=a.items).responses)
                 rec["budget"][m.name] = k_each
                 rec["kinds"][m.name] = a.selection.get("reconstructor_choice")
