@@ -32,7 +32,8 @@ from .errors import InputError
 from .reconstruct import Reconstructor, _check_X, model_folds, oof_predictions
 
 __all__ = ["LatentReconstructor", "MLPReconstructor", "pool_candidates", "MIN_MODELS_LATENT", "MIN_MODELS_MLP",
-           "factor_model", "AverageReconstructor", "ColumnsReconstructor", "choose_average_by_cv", "oof_predictions"]
+           "factor_model", "AverageReconstructor", "ColumnsReconstructor", "choose_average_by_cv", "oof_predictions",
+           "WithExtraModels"]
 
 #: fewest non-test models for the candidates of :func:`pool_candidates`. Measured with
 #: ``benchmarks/predictors.py --models 50 100 300 1000 --datasets arc gsm8k --seeds 0 1`` (50 random items,
@@ -442,6 +443,16 @@ class AverageReconstructor(Reconstructor):
                        for p in self._specs()]
         return self
 
+    @classmethod
+    def of_fitted(cls, fitted, k: int):
+        """The average of reconstructors already fitted on the same ``k`` chosen items (each as its factory
+        made it, e.g. with extra training models, :class:`WithExtraModels`); for plain kinds the same as
+        ``fit`` on their specs."""
+        obj = cls([_part_spec(p) for p in fitted])
+        obj._specs()
+        obj.parts_, obj.k_ = list(fitted), int(k)
+        return obj
+
     def predict(self, X) -> np.ndarray:
         X = _check_X(X, self.k_)
         return np.mean([np.asarray(p.predict(X), dtype=np.float64) for p in self.parts_], axis=0)
@@ -461,6 +472,50 @@ class AverageReconstructor(Reconstructor):
             raise InputError("average: 'fitted' must hold one fitted reconstructor per part")
         obj.parts_ = [reconstructor_from_dict(p) for p in d["fitted"]]
         return obj
+
+
+class WithExtraModels:
+    """A reconstructor fitted on the models it is given *plus* fixed extra training models.
+
+    ``inner``: an unfitted reconstructor (a kind that does not need the pool); ``X_extra`` ``(m, k)`` the extra
+    models' answers on the same chosen items (NaN = missing: the inner kind must handle it, as ``boost``
+    does), ``y_extra`` ``(m,)`` their full scores, pp. ``fit(X, y)`` fits ``inner`` on the rows of ``X`` and
+    ``X_extra`` together; everything else is ``inner``'s, so the artifact stores the fitted inner kind alone
+    (its JSON has no trace of the extra models). In a suite the extra models are a member's models that lack
+    another member (:meth:`essence.suite.data.Suite.outside_rows`): cross-validation folds hold out only the
+    given models, so a CV score stays one on models the fit did not see.
+    """
+
+    def __init__(self, inner, X_extra, y_extra):
+        if getattr(inner, "needs_pool", False):
+            raise InputError(f"{inner.kind}: a kind that reads the whole pool cannot take extra models")
+        self.inner = inner
+        self.X_extra = np.asarray(X_extra, dtype=np.float64)
+        self.y_extra = np.asarray(y_extra, dtype=np.float64)
+        if self.X_extra.ndim != 2 or self.y_extra.shape != (self.X_extra.shape[0],):
+            raise InputError(f"extra models: answers {self.X_extra.shape} and scores {self.y_extra.shape} do not "
+                             "match; give (m, k) and (m,)")
+        if not np.isfinite(self.y_extra).all():
+            raise InputError("extra models: every extra model needs a finite full score")
+
+    kind = property(lambda self: self.inner.kind)
+    needs_pool = False
+
+    def params_dict(self) -> dict:
+        return self.inner.params_dict()
+
+    def fit(self, X, y):
+        X = _check_X(X)
+        if self.X_extra.shape[1] != X.shape[1]:
+            raise InputError(f"extra models: answers on {self.X_extra.shape[1]} items, the models on {X.shape[1]}")
+        self.inner.fit(np.vstack([X, self.X_extra]), np.r_[np.asarray(y, dtype=np.float64), self.y_extra])
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        return self.inner.predict(X)
+
+    def to_dict(self) -> dict:
+        return self.inner.to_dict()
 
 
 def choose_average_by_cv(candidates: dict, X, y, folds: int = 5, seed: int = 0, R=None, max_parts: int = 3,
@@ -510,7 +565,8 @@ def choose_average_by_cv(candidates: dict, X, y, folds: int = 5, seed: int = 0, 
     if len(combo) == 1:
         rec = fit_reconstructor(candidates[combo[0]](), X, y, R)
     else:
-        rec = AverageReconstructor([_part_spec(candidates[c]()) for c in combo]).fit(X, y, R)
+        rec = AverageReconstructor.of_fitted([fit_reconstructor(candidates[c](), X, y, R) for c in combo],
+                                             np.shape(X)[1])
     seconds["refit"] = round(time.perf_counter() - t0, 3)
     label = "+".join(combo)
     scores[label] = err

@@ -204,3 +204,42 @@ def test_columns_refuses_bad_specs(parts, cols, part):
     R_tr, y_tr, _, _, items = parts
     with pytest.raises(InputError, match="columns"):
         ColumnsReconstructor(cols, part).fit(R_tr[:, items], y_tr)
+
+
+# -- extra training models ----------------------------------------------------------------------
+def test_with_extra_models_fits_on_both_and_stores_only_the_inner_kind(parts):
+    from essence.boost import BoostReconstructor
+    from essence.predictors import AverageReconstructor, WithExtraModels, choose_average_by_cv
+    from essence.reconstruct import RidgeReconstructor
+
+    R_tr, y_tr, R_te, _, items = parts
+    X, Xe, ye = R_tr[:150, items], R_tr[150:, items].copy(), y_tr[150:]
+    Xe[:, :3] = np.nan  # the extra models lack some items, as a suite member's outside models do
+    rec = WithExtraModels(BoostReconstructor(trees=20), Xe, ye).fit(X, y_tr[:150])
+    both = BoostReconstructor(trees=20).fit(np.vstack([X, Xe]), np.r_[y_tr[:150], ye])
+    alone = BoostReconstructor(trees=20).fit(X, y_tr[:150])
+    Xt = R_te[:, items]
+    np.testing.assert_allclose(rec.predict(Xt), both.predict(Xt), atol=1e-12)
+    assert np.abs(rec.predict(Xt) - alone.predict(Xt)).max() > 0.1
+    d = json.loads(json.dumps(rec.to_dict()))
+    assert d == json.loads(json.dumps(both.to_dict())) and rec.kind == "boost"  # no trace of the extra models
+    np.testing.assert_allclose(reconstructor_from_dict(d).predict(Xt), rec.predict(Xt), atol=1e-12)
+    # chosen alone or in an average, a candidate keeps its extra models when refitted on all models
+    Xf = np.nan_to_num(X, nan=0.5)
+    make = {"pool20": lambda: WithExtraModels(BoostReconstructor(trees=20), Xe, ye),
+            "pool10": lambda: WithExtraModels(BoostReconstructor(trees=10, leaves=4), Xe, ye)}
+    label, chosen, _, _ = choose_average_by_cv(make, Xf, y_tr[:150], seed=0, max_parts=2)
+    expect = np.mean([make[c]().fit(Xf, y_tr[:150]).predict(Xt) for c in label.split("+")], axis=0)
+    np.testing.assert_allclose(chosen.predict(Xt), expect, atol=1e-12)
+    fitted = [RidgeReconstructor().fit(Xf, y_tr[:150]), BoostReconstructor(trees=20).fit(Xf, y_tr[:150])]
+    np.testing.assert_allclose(AverageReconstructor.of_fitted(fitted, len(items)).predict(Xt), AverageReconstructor(
+        [{"kind": "ridge", "params": {}}, {"kind": "boost", "params": BoostReconstructor(trees=20).params_dict()}]
+    ).fit(Xf, y_tr[:150]).predict(Xt), atol=1e-12)
+    with pytest.raises(InputError, match="do not match"):
+        WithExtraModels(BoostReconstructor(), Xe, ye[:-1])
+    with pytest.raises(InputError, match="finite full score"):
+        WithExtraModels(BoostReconstructor(), Xe, np.r_[ye[:-1], np.nan])
+    with pytest.raises(InputError, match=f"answers on {len(items)} items, the models on 5"):
+        WithExtraModels(BoostReconstructor(), Xe, ye).fit(X[:, :5], y_tr[:150])
+    with pytest.raises(InputError, match="cannot take extra models"):
+        WithExtraModels(LatentReconstructor(items), Xe, ye)

@@ -158,6 +158,10 @@ def test_restrict_to_logged_keeps_each_members_answered_items(suite):
     kept = restrict_to_logged(suite, one)
     assert kept.n_models == suite.n_models and kept.names == suite.names
     assert [m.items.tolist() for m in kept.members] == [o.items.tolist() for o in one]
+    assert kept.dropped == suite.dropped  # the models outside the suite stay, on the kept items
+    for b, m in enumerate(kept.members):
+        assert kept.outside[b].n_models == suite.outside[b].n_models
+        assert kept.outside_of(b).items.tolist() == m.items.tolist()
     with pytest.raises(InputError, match="one per member"):
         restrict_to_logged(suite, one[:2])
     other = suite.members[1].subset(models=[0])  # mmlu's items where arc's belong
@@ -627,3 +631,50 @@ def test_with_outside_trains_a_member_on_its_whole_pool(suite):
     assert set(data.models[sp.val]) == set(suite.models[split.val])
     assert not set(data.models.tolist()) & set(suite.models[split.test].tolist())
     assert list(data.items) == list(suite.members[1].items)
+
+
+def test_outside_rows_gather_each_models_answers_from_every_member_it_has(members):
+    s = make_suite(members)
+    pooled_ids = s.pooled().items
+    idx = np.array([0, 7, 39, 40, 55, 70, 99])
+    X, y = s.outside_rows(1, idx)
+    out = s.outside[1]
+    keep = np.isfinite(out.target)
+    assert X.shape == (int(keep.sum()), idx.size) and np.array_equal(y, out.target[keep])
+    for r, model in enumerate(out.models[keep][:40]):
+        for j, p in enumerate(idx):
+            name, item = str(pooled_ids[p]).split(SEP, 1)
+            src = members[s.names.index(name)]
+            if model in set(src.models.tolist()):
+                want = src.subset(models=[model], items=[item]).responses[0, 0]
+                assert (np.isnan(X[r, j]) and np.isnan(want)) or X[r, j] == want
+            else:  # the model lacks that member
+                assert np.isnan(X[r, j])
+    assert np.isnan(X[:, :3]).any()  # some of mmlu's outside models lack arc
+    empty = make_suite([m.subset(models=list(s.models)) for m in members])
+    assert empty.outside_rows(0, idx)[0].shape == (0, idx.size)
+
+
+def test_outside_candidates_train_on_the_outside_models_and_cv_holds_out_shared_ones(suite):
+    from essence.predictors import MIN_MODELS_MLP
+    from essence.suite.artifact import outside_candidates
+
+    idx = np.r_[np.arange(0, 40, 4), np.arange(40, 70, 5), np.arange(70, 100, 6)]
+    cands = outside_candidates(suite, idx, 0, suite.n_models)
+    assert set(cands) == {"boost_pool", "own_pool_boost"}
+    X_out, y_out = suite.outside_rows(0, idx)
+    rec = cands["boost_pool"]()
+    assert rec.X_extra.shape == X_out.shape and np.array_equal(rec.y_extra, y_out)
+    assert outside_candidates(suite, idx, 0, MIN_MODELS_MLP - 1) == {}
+    alone = make_suite(list(suite.members))  # no outside models: nothing to offer
+    assert outside_candidates(alone, idx, 0, alone.n_models) == {}
+
+
+@pytest.mark.slow
+def test_fit_members_weighs_the_outside_candidates(suite):
+    from essence.suite.artifact import fit_members
+
+    idx = np.r_[np.arange(0, 40, 4), np.arange(40, 70, 5), np.arange(70, 100, 6)]
+    recs, _, _, choice, _ = fit_members(suite, idx, n_train=300, stronger=True, average=2)
+    assert {"boost_pool", "own_pool_boost"} <= set(choice["arc"]["cv_rmse"])
+    assert all(isinstance(v, float) for k_, v in choice["arc"]["cv_rmse"].items() if "pool" in k_)

@@ -6,8 +6,9 @@
 reconstructor by 5-fold CV over those models (by default among ridge, ridge + GAM, mean_ridge, the joint
 latent model, three MLPs (L2 penalty 1, 3 and 10), a kernel ridge on all chosen items whose distance may
 weight the member's own items (:func:`kernel_candidates`), gradient-boosted trees on all chosen items and each
-member's sub-score (:func:`boost_candidates`) and two MLPs on the member's own chosen items, or the
-average of up to three of them: :func:`fit_members`; any kind registered in
+member's sub-score (:func:`boost_candidates`), the same trees trained on the member's models outside the
+suite as well, on all chosen items or its own (:func:`outside_candidates`), and two MLPs on the member's own
+chosen items, or the average of up to three of them: :func:`fit_members`; any kind registered in
 :data:`essence.reconstruct.RECONSTRUCTOR_KINDS` can be named), with a conformal interval as
 :func:`essence.compressed.compress` does. The suite mean's estimate is the mean of the member estimates,
 with its own interval calibrated on their cross-fitted means; with ``suite_mean="cv"`` a reconstructor of
@@ -39,7 +40,7 @@ from .data import SEP, Suite
 from .select import select_suite
 
 __all__ = ["SuiteCompressed", "compress_suite", "SUITE_SCHEMA", "is_suite_artifact", "DEFAULT_RECONSTRUCTORS",
-           "own_candidates", "kernel_candidates", "boost_candidates"]
+           "own_candidates", "kernel_candidates", "boost_candidates", "outside_candidates"]
 
 SUITE_SCHEMA = "essence.suite"
 #: how a suite artifact estimates the suite mean (:func:`fit_mean`); the first is the plain mean of the members
@@ -322,6 +323,29 @@ def boost_candidates(idx, member_of, n_models: int) -> dict:
     return {"boost": lambda: BoostReconstructor(blocks=blocks)}
 
 
+def outside_candidates(suite_fit: Suite, idx, b: int, n_models: int) -> dict:
+    """Member ``b``'s candidates trained on its models outside the suite too
+    (:class:`essence.predictors.WithExtraModels`, rows from :meth:`Suite.outside_rows`; they lack some other
+    member's items, which the trees route as missing): ``boost_pool``, ``boost`` on all chosen items, and
+    ``own_pool_boost``, ``boost`` on the member's own chosen items. Offered like the MLPs (from
+    :data:`essence.predictors.MIN_MODELS_MLP` shared models) where the member has outside models. Folds hold
+    out shared models only, so their CV scores are on models they did not see."""
+    from ..boost import BoostReconstructor
+    from ..predictors import MIN_MODELS_MLP, ColumnsReconstructor, WithExtraModels
+
+    X_out, y_out = suite_fit.outside_rows(b, idx)
+    if n_models < MIN_MODELS_MLP or not y_out.size:
+        return {}
+    owner = np.asarray(suite_fit.member_of)[np.asarray(idx, dtype=np.intp)]
+    blocks = [np.flatnonzero(owner == m).tolist() for m in np.unique(owner)]
+    own = np.flatnonzero(owner == b).tolist()
+    out = {"boost_pool": lambda: WithExtraModels(BoostReconstructor(blocks=blocks), X_out, y_out)}
+    if own:
+        part = {"kind": "boost", "params": {"blocks": [list(range(len(own)))]}}
+        out["own_pool_boost"] = lambda: WithExtraModels(ColumnsReconstructor(own, part), X_out, y_out)
+    return out
+
+
 def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_train: int | None = None,
                 level: float = 0.9, seed: int = 0, stronger: bool = False, average: int = 1, own: bool = False):
     """Per member: the reconstructor chosen by 5-fold CV over ``suite_fit``'s models on the pooled items
@@ -333,7 +357,7 @@ def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_
     training models, the rest validation (for the interval's calibration; None: all cross-fitted).
     ``average`` >= 2: :func:`essence.predictors.choose_average_by_cv` instead, which may also choose the
     unweighted average of up to ``average`` candidates (and the stronger kinds of :func:`suite_candidates`,
-    :func:`kernel_candidates` and :func:`boost_candidates` join when ``stronger``); the winner's out-of-fold
+    :func:`kernel_candidates`, :func:`boost_candidates` and :func:`outside_candidates` join when ``stronger``); the winner's out-of-fold
     predictions set the intervals. ``own`` (with ``stronger`` and ``average`` >= 2): each member's candidates
     also hold :func:`own_candidates`.
     Returns ``(recs, intervals, mean_interval, choice, cv_pred (n, B))``."""
@@ -355,7 +379,7 @@ def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_
         secs = {}
         if int(average) >= 2:
             mine = {**cands, **(kernel_candidates(idx, suite_fit.member_of, b, n) if stronger else {}),
-                    **boost,
+                    **boost, **(outside_candidates(suite_fit, idx, b, n) if stronger else {}),
                     **(own_candidates(idx, suite_fit.member_of, b, seed) if own and stronger else {})}
             label, rec, scores, cv[:, b] = choose_average_by_cv(mine, X, Y[:, b], seed=seed, R=R,
                                                                 max_parts=int(average), seconds=secs)
@@ -429,8 +453,9 @@ def compress_suite(suite: Suite, k: int, method: str = "essence", seed: int = 0,
     selection and the reconstructors see training and validation models only; ``figures["test"]`` is
     computed once on the test models. ``params`` go to the method (see :func:`select_suite`).
     ``stronger``, ``average``: how each member's reconstructor is chosen (:func:`fit_members`); by default
-    among ``reconstructors``, the joint latent model, three MLPs, the kernel ridge and boosted trees, or the
-    average of up to three of them;
+    among ``reconstructors``, the joint latent model, three MLPs, the kernel ridge, boosted trees and boosted
+    trees trained on the member's models outside the suite too (:func:`outside_candidates`), or the average of
+    up to three of them;
     ``own`` (with ``stronger``): each member's candidates also hold an MLP on its own chosen items
     (:func:`own_candidates`). ``suite_mean``: ``"members"`` (the suite mean is the mean of the member
     estimates) or ``"cv"`` (:func:`fit_mean` may give it its own reconstructor).

@@ -67,6 +67,7 @@ def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method
     for approach in approaches:
         key = (f"{tag}{approach}-{'+'.join(suite.names)}-n{suite.n_models}-s{seed}-t{test}-v{val}-"
                + (f"{method}-k{k}-r{int(stronger)}{int(average)}{'o2' if own and stronger else ''}{'kb' if stronger and average >= 2 else ''}"
+                  + ("x" if stronger and average >= 2 and suite.outside else "")
                   + "-" + "-".join(f"{a}={b}" for a, b in sorted(params.items()))
                   if approach == "suite" else f"{separate_method}-k{k_each}"
                   + ("-pool" if approach == "separate_pool" else "")))
@@ -210,6 +211,7 @@ def restrict_to_logged(suite: Suite, new) -> Suite:
     """The suite with each member kept to the items a new model has answers for (``new``: one
     :class:`essence.data.Responses` per member, in the suite's order, e.g. imported lm-evaluation-harness
     logs that cover part of a pool), so that an artifact compressed on it chooses only items the model has.
+    The models outside the suite (:attr:`Suite.outside`) and the dropped counts are kept, on the kept items.
     InputError when the counts differ or a member keeps no item."""
     from ..errors import InputError
     from .data import make_suite
@@ -226,7 +228,10 @@ def restrict_to_logged(suite: Suite, new) -> Suite:
             raise InputError(f"restrict_to_logged: the new model has no answer on any of {member.name}'s items; "
                              "check that its results belong to that benchmark")
         kept.append(member.subset(items=cols))
-    return make_suite(kept, suite.names)
+    out = make_suite(kept, suite.names)
+    # the models outside the suite stay (on the kept items): the trees of outside_candidates train on them
+    outside = tuple(None if o is None else o.subset(items=m.items.astype(str)) for o, m in zip(suite.outside, kept))
+    return Suite(out.members, dict(suite.dropped), outside)
 
 
 def new_model_check(art, new, reference: dict, chance: dict | None = None) -> pd.DataFrame:
