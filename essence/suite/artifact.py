@@ -304,6 +304,13 @@ def kernel_candidates(idx, member_of, b: int | None, n_models: int) -> dict:
     return {"kernel": lambda: KernelReconstructor(own=own)}
 
 
+def _member_blocks(idx, member_of) -> list[list[int]]:
+    """Positions among the chosen items ``idx`` ``(k,)`` of each member that has any (``member_of`` ``(M,)``:
+    member of each pooled item): ``boost``'s sub-score blocks."""
+    owner = np.asarray(member_of)[np.asarray(idx, dtype=np.intp)]
+    return [np.flatnonzero(owner == b).tolist() for b in np.unique(owner)]
+
+
 def boost_candidates(idx, member_of, n_models: int) -> dict:
     """``boost``: gradient-boosted trees on all chosen items plus each member's sub-score (the mean answer over
     the items chosen from it: :class:`essence.boost.BoostReconstructor` with one block per member that has
@@ -318,8 +325,7 @@ def boost_candidates(idx, member_of, n_models: int) -> dict:
 
     if n_models < MIN_MODELS_MLP:
         return {}
-    owner = np.asarray(member_of)[np.asarray(idx, dtype=np.intp)]
-    blocks = [np.flatnonzero(owner == b).tolist() for b in np.unique(owner)]
+    blocks = _member_blocks(idx, member_of)
     return {"boost": lambda: BoostReconstructor(blocks=blocks)}
 
 
@@ -336,9 +342,8 @@ def outside_candidates(suite_fit: Suite, idx, b: int, n_models: int) -> dict:
     X_out, y_out = suite_fit.outside_rows(b, idx)
     if n_models < MIN_MODELS_MLP or not y_out.size:
         return {}
-    owner = np.asarray(suite_fit.member_of)[np.asarray(idx, dtype=np.intp)]
-    blocks = [np.flatnonzero(owner == m).tolist() for m in np.unique(owner)]
-    own = np.flatnonzero(owner == b).tolist()
+    blocks = _member_blocks(idx, suite_fit.member_of)
+    own = np.flatnonzero(np.asarray(suite_fit.member_of)[np.asarray(idx, dtype=np.intp)] == b).tolist()
     out = {"boost_pool": lambda: WithExtraModels(BoostReconstructor(blocks=blocks), X_out, y_out)}
     if own:
         part = {"kind": "boost", "params": {"blocks": [list(range(len(own)))]}}

@@ -30,8 +30,9 @@ class Suite:
     ``members``: tuple of Responses, every one with the same ``models`` in the same order.
     ``dropped``: member name -> number of its models left out because some other member lacks them.
     ``outside``: empty, or one entry per member: a Responses of exactly those dropped models (on the member's
-    items; None where it has none). They are never split, tested or reconstructed from; the joint search's
-    own-items fitness term may read them (``own_models="pool"``, :mod:`essence.suite.select`).
+    items; None where it has none). They are never split or tested; the trees of
+    :func:`essence.suite.artifact.outside_candidates` train on them, and the joint search's own-items fitness
+    term may read them (``own_models="pool"``, :mod:`essence.suite.select`).
     """
 
     members: tuple
@@ -85,12 +86,17 @@ class Suite:
         """The same suite on some models (indices, mask or ids, as :meth:`Responses.subset` takes)."""
         return Suite(tuple(m.subset(models=models) for m in self.members), dict(self.dropped), self.outside)
 
+    def _outside(self, b: int) -> Responses | None:
+        """:attr:`outside` of member ``b`` as stored, or None when it has no models there."""
+        out = self.outside[b] if self.outside else None
+        return out if out is not None and out.n_models else None
+
     def outside_of(self, b: int) -> Responses | None:
         """Member ``b``'s models outside the suite (:attr:`outside`) on exactly that member's current items (in
         its order), or None when there are none or they lack one of its items."""
-        if not self.outside or self.outside[b] is None or not self.outside[b].n_models:
+        out, items = self._outside(b), self.members[b].items
+        if out is None:
             return None
-        out, items = self.outside[b], self.members[b].items
         have = set(out.items.tolist())
         if any(i not in have for i in items.tolist()):
             return None
@@ -103,17 +109,17 @@ class Suite:
         NaN where it lacks that member or item. Models without a finite member-``b`` score are left out;
         ``m`` is 0 when there are none."""
         idx = np.asarray(idx, dtype=np.intp)
-        if not self.outside or self.outside[b] is None or not self.outside[b].n_models:
+        mine = self._outside(b)
+        if mine is None:
             return np.empty((0, idx.size)), np.empty(0)
-        mine = self.outside[b]
         keep = np.isfinite(mine.target)
         models = mine.models[keep]
         X = np.full((models.size, idx.size), np.nan)
         starts = np.cumsum([0] + self.n_items)
         owner = self.member_of[idx]
         for m in np.unique(owner):
-            out = self.outside[m] if self.outside[m] is not None else None
-            if out is None or not out.n_models:
+            out = self._outside(m)
+            if out is None:
                 continue
             row = {s: i for i, s in enumerate(out.models.tolist())}
             col = {s: j for j, s in enumerate(out.items.tolist())}

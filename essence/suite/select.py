@@ -189,13 +189,9 @@ def _own_extra(train: Suite, pool, own_models: str, fitness_models: str, own_wei
                          "reads the models the suite dropped from it) or shared (the suite's training models only)")
     if own_models == "shared" or own_weight <= 0 or fitness_models not in ("train", "train+val"):
         return None
-    starts = np.cumsum([0] + train.n_items)
-    extra = []
-    for b in range(len(train.members)):
-        out = train.outside_of(b)
-        cols = pool[(pool >= starts[b]) & (pool < starts[b + 1])] - starts[b]
-        keep = None if out is None else np.isfinite(out.target)  # a model without a full score cannot train it
-        extra.append(None if out is None or not keep.any() else (out.responses[keep][:, cols], out.target[keep]))
+    owner = train.member_of[pool]
+    extra = [train.outside_rows(b, pool[owner == b]) for b in range(len(train.members))]
+    extra = [e if e[1].size else None for e in extra]
     return extra if any(e is not None for e in extra) else None
 
 
