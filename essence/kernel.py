@@ -16,8 +16,10 @@ README, "Suites"): the best single kind by CV on ARC, TruthfulQA and WinoGrande,
 lowered the mean per-benchmark RMSE by 1-2 %.
 
 The artifact stores the training models' (filled) answers on the chosen items, ``(n, k)`` (as strings of
-``0``/``1`` when every answer is binary), and the dual coefficients ``beta`` ``(n,)``: plain JSON, about
-``n * k`` bytes for binary answers.
+``0``/``1`` when every answer is binary; as strings of ``a``..``u`` for 0, 1/20, ..., 1 when every answer is
+a multiple of 1/20, as imputed answers are: :mod:`essence.impute`), and the dual coefficients ``beta``
+``(n,)``: plain JSON, about ``n * k`` bytes then. With a single ``(w, scale, alpha)`` to try, ``fit`` is one
+solve and skips the leave-one-out pass (``loo_rmse_`` None).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ from .reconstruct import Reconstructor, _check_X
 __all__ = ["KernelReconstructor", "loo_kernel_ridge"]
 
 _DIGITS = 10
+_LEVELS = 20  # training answers on the grid of 1/_LEVELS (imputed ones) are stored one character each
+_LEVEL_CHARS = "abcdefghijklmnopqrstu"  # value i / _LEVELS -> _LEVEL_CHARS[i] (a = 0, u = 1)
 
 
 def _sqdist(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -119,7 +123,9 @@ class KernelReconstructor(Reconstructor):
         alphas = [float(a) for a in (self.alphas if isinstance(self.alphas, (list, tuple)) else [self.alphas])]
         scales = [float(c) for c in (self.scales if isinstance(self.scales, (list, tuple)) else [self.scales])]
         best = None
-        for w in ws:
+        if len(ws) * len(scales) * len(alphas) == 1:  # nothing to choose: no leave-one-out pass
+            best = (float("nan"), ws[0], scales[0], alphas[0])
+        for w in ws if best is None else ():
             s = self._weights(k, w)
             D = _sqdist(Xf * np.sqrt(s), Xf * np.sqrt(s))
             for c in scales:
@@ -136,8 +142,14 @@ class KernelReconstructor(Reconstructor):
         self.w_, self.scale_, self.alpha_, self.gamma_ = w, c, a, float(gamma)
         self.beta_ = np.round(beta, _DIGITS)
         self.y_mean_, self.y_sd_ = round(y_mean, _DIGITS), round(y_sd, _DIGITS)
-        self.loo_rmse_ = float(np.sqrt(mse) * y_sd)
+        self.loo_rmse_ = None if np.isnan(mse) else float(np.sqrt(mse) * y_sd)
         return self
+
+    def tuned(self) -> "KernelReconstructor":
+        """An unfitted copy fixed to this fit's ``(w, scale, alpha)``: its ``fit`` is one solve, no
+        leave-one-out pass (:class:`essence.predictors.WithExtraModels` with ``tune_on_given``)."""
+        return KernelReconstructor(own=list(self.own), own_weights=[self.w_], scales=[self.scale_],
+                                   alphas=[self.alpha_])
 
     def predict(self, X) -> np.ndarray:
         X = _check_X(X, self.k_)
@@ -149,12 +161,19 @@ class KernelReconstructor(Reconstructor):
     def to_dict(self) -> dict:
         T = self.train_
         binary = bool(np.isin(T, (0.0, 1.0)).all())
-        rows = (["".join("1" if v else "0" for v in r) for r in T.astype(bool)] if binary
-                else np.round(T, _DIGITS).tolist())
+        grid = np.round(T * _LEVELS)
+        on_grid = not binary and bool(np.allclose(grid, T * _LEVELS, rtol=0.0, atol=1e-9)) and bool(
+            ((grid >= 0) & (grid <= _LEVELS)).all())
+        if binary:
+            rows = ["".join("1" if v else "0" for v in r) for r in T.astype(bool)]
+        elif on_grid:  # e.g. imputed answers (essence.impute): one character per answer
+            rows = ["".join(_LEVEL_CHARS[int(v)] for v in r) for r in grid]
+        else:
+            rows = np.round(T, _DIGITS).tolist()
         return {"kind": self.kind, "params": self.params_dict(), "k": self.k_, "fill": self.fill_.tolist(),
                 "own_weight": self.w_, "scale": self.scale_, "alpha": self.alpha_, "gamma": self.gamma_,
-                "train_binary": binary, "train": rows, "beta": self.beta_.tolist(),
-                "y_mean": self.y_mean_, "y_sd": self.y_sd_, "loo_rmse": self.loo_rmse_}
+                "train_binary": binary, **({"train_levels": _LEVELS} if on_grid else {}), "train": rows,
+                "beta": self.beta_.tolist(), "y_mean": self.y_mean_, "y_sd": self.y_sd_, "loo_rmse": self.loo_rmse_}
 
     @classmethod
     def from_dict(cls, d: dict):
@@ -167,6 +186,15 @@ class KernelReconstructor(Reconstructor):
             if any(not isinstance(r, str) or len(r) != obj.k_ or set(r) - {"0", "1"} for r in rows):
                 raise InputError(f"kernel: each stored training row must be a string of {obj.k_} '0'/'1' characters")
             T = np.array([[c == "1" for c in r] for r in rows], dtype=np.float64).reshape(len(rows), obj.k_)
+        elif d.get("train_levels") is not None:
+            levels = d["train_levels"]
+            rows = d["train"] if isinstance(d["train"], list) else [None]
+            if levels != _LEVELS or any(not isinstance(r, str) or len(r) != obj.k_ or set(r) - set(_LEVEL_CHARS)
+                                        for r in rows):
+                raise InputError(f"kernel: train_levels must be {_LEVELS} and each stored training row a string of "
+                                 f"{obj.k_} characters among {_LEVEL_CHARS!r}")
+            code = {c: i / _LEVELS for i, c in enumerate(_LEVEL_CHARS)}
+            T = np.array([[code[c] for c in r] for r in d["train"]], dtype=np.float64).reshape(-1, obj.k_)
         else:
             T = np.asarray(d["train"], dtype=np.float64).reshape(-1, obj.k_)
         obj.train_ = T
@@ -176,5 +204,6 @@ class KernelReconstructor(Reconstructor):
                              f"{obj.beta_.size}) and {obj.k_} fill values (got {obj.fill_.size})")
         obj.w_, obj.scale_, obj.alpha_ = float(d["own_weight"]), float(d["scale"]), float(d["alpha"])
         obj.gamma_, obj.y_mean_, obj.y_sd_ = float(d["gamma"]), float(d["y_mean"]), float(d["y_sd"])
-        obj.loo_rmse_ = float(d.get("loo_rmse", float("nan")))
+        loo = d.get("loo_rmse")
+        obj.loo_rmse_ = None if loo is None else float(loo)
         return obj

@@ -478,20 +478,32 @@ class WithExtraModels:
     """A reconstructor fitted on the models it is given *plus* fixed extra training models.
 
     ``inner``: an unfitted reconstructor (a kind that does not need the pool); ``X_extra`` ``(m, k)`` the extra
-    models' answers on the same chosen items (NaN = missing: the inner kind must handle it, as ``boost``
-    does), ``y_extra`` ``(m,)`` their full scores, pp. ``fit(X, y)`` fits ``inner`` on the rows of ``X`` and
-    ``X_extra`` together; everything else is ``inner``'s, so the artifact stores the fitted inner kind alone
-    (its JSON has no trace of the extra models). In a suite the extra models are a member's models that lack
-    another member (:meth:`essence.suite.data.Suite.outside_rows`): cross-validation folds hold out only the
-    given models, so a CV score stays one on models the fit did not see.
+    models' answers on the same chosen items (NaN = missing), ``y_extra`` ``(m,)`` their full scores, pp.
+    ``fit(X, y)`` fits a copy of ``inner`` on the rows of ``X`` and ``X_extra`` together; everything else is
+    that fitted copy's, so the artifact stores the fitted inner kind alone. In a suite the extra models are a
+    member's models that lack another member (:meth:`essence.suite.data.Suite.outside_rows`): cross-validation
+    folds hold out only the given models, so a CV score stays one on models the fit did not see.
+
+    ``impute``: None (the inner kind handles the missing cells itself, as ``boost`` does), or the column
+    blocks (a suite: each member's chosen items) whose all-missing cells are filled, at each fit, with their
+    conditional mean given the row's other blocks, fitted on the given models only
+    (:func:`essence.impute.impute_blocks`). ``tune_on_given``: the inner kind chooses its settings on the
+    given models alone (``inner.fit``, then ``inner.tuned()``: an unfitted copy fixed to the choice), and
+    that copy is fitted on the given plus the extra models: the choice stays one made on the models the
+    CV folds hold out, and the big fit is a single solve (``kernel``). A ``kernel`` inner stores its
+    training rows, so its artifact then holds the extra models' (imputed) answers on the chosen items too.
     """
 
-    def __init__(self, inner, X_extra, y_extra):
+    def __init__(self, inner, X_extra, y_extra, impute=None, tune_on_given: bool = False):
         if getattr(inner, "needs_pool", False):
             raise InputError(f"{inner.kind}: a kind that reads the whole pool cannot take extra models")
+        if tune_on_given and not hasattr(inner, "tuned"):
+            raise InputError(f"{inner.kind}: tune_on_given needs a kind that can fix its choice (kernel)")
         self.inner = inner
         self.X_extra = np.asarray(X_extra, dtype=np.float64)
         self.y_extra = np.asarray(y_extra, dtype=np.float64)
+        self.impute = impute
+        self.tune_on_given = bool(tune_on_given)
         if self.X_extra.ndim != 2 or self.y_extra.shape != (self.X_extra.shape[0],):
             raise InputError(f"extra models: answers {self.X_extra.shape} and scores {self.y_extra.shape} do not "
                              "match; give (m, k) and (m,)")
@@ -502,20 +514,29 @@ class WithExtraModels:
     needs_pool = False
 
     def params_dict(self) -> dict:
-        return self.inner.params_dict()
+        return getattr(self, "fitted_", self.inner).params_dict()
 
     def fit(self, X, y):
+        import copy
+
+        from .impute import impute_blocks
+
         X = _check_X(X)
+        y = np.asarray(y, dtype=np.float64)
         if self.X_extra.shape[1] != X.shape[1]:
             raise InputError(f"extra models: answers on {self.X_extra.shape[1]} items, the models on {X.shape[1]}")
-        self.inner.fit(np.vstack([X, self.X_extra]), np.r_[np.asarray(y, dtype=np.float64), self.y_extra])
+        Xe = self.X_extra if self.impute is None else impute_blocks(X, self.X_extra, self.impute)
+        inner = copy.deepcopy(self.inner)
+        if self.tune_on_given:
+            inner = inner.fit(X, y).tuned()
+        self.fitted_ = inner.fit(np.vstack([X, Xe]), np.r_[y, self.y_extra])
         return self
 
     def predict(self, X) -> np.ndarray:
-        return self.inner.predict(X)
+        return self.fitted_.predict(X)
 
     def to_dict(self) -> dict:
-        return self.inner.to_dict()
+        return self.fitted_.to_dict()
 
 
 def choose_average_by_cv(candidates: dict, X, y, folds: int = 5, seed: int = 0, R=None, max_parts: int = 3,

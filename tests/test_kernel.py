@@ -81,3 +81,37 @@ def test_bad_input_names_the_problem():
     d["train"][0] = "01x10"
     with pytest.raises(InputError, match="string of 5 '0'/'1' characters"):
         reconstructor_from_dict(d)
+
+
+def test_answers_on_the_twentieths_grid_are_stored_one_character_each():
+    X = np.round(np.random.default_rng(8).random((50, 6)) * 20) / 20  # e.g. imputed answers
+    X[:10] = _binary(10, 6, 9)
+    y = 100 * X.mean(1)
+    rec = KernelReconstructor(own=[0]).fit(X, y)
+    d = json.loads(json.dumps(rec.to_dict()))
+    assert d["train_levels"] == 20 and not d["train_binary"] and all(len(r) == 6 for r in d["train"])
+    assert set("".join(d["train"])) <= set("abcdefghijklmnopqrstu") and d["train"][0] != d["train"][20]
+    Xt = np.random.default_rng(10).random((7, 6))
+    np.testing.assert_allclose(reconstructor_from_dict(d).predict(Xt), rec.predict(Xt), atol=1e-9)
+    from essence.lmeval import standalone
+
+    np.testing.assert_allclose(standalone.predict(d, Xt), rec.predict(Xt), atol=1e-9)
+    bad = dict(d, train=[r.replace("a", "z") for r in d["train"]])
+    with pytest.raises(InputError, match="6 characters among 'abcdefghijklmnopqrstu'"):
+        reconstructor_from_dict(bad)
+    with pytest.raises(InputError, match="train_levels must be 20"):
+        reconstructor_from_dict(dict(d, train_levels=10))
+
+
+def test_a_single_setting_skips_the_leave_one_out_pass_and_tuned_fixes_the_choice():
+    X = _binary(80, 10, 11)
+    y = 100 * X[:, :3].mean(1) + np.random.default_rng(12).normal(0, 2, 80)
+    full = KernelReconstructor(own=[0, 1, 2]).fit(X, y)
+    fixed = full.tuned()
+    assert (fixed.own_weights, fixed.scales, fixed.alphas) == ([full.w_], [full.scale_], [full.alpha_])
+    again = fixed.fit(X, y)
+    assert again.loo_rmse_ is None and full.loo_rmse_ > 0
+    Xt = _binary(20, 10, 13)
+    np.testing.assert_allclose(again.predict(Xt), full.predict(Xt), atol=1e-9)
+    d = json.loads(json.dumps(again.to_dict()))
+    assert d["loo_rmse"] is None and reconstructor_from_dict(d).loo_rmse_ is None

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1] / "essence"
 LAYERS: list[list[str]] = [
     ["essence.errors"],
     ["essence._io", "essence._runtime"],
-    ["essence.checks", "essence.tables"],
+    ["essence.checks", "essence.tables", "essence.impute"],  # impute: missing answer blocks filled (numpy only)
     ["essence.data", "essence.metrics", "essence.claims"],  # claims: the field's published numbers
     ["essence.__init__"],  # the package itself (``from . import __version__``)
     ["essence.features", "essence.synthetic"],  # synthetic: generated data for cost curves (builds Responses)

@@ -243,3 +243,33 @@ def test_with_extra_models_fits_on_both_and_stores_only_the_inner_kind(parts):
         WithExtraModels(BoostReconstructor(), Xe, ye).fit(X[:, :5], y_tr[:150])
     with pytest.raises(InputError, match="cannot take extra models"):
         WithExtraModels(LatentReconstructor(items), Xe, ye)
+    with pytest.raises(InputError, match="tune_on_given needs a kind that can fix its choice"):
+        WithExtraModels(BoostReconstructor(), Xe, ye, tune_on_given=True)
+
+
+def test_kernel_with_extra_models_tunes_on_the_given_ones_and_imputes_their_missing_blocks(parts):
+    from essence.impute import impute_blocks
+    from essence.kernel import KernelReconstructor
+    from essence.predictors import WithExtraModels
+
+    R_tr, y_tr, R_te, _, items = parts
+    X, Xe, ye = np.nan_to_num(R_tr[:150, items], nan=0.0), R_tr[150:, items].copy(), y_tr[150:]
+    blocks = [[0, 1, 2, 3], list(range(4, len(items)))]
+    Xe[: len(Xe) // 2, :4] = np.nan  # half the extra models lack the first block
+    make = lambda: WithExtraModels(KernelReconstructor(own=[4, 5]), Xe, ye, impute=blocks,  # noqa: E731
+                                   tune_on_given=True)
+    rec = make().fit(X, y_tr[:150])
+    given = KernelReconstructor(own=[4, 5]).fit(X, y_tr[:150])  # the choice is the given models' alone
+    assert (rec.fitted_.w_, rec.fitted_.scale_, rec.fitted_.alpha_) == (given.w_, given.scale_, given.alpha_)
+    filled = impute_blocks(X, Xe, blocks)
+    assert not np.isnan(filled).any()
+    both = given.tuned().fit(np.vstack([X, filled]), np.r_[y_tr[:150], ye])
+    Xt = np.nan_to_num(R_te[:, items], nan=0.0)
+    np.testing.assert_allclose(rec.predict(Xt), both.predict(Xt), atol=1e-9)
+    assert rec.fitted_.train_.shape == (150 + len(Xe), len(items)) and rec.kind == "kernel"
+    d = json.loads(json.dumps(rec.to_dict()))
+    np.testing.assert_allclose(reconstructor_from_dict(d).predict(Xt), rec.predict(Xt), atol=1e-9)
+    # each fit chooses afresh (a CV fold's fit does not inherit another's choice), the template is untouched
+    other = make().fit(X[:60], y_tr[:60])
+    assert other.fitted_.train_.shape[0] == 60 + len(Xe) and rec.inner.alphas == KernelReconstructor().alphas
+    np.testing.assert_allclose(make().fit(X, y_tr[:150]).predict(Xt), rec.predict(Xt), atol=1e-12)

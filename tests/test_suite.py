@@ -661,10 +661,17 @@ def test_outside_candidates_train_on_the_outside_models_and_cv_holds_out_shared_
 
     idx = np.r_[np.arange(0, 40, 4), np.arange(40, 70, 5), np.arange(70, 100, 6)]
     cands = outside_candidates(suite, idx, 0, suite.n_models)
-    assert set(cands) == {"boost_pool", "own_pool_boost"}
+    assert set(cands) == {"boost_pool", "own_pool_boost", "kernel_pool"}
     X_out, y_out = suite.outside_rows(0, idx)
     rec = cands["boost_pool"]()
     assert rec.X_extra.shape == X_out.shape and np.array_equal(rec.y_extra, y_out)
+    ker = cands["kernel_pool"]()
+    assert ker.tune_on_given and ker.inner.own == list(range(10)) and ker.impute == [list(range(10)),
+                                                                                     list(range(10, 16)),
+                                                                                     list(range(16, 21))]
+    X = suite.pooled().responses[:, idx]
+    fitted = ker.fit(X, suite.targets[:, 0]).fitted_
+    assert fitted.train_.shape == (suite.n_models + len(y_out), idx.size) and not np.isnan(fitted.train_).any()
     assert outside_candidates(suite, idx, 0, MIN_MODELS_MLP - 1) == {}
     alone = make_suite(list(suite.members))  # no outside models: nothing to offer
     assert outside_candidates(alone, idx, 0, alone.n_models) == {}
@@ -676,5 +683,5 @@ def test_fit_members_weighs_the_outside_candidates(suite):
 
     idx = np.r_[np.arange(0, 40, 4), np.arange(40, 70, 5), np.arange(70, 100, 6)]
     recs, _, _, choice, _ = fit_members(suite, idx, n_train=300, stronger=True, average=2)
-    assert {"boost_pool", "own_pool_boost"} <= set(choice["arc"]["cv_rmse"])
+    assert {"boost_pool", "own_pool_boost", "kernel_pool"} <= set(choice["arc"]["cv_rmse"])
     assert all(isinstance(v, float) for k_, v in choice["arc"]["cv_rmse"].items() if "pool" in k_)

@@ -157,6 +157,9 @@ def _kernel(d, X):
     k = int(d["k"])
     if d.get("train_binary"):
         T = np.array([[c == "1" for c in r] for r in d["train"]], dtype=np.float64).reshape(-1, k)
+    elif d.get("train_levels") is not None:  # one character per answer: a, b, ... = 0, 1/levels, ...
+        T = np.array([[(ord(c) - ord("a")) / int(d["train_levels"]) for c in r] for r in d["train"]],
+                     dtype=np.float64).reshape(-1, k)
     else:
         T = f(d["train"]).reshape(-1, k)
     s = np.ones(k)
