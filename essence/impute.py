@@ -8,11 +8,10 @@ have every block, one ridge regression per pattern of missing blocks from the pr
 ones (centred, penalty ``penalty * n`` on the coefficients), the linear conditional mean, clipped to [0, 1]
 and rounded to a grid of ``1 / levels`` so a kernel artifact can store the rows as short strings.
 
-Measured on the five metabench pools (a one-off probe on seeds 0 and 1 of ``benchmarks/suite.py``, script
-not kept; the five-seed figures are ``benchmarks/suite.py --kinds``, README "Suites"):
-the kernel trained on the outside models too had a CV RMSE 2-9 % below the kernel on the shared models
-alone on every member; with the missing blocks filled by column means instead, it was worse than the plain
-kernel on WinoGrande (1.476 against 1.451 pp, seed 0).
+Measured on the five metabench pools (``benchmarks/suite.py --seeds 0 1 2 3 4 --kinds``, README "Suites"):
+the kernel trained on the outside models too had a CV RMSE 1-8 % below the kernel on the shared models
+alone on every member; with the missing blocks filled by column means instead (a one-off probe, seed 0,
+script not kept), it was worse than the plain kernel on WinoGrande (1.476 against 1.451 pp).
 """
 
 from __future__ import annotations

@@ -122,17 +122,18 @@ class KernelReconstructor(Reconstructor):
         ws = [float(w) for w in self.own_weights] if own.size else [0.0]
         alphas = [float(a) for a in (self.alphas if isinstance(self.alphas, (list, tuple)) else [self.alphas])]
         scales = [float(c) for c in (self.scales if isinstance(self.scales, (list, tuple)) else [self.scales])]
-        best = None
         if len(ws) * len(scales) * len(alphas) == 1:  # nothing to choose: no leave-one-out pass
             best = (float("nan"), ws[0], scales[0], alphas[0])
-        for w in ws if best is None else ():
-            s = self._weights(k, w)
-            D = _sqdist(Xf * np.sqrt(s), Xf * np.sqrt(s))
-            for c in scales:
-                mse = loo_kernel_ridge(np.exp(-(c / s.sum()) * D), z, alphas)
-                i = int(np.argmin(mse))
-                if best is None or mse[i] < best[0] - 1e-15:
-                    best = (float(mse[i]), w, c, alphas[i])
+        else:
+            best = None
+            for w in ws:
+                s = self._weights(k, w)
+                D = _sqdist(Xf * np.sqrt(s), Xf * np.sqrt(s))
+                for c in scales:
+                    mse = loo_kernel_ridge(np.exp(-(c / s.sum()) * D), z, alphas)
+                    i = int(np.argmin(mse))
+                    if best is None or mse[i] < best[0] - 1e-15:
+                        best = (float(mse[i]), w, c, alphas[i])
         mse, w, c, a = best
         s = self._weights(k, w)
         gamma = c / s.sum()
@@ -161,9 +162,9 @@ class KernelReconstructor(Reconstructor):
     def to_dict(self) -> dict:
         T = self.train_
         binary = bool(np.isin(T, (0.0, 1.0)).all())
-        grid = np.round(T * _LEVELS)
-        on_grid = not binary and bool(np.allclose(grid, T * _LEVELS, rtol=0.0, atol=1e-9)) and bool(
-            ((grid >= 0) & (grid <= _LEVELS)).all())
+        grid = None if binary else np.round(T * _LEVELS)
+        on_grid = grid is not None and bool(np.allclose(grid, T * _LEVELS, rtol=0.0, atol=1e-9)
+                                            and ((grid >= 0) & (grid <= _LEVELS)).all())
         if binary:
             rows = ["".join("1" if v else "0" for v in r) for r in T.astype(bool)]
         elif on_grid:  # e.g. imputed answers (essence.impute): one character per answer

@@ -339,12 +339,11 @@ def outside_candidates(suite_fit: Suite, idx, b: int, n_models: int) -> dict:
     members they have (:func:`essence.impute.impute_blocks`, fitted on the shared models of each fold).
     Offered like the MLPs (from :data:`essence.predictors.MIN_MODELS_MLP` shared models) where the member
     has outside models. Folds hold out shared models only, so their CV scores are on models they did not
-    see. ``kernel_pool`` measured on the five metabench pools (probe, seeds 0 and 1, the suite's chosen
-    items): CV RMSE 2-9 % below ``kernel`` on every member (MMLU 1.64 -> 1.52 pp, seed 0), and in the
-    CV-chosen averages the mean per-benchmark test RMSE fell 1.606 -> 1.568 (seed 0) and 1.712 -> 1.681 pp
-    (seed 1); ``benchmarks/suite.py`` has the five-seed figures (README, "Suites"). Its artifact stores the
-    training rows: about ``(n_shared + n_outside) * k`` bytes (1.1 MB for WinoGrande's 4,600 models at
-    k = 250)."""
+    see. ``kernel_pool`` measured on the five metabench pools (``benchmarks/suite.py --seeds 0 1 2 3 4
+    --separate-pool --kinds``, README "Suites"): CV RMSE 1-8 % below ``kernel`` on every member, in all 25
+    chosen averages, and the mean per-benchmark test RMSE 1.727 -> 1.694 pp (suite mean 0.915 -> 0.900).
+    Its artifact stores the training rows: about ``(n_shared + n_outside) * k`` bytes (0.84-0.94 MB of
+    JSON per member at k = 250)."""
     from ..boost import BoostReconstructor
     from ..kernel import KernelReconstructor
     from ..predictors import MIN_MODELS_MLP, ColumnsReconstructor, WithExtraModels
