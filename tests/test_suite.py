@@ -665,6 +665,10 @@ def test_outside_candidates_train_on_the_outside_models_and_cv_holds_out_shared_
     X_out, y_out = suite.outside_rows(0, idx)
     rec = cands["boost_pool"]()
     assert rec.X_extra.shape == X_out.shape and np.array_equal(rec.y_extra, y_out)
+    # trained on 2-3x the models, the pool's trees get more rounds and leaves than boost's defaults
+    from essence.suite.artifact import POOL_BOOST
+
+    assert (rec.inner.trees, rec.inner.leaves) == (POOL_BOOST["trees"], POOL_BOOST["leaves"]) == (600, 31)
     ker = cands["kernel_pool"]()
     assert ker.tune_on_given and ker.inner.own == list(range(10)) and ker.impute == [list(range(10)),
                                                                                      list(range(10, 16)),

@@ -67,7 +67,7 @@ def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method
     for approach in approaches:
         key = (f"{tag}{approach}-{'+'.join(suite.names)}-n{suite.n_models}-s{seed}-t{test}-v{val}-"
                + (f"{method}-k{k}-r{int(stronger)}{int(average)}{'o2' if own and stronger else ''}{'kb' if stronger and average >= 2 else ''}"
-                  + ("xk" if stronger and average >= 2 and suite.outside else "")
+                  + ("xk6" if stronger and average >= 2 and suite.outside else "")
                   + "-" + "-".join(f"{a}={b}" for a, b in sorted(params.items()))
                   if approach == "suite" else f"{separate_method}-k{k_each}"
                   + ("-pool" if approach == "separate_pool" else "")))
