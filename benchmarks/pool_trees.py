@@ -60,6 +60,7 @@ def main(argv=None) -> int:
     ap.add_argument("--trees", nargs="*", default=["600x31"], help="boost_pool settings to add, as ROUNDSxLEAVES")
     ap.add_argument("--shared", nargs="*", default=[], help="boost settings (shared models only) to add")
     ap.add_argument("--with-mlps", action="store_true", help="also the MLP candidates of the full set")
+    ap.add_argument("--members", nargs="*", default=list(NAMES), help="only these members (default: all five)")
     args = ap.parse_args(argv)
     suite = load_suite(NAMES)
     for seed in args.seeds:
@@ -73,6 +74,8 @@ def main(argv=None) -> int:
             print(f"\nseed {seed}: budget {info['budget']}; {n} training + validation models, {te.n_models} test")
             picks = {"base": [], "more": []}
             for b, name in enumerate(NAMES):
+                if name not in args.members:
+                    continue
                 y, yt = fit.targets[:, b], te.targets[:, b]
                 base = {}
                 if args.with_mlps:
@@ -114,6 +117,8 @@ def main(argv=None) -> int:
                     print(f"  {tag}: {' + '.join(best)}: CV {_rmse(np.mean([oof[x] for x in best], axis=0), y):.3f}, "
                           f"test {_rmse(p, yt):.3f}", flush=True)
             for tag, preds in picks.items():
+                if len(preds) < len(NAMES):
+                    continue
                 per = [_rmse(p, te.targets[:, b]) for b, p in enumerate(preds)]
                 print(f"seed {seed} {tag}: mean per-benchmark test RMSE {np.mean(per):.4f} pp, suite mean "
                       f"{_rmse(np.mean(preds, axis=0), te.mean_target):.4f} pp")

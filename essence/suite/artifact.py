@@ -366,7 +366,7 @@ def outside_candidates(suite_fit: Suite, idx, b: int, n_models: int) -> dict:
 #: the outside models (2-3x the models). Measured on the suite's chosen items (``benchmarks/pool_trees.py``, test
 #: split; README "Suites"): 600 x 31 lowered boost_pool's CV and test RMSE on every member on seed 0 and on ARC
 #: and GSM8K on seed 1; the same trees on the shared models alone did not beat ``boost`` (seed 1), and 1200 x 31
-#: or 600 x 63 gained at most 0.01 pp of CV, none of test RMSE, at 1.5-2x the time.
+#: or 600 x 63 gained at most 0.01 pp of CV (test RMSE mixed: -0.01 to +0.04 pp) at 1.5-2x the time.
 POOL_BOOST = {"trees": 600, "leaves": 31}
 
 
