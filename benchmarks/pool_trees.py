@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from essence._runtime import single_thread  # noqa: E402
 from essence.boost import BoostReconstructor  # noqa: E402
 from essence.data import POOL_CAVEAT  # noqa: E402
+from essence.metrics import rmse  # noqa: E402
 from essence.predictors import WithExtraModels, oof_predictions  # noqa: E402
 from essence.reconstruct import fit_reconstructor  # noqa: E402
 from essence.suite import load_suite  # noqa: E402
@@ -42,10 +43,6 @@ from essence.suite.select import select_suite  # noqa: E402
 from essence.suite.study import suite_split  # noqa: E402
 
 NAMES = ("arc", "gsm8k", "mmlu", "truthfulqa", "winogrande")
-
-
-def _rmse(p, t) -> float:
-    return float(np.sqrt(np.mean((np.asarray(p) - np.asarray(t)) ** 2)))
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -89,39 +86,39 @@ def main(argv=None) -> int:
                     base.update(own_candidates(idx, fit.member_of, b, seed))
                 X_out, y_out = fit.outside_rows(b, idx)
                 blocks = _member_blocks(idx, fit.member_of)
+
+                def trees(size: str, pool: bool = True):
+                    t, lv = _size(size)
+                    one = lambda: BoostReconstructor(blocks=blocks, trees=t, leaves=lv)  # noqa: E731
+                    return (lambda: WithExtraModels(one(), X_out, y_out)) if pool else one
+
                 if args.boost_pool:
-                    t, lv = _size(args.boost_pool)
-                    base["boost_pool"] = (lambda t=t, lv=lv: WithExtraModels(
-                        BoostReconstructor(blocks=blocks, trees=t, leaves=lv), X_out, y_out))
-                more = {}
-                for s in args.trees:
-                    t, lv = _size(s)
-                    more[f"boost_pool {s}"] = (lambda t=t, lv=lv: WithExtraModels(
-                        BoostReconstructor(blocks=blocks, trees=t, leaves=lv), X_out, y_out))
-                for s in args.shared:
-                    t, lv = _size(s)
-                    more[f"boost {s}"] = lambda t=t, lv=lv: BoostReconstructor(blocks=blocks, trees=t, leaves=lv)
+                    base["boost_pool"] = trees(args.boost_pool)
+                more = {f"boost_pool {s}": trees(s) for s in args.trees}
+                more.update({f"boost {s}": trees(s, pool=False) for s in args.shared})
                 oof, test, rows = {}, {}, []
                 for label, make in {**base, **more}.items():
                     t0 = time.perf_counter()
                     oof[label] = oof_predictions(make, X, y, 5, seed, R)
                     test[label] = fit_reconstructor(make(), X, y, R).predict(Xt)
-                    rows.append(f"{label} {_rmse(oof[label], y):.3f} / {_rmse(test[label], yt):.3f} "
+                    rows.append(f"{label} {rmse(y, oof[label]):.3f} / {rmse(yt, test[label]):.3f} "
                                 f"({time.perf_counter() - t0:.0f} s)")
                 print(f"{name}: CV / test RMSE (pp): " + "; ".join(rows), flush=True)
                 for tag, labels in (("base", list(base)), ("more", list(base) + list(more))):
-                    best = min((c for m in (1, 2, 3) for c in combinations(labels, m)),
-                               key=lambda c: _rmse(np.mean([oof[x] for x in c], axis=0), y))
+                    def cv_of(c):
+                        return rmse(y, np.mean([oof[x] for x in c], axis=0))
+
+                    best = min((c for m in (1, 2, 3) for c in combinations(labels, m)), key=cv_of)
+                    cv = cv_of(best)
                     p = np.mean([test[x] for x in best], axis=0)
                     picks[tag].append(p)
-                    print(f"  {tag}: {' + '.join(best)}: CV {_rmse(np.mean([oof[x] for x in best], axis=0), y):.3f}, "
-                          f"test {_rmse(p, yt):.3f}", flush=True)
+                    print(f"  {tag}: {' + '.join(best)}: CV {cv:.3f}, test {rmse(yt, p):.3f}", flush=True)
             for tag, preds in picks.items():
                 if len(preds) < len(NAMES):
                     continue
-                per = [_rmse(p, te.targets[:, b]) for b, p in enumerate(preds)]
+                per = [rmse(te.targets[:, b], p) for b, p in enumerate(preds)]
                 print(f"seed {seed} {tag}: mean per-benchmark test RMSE {np.mean(per):.4f} pp, suite mean "
-                      f"{_rmse(np.mean(preds, axis=0), te.mean_target):.4f} pp")
+                      f"{rmse(te.mean_target, np.mean(preds, axis=0)):.4f} pp")
     print(f"note: {POOL_CAVEAT}")
     return 0
 

@@ -329,6 +329,14 @@ def boost_candidates(idx, member_of, n_models: int) -> dict:
     return {"boost": lambda: BoostReconstructor(blocks=blocks)}
 
 
+#: ``boost_pool``'s trees: more rounds and leaves than ``boost``'s 300 x 15, since they learn from the shared plus
+#: the outside models (2-3x the models). Measured on the suite's chosen items (``benchmarks/pool_trees.py``, test
+#: split; README "Suites"): 600 x 31 lowered boost_pool's CV and test RMSE on every member on seed 0 and on ARC
+#: and GSM8K on seed 1; the same trees on the shared models alone did not beat ``boost`` (seed 1), and 1200 x 31
+#: or 600 x 63 gained at most 0.01 pp of CV (test RMSE mixed: -0.01 to +0.04 pp) at 1.5-2x the time.
+POOL_BOOST = {"trees": 600, "leaves": 31}
+
+
 def outside_candidates(suite_fit: Suite, idx, b: int, n_models: int) -> dict:
     """Member ``b``'s candidates trained on its models outside the suite too
     (:class:`essence.predictors.WithExtraModels`, rows from :meth:`Suite.outside_rows`; they lack some other
@@ -360,14 +368,6 @@ def outside_candidates(suite_fit: Suite, idx, b: int, n_models: int) -> dict:
         part = {"kind": "boost", "params": {"blocks": [list(range(len(own)))]}}
         out["own_pool_boost"] = lambda: WithExtraModels(ColumnsReconstructor(own, part), X_out, y_out)
     return out
-
-
-#: ``boost_pool``'s trees: more rounds and leaves than ``boost``'s 300 x 15, since they learn from the shared plus
-#: the outside models (2-3x the models). Measured on the suite's chosen items (``benchmarks/pool_trees.py``, test
-#: split; README "Suites"): 600 x 31 lowered boost_pool's CV and test RMSE on every member on seed 0 and on ARC
-#: and GSM8K on seed 1; the same trees on the shared models alone did not beat ``boost`` (seed 1), and 1200 x 31
-#: or 600 x 63 gained at most 0.01 pp of CV (test RMSE mixed: -0.01 to +0.04 pp) at 1.5-2x the time.
-POOL_BOOST = {"trees": 600, "leaves": 31}
 
 
 def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_train: int | None = None,
