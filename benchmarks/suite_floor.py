@@ -41,11 +41,12 @@ from essence.suite.study import leave_out_models, run_pair, suite_split  # noqa:
 NAMES = ("arc", "gsm8k", "mmlu", "truthfulqa", "winogrande")
 
 
-def fixed_recipe(fit, idx, X, Xe) -> np.ndarray:
+def fixed_recipe(fit, idx, Xe) -> np.ndarray:
     """``(n_eval, members)`` estimates (pp): per member the mean of kernel, boost_pool and kernel_pool fitted on
-    ``fit`` (a Suite) at pooled positions ``idx``; ``X`` ``(n_fit, k)`` and ``Xe`` ``(n_eval, k)`` the chosen
-    items' answers."""
+    ``fit`` (a Suite) at pooled positions ``idx`` ``(k,)``; ``Xe`` ``(n_eval, k)`` the evaluation models' answers
+    to those items."""
     R = fit.pooled().responses
+    X = R[:, idx]
     out = []
     for b in range(len(fit.members)):
         y = fit.targets[:, b]
@@ -79,12 +80,12 @@ def main(argv=None) -> int:
             evald = kept.subset(sp.test)
             base = run_pair(kept, seed=seed, cache=Path(args.cache), approaches=("separate_pool",))["separate_pool"]
         base_avg = np.mean([rmse(np.asarray(base["truth"][n]), np.asarray(base["estimate"][n])) for n in NAMES])
-        fit = kept.subset(np.r_[sp.train, sp.val])
+        fit, train, val = (kept.subset(ix) for ix in (np.r_[sp.train, sp.val], sp.train, sp.val))
+        Re = evald.pooled().responses
         for label, floor, shift in choices:
             with single_thread():
-                idx, _ = select_suite(kept.subset(sp.train), kept.subset(sp.val), 250, seed=seed + shift,
-                                      per_benchmark=floor, progress=False)
-                est = fixed_recipe(fit, idx, fit.pooled().responses[:, idx], evald.pooled().responses[:, idx])
+                idx, _ = select_suite(train, val, 250, seed=seed + shift, per_benchmark=floor, progress=False)
+                est = fixed_recipe(fit, idx, Re[:, idx])
             per = {n: rmse(evald.targets[:, b], est[:, b]) for b, n in enumerate(NAMES)}
             avg = float(np.mean(list(per.values())))
             row = {"seed": seed, "choice": label, **per, "avg": avg, "ratio to pool": avg / base_avg,

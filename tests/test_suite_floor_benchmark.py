@@ -32,7 +32,7 @@ def test_fixed_recipe_averages_kernel_and_the_pool_learners_per_member():
     fit, held = s.subset(np.arange(320)), s.subset(np.arange(320, min(s.n_models, 420)))
     assert fit.outside  # the pool learners need each member's models outside the suite
     idx = np.r_[np.arange(0, 40, 4), np.arange(40, 70, 5), np.arange(70, 100, 6)]
-    est = _module().fixed_recipe(fit, idx, fit.pooled().responses[:, idx], held.pooled().responses[:, idx])
+    est = _module().fixed_recipe(fit, idx, held.pooled().responses[:, idx])
     assert est.shape == (held.n_models, 3) and np.isfinite(est).all()
     for b in range(3):  # far better than every model's estimate at the training mean
         y = held.targets[:, b]
