@@ -3,7 +3,10 @@
 For each seed the joint EssenceBench chooses k = 250 items across the five metabench pools with each floor of
 ``--floors`` (``--per-benchmark``: at least that many items of every benchmark; 0 = the default search), and,
 with ``--reseed``, once more without a floor under another seed of the search (seed + 1000): how much the
-figures move when only the search's randomness changes. Each choice is then reconstructed with one fixed
+figures move when only the search's randomness changes. With ``--searches N`` the default search runs under N
+seeds (seed + 1000 i, the first is the default's) and the one :func:`essence.suite.select.pick_by_cv` keeps
+(the kernel's 5-fold CV on training + validation models: what ``--param searches=N`` does) is reconstructed
+(every search too with ``--each``). Each choice is then reconstructed with one fixed
 recipe, the mean of ``kernel``, ``boost_pool`` and ``kernel_pool`` (no CV over kinds, so that every choice is
 reconstructed alike and each costs about two minutes instead of twenty; on the default's items of the held-out
 runs of ``benchmarks/suite.py`` the CV-chosen averages' mean per-benchmark RMSE is within 0.013 pp of it),
@@ -14,6 +17,7 @@ per-benchmark RMSE, their mean, its ratio to the five separate artifacts trained
 missing) and the suite mean's RMSE (pp); then the mean over seeds.
 
     .venv/bin/python benchmarks/suite_floor.py --seeds 0 1 2 3 4 --holdout --floors 0 40 45 --reseed
+    .venv/bin/python benchmarks/suite_floor.py --seeds 0 1 2 3 4 --holdout --floors --searches 3
 
 The metabench pools are pre-selected items: optimistic. One thread; about 2-4 minutes per seed and choice.
 """
@@ -21,6 +25,7 @@ The metabench pools are pre-selected items: optimistic. One thread; about 2-4 mi
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -35,7 +40,7 @@ from essence.metrics import rmse  # noqa: E402
 from essence.reconstruct import fit_reconstructor  # noqa: E402
 from essence.suite import load_suite  # noqa: E402
 from essence.suite.artifact import kernel_candidates, outside_candidates  # noqa: E402
-from essence.suite.select import budget_split, select_suite  # noqa: E402
+from essence.suite.select import SEARCH_SEED_STEP, budget_split, pick_by_cv, select_suite  # noqa: E402
 from essence.suite.study import leave_out_models, run_pair, suite_split  # noqa: E402
 
 NAMES = ("arc", "gsm8k", "mmlu", "truthfulqa", "winogrande")
@@ -57,11 +62,31 @@ def fixed_recipe(fit, idx, Xe) -> np.ndarray:
     return np.column_stack(out)
 
 
+def _search(kept, train, val, seed: int, i: int, args) -> np.ndarray:
+    """Pooled positions ``(250,)`` of search ``i`` (seed ``seed + SEARCH_SEED_STEP i``, no floor), cached as JSON
+    (item ids) under ``args.cache``."""
+    path = Path(args.cache) / (f"search-{'holdout-' if args.holdout else ''}{'+'.join(NAMES)}-n{kept.n_models}-"
+                               f"s{seed}-i{i}.json")
+    pos = {c: j for j, c in enumerate(kept.pooled().items.tolist())}
+    if path.exists():
+        return np.sort(np.array([pos[c] for c in json.loads(path.read_text())], dtype=np.intp))
+    with single_thread():
+        idx, _ = select_suite(train, val, 250, seed=seed + SEARCH_SEED_STEP * i, progress=False)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(kept.pooled().items[idx].tolist()))
+    return idx
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
     ap.add_argument("--floors", type=int, nargs="*", default=[0, 40])
     ap.add_argument("--reseed", action="store_true", help="also the default search under seed + 1000")
+    ap.add_argument("--searches", type=int, default=0,
+                    help="also N searches without a floor (seeds seed + 1000 i) and the one essence.suite.select."
+                         "pick_by_cv keeps (what --param searches=N does); each search's items cached under --cache")
+    ap.add_argument("--each", action="store_true", help="with --searches: reconstruct every search, not only "
+                    "the picked one")
     ap.add_argument("--holdout", action="store_true", help="score on 20%% of the models held out of everything")
     ap.add_argument("--cache", default="build/suite", help="where benchmarks/suite.py caches the separate artifacts")
     args = ap.parse_args(argv)
@@ -82,9 +107,20 @@ def main(argv=None) -> int:
         base_avg = np.mean([rmse(np.asarray(base["truth"][n]), np.asarray(base["estimate"][n])) for n in NAMES])
         fit, train, val = (kept.subset(ix) for ix in (np.r_[sp.train, sp.val], sp.train, sp.val))
         Re = evald.pooled().responses
-        for label, floor, shift in choices:
+        todo = [(label, floor, shift, None) for label, floor, shift in choices]
+        if args.searches > 1:
+            idxs = [_search(kept, train, val, seed, i, args) for i in range(args.searches)]
             with single_thread():
-                idx, _ = select_suite(train, val, 250, seed=seed + shift, per_benchmark=floor, progress=False)
+                cv = pick_by_cv(train, val, idxs, seed=seed)
+            print(f"seed {seed}: CV (mean per-benchmark, pp) of the {args.searches} searches: "
+                  + " ".join(f"{c:.4f}" for c in cv), flush=True)
+            if args.each:
+                todo += [(f"search {i}", 0, 0, ix) for i, ix in enumerate(idxs)]
+            todo.append((f"picked of {args.searches}", 0, 0, idxs[int(np.argmin(cv))]))
+        for label, floor, shift, idx in todo:
+            with single_thread():
+                if idx is None:
+                    idx, _ = select_suite(train, val, 250, seed=seed + shift, per_benchmark=floor, progress=False)
                 est = fixed_recipe(fit, idx, Re[:, idx])
             per = {n: rmse(evald.targets[:, b], est[:, b]) for b, n in enumerate(NAMES)}
             avg = float(np.mean(list(per.values())))

@@ -689,3 +689,48 @@ def test_fit_members_weighs_the_outside_candidates(suite):
     recs, _, _, choice, _ = fit_members(suite, idx, n_train=300, stronger=True, average=2)
     assert {"boost_pool", "own_pool_boost", "kernel_pool"} <= set(choice["arc"]["cv_rmse"])
     assert all(isinstance(v, float) for k_, v in choice["arc"]["cv_rmse"].items() if "pool" in k_)
+
+
+def test_searches_keep_the_search_that_the_kernel_cv_prefers(suite):
+    """``searches=3``: three joint searches under seeds seed, seed + 1000, seed + 2000; the one kept is the
+    lowest mean per-member kernel CV error over training + validation models, recomputed here by hand."""
+    from essence.metrics import rmse
+    from essence.reconstruct import oof_predictions
+    from essence.suite.artifact import kernel_candidates
+    from essence.suite.select import pick_by_cv
+
+    small = dict(population=8, generations=3, elites=2, tau_text=1.0, progress=False)
+    tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
+    runs = [select_suite(tr, va, 12, seed=4 + 1000 * i, **small)[0] for i in range(3)]
+    assert len({tuple(r) for r in runs}) == 3  # three different searches
+    idx, info = select_suite(tr, va, 12, seed=4, searches=3, **small)
+    assert [s["seed"] for s in info["searches"]] == [4, 1004, 2004] and info["settings"]["searches"] == 3
+    cv = pick_by_cv(tr, va, runs, seed=4)
+    assert [s["cv_rmse"] for s in info["searches"]] == [round(c, 5) for c in cv]
+    assert info["picked_search"] == int(np.argmin(cv)) and np.array_equal(idx, runs[int(np.argmin(cv))])
+    # pick_by_cv by hand for one choice: kernel out-of-fold RMSE per member on train + val, averaged
+    R = np.vstack([tr.pooled().responses, va.pooled().responses])
+    Y = np.vstack([tr.targets, va.targets])
+    by_hand = np.mean([rmse(Y[:, b], oof_predictions(kernel_candidates(runs[1], tr.member_of, b, 400)["kernel"],
+                                                     R[:, runs[1]], Y[:, b], 5, 4, R)) for b in range(3)])
+    assert cv[1] == pytest.approx(by_hand)
+    one, info1 = select_suite(tr, va, 12, seed=4, **small)  # the default: one search, no CV
+    assert np.array_equal(one, runs[0]) and "searches" not in info1 and info1["settings"]["searches"] == 1
+    for bad in (0, "x", 1.5):
+        with pytest.raises(InputError, match="searches"):
+            select_suite(tr, va, 12, searches=bad, **small)
+
+
+def test_pick_by_cv_falls_back_to_ridge_with_few_models(suite):
+    """Under 300 models there is no kernel candidate: the CV reads a ridge on all chosen items instead."""
+    from essence.metrics import rmse
+    from essence.reconstruct import RidgeReconstructor, oof_predictions
+    from essence.suite.select import pick_by_cv
+
+    tr, va = suite.subset(np.arange(60)), suite.subset(np.arange(60, 90))
+    idx = np.arange(0, 100, 7)
+    (got,) = pick_by_cv(tr, va, [idx], seed=1)
+    R = np.vstack([tr.pooled().responses, va.pooled().responses])
+    Y = np.vstack([tr.targets, va.targets])
+    want = np.mean([rmse(Y[:, b], oof_predictions(RidgeReconstructor, R[:, idx], Y[:, b], 5, 1, R)) for b in range(3)])
+    assert got == pytest.approx(want) and np.isfinite(got)

@@ -37,7 +37,7 @@ from ..intervals import IntervalModel, cross_fitted_predictions
 from ..predictors import choose_average_by_cv, pool_candidates
 from ..reconstruct import RECONSTRUCTOR_KINDS, choose_by_cv, reconstructor_class
 from .data import SEP, Suite
-from .select import select_suite
+from .select import kernel_candidates, select_suite
 
 __all__ = ["SuiteCompressed", "compress_suite", "SUITE_SCHEMA", "is_suite_artifact", "DEFAULT_RECONSTRUCTORS",
            "own_candidates", "kernel_candidates", "boost_candidates", "outside_candidates"]
@@ -286,22 +286,6 @@ def own_candidates(idx, member_of, b: int, seed: int = 0) -> dict:
         return {}
     return {"own_mlp": lambda: ColumnsReconstructor(cols, {"kind": "mlp", "params": {"seed": int(seed)}}),
             "own_mlp2": lambda: ColumnsReconstructor(cols, {"kind": "mlp", "params": {"seed": int(seed) + 1}})}
-
-
-def kernel_candidates(idx, member_of, b: int | None, n_models: int) -> dict:
-    """``kernel``: RBF kernel ridge on all chosen items (:class:`essence.kernel.KernelReconstructor`) whose
-    distance may count member ``b``'s own chosen items more (the weight chosen by leave-one-out among 0, 3
-    and 9; ``b`` None: every item once), offered with at least :data:`essence.predictors.MIN_MODELS_MLP`
-    models like the MLPs. ``idx`` ``(k,)`` pooled positions, ``member_of`` ``(M,)`` member of each pooled item.
-    Measured on the five metabench pools (``benchmarks/suite.py --seeds 0 1 2``, README "Suites"): the best
-    single kind by CV on ARC, TruthfulQA and WinoGrande, and a partner in most members' averages."""
-    from ..kernel import KernelReconstructor
-    from ..predictors import MIN_MODELS_MLP
-
-    if n_models < MIN_MODELS_MLP:
-        return {}
-    own = [] if b is None else np.flatnonzero(np.asarray(member_of)[np.asarray(idx, dtype=np.intp)] == b).tolist()
-    return {"kernel": lambda: KernelReconstructor(own=own)}
 
 
 def _member_blocks(idx, member_of) -> list[list[int]]:
