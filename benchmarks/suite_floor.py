@@ -67,8 +67,8 @@ def _search(kept, train, val, seed: int, i: int, args) -> np.ndarray:
     (item ids) under ``args.cache``."""
     path = Path(args.cache) / (f"search-{'holdout-' if args.holdout else ''}{'+'.join(NAMES)}-n{kept.n_models}-"
                                f"s{seed}-i{i}.json")
-    pos = {c: j for j, c in enumerate(kept.pooled().items.tolist())}
     if path.exists():
+        pos = {c: j for j, c in enumerate(kept.pooled().items.tolist())}
         return np.sort(np.array([pos[c] for c in json.loads(path.read_text())], dtype=np.intp))
     with single_thread():
         idx, _ = select_suite(train, val, 250, seed=seed + SEARCH_SEED_STEP * i, progress=False)
@@ -91,7 +91,7 @@ def main(argv=None) -> int:
     ap.add_argument("--cache", default="build/suite", help="where benchmarks/suite.py caches the separate artifacts")
     args = ap.parse_args(argv)
     suite = load_suite(NAMES)
-    choices = [(f"floor {f}", f, 0) for f in args.floors] + ([("reseed", 0, 1000)] if args.reseed else [])
+    choices = [(f"floor {f}", f, 0) for f in args.floors] + ([("reseed", 0, SEARCH_SEED_STEP)] if args.reseed else [])
     rows = []
     for seed in args.seeds:
         if args.holdout:

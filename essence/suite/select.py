@@ -252,18 +252,13 @@ def pick_by_cv(train: Suite, val: Suite, choices, seed: int = 0, folds: int = 5)
 
 def _joint_searches(train: Suite, val: Suite, k: int, seed: int, floor: int, progress: bool, **params):
     """``searches`` joint searches (``params``; 1 by default) and the one :func:`pick_by_cv` prefers."""
-    n = whole_number("searches", params.pop("searches", JOINT_DEFAULTS["searches"]), 1)
-    runs = []
-    for i in range(n):
-        runs.append(_joint_essence(train, val, k, seed + SEARCH_SEED_STEP * i, floor, progress, **params))
+    n = params["searches"] = whole_number("searches", params.get("searches", JOINT_DEFAULTS["searches"]), 1)
+    runs = [_joint_essence(train, val, k, seed + SEARCH_SEED_STEP * i, floor, progress, **params) for i in range(n)]
     if n == 1:
-        idx, info = runs[0]
-        info["settings"]["searches"] = 1
-        return idx, info
+        return runs[0]
     cv = pick_by_cv(train, val, [r[0] for r in runs], seed=seed)
     best = int(np.argmin(cv))
     idx, info = runs[best]
-    info["settings"]["searches"] = n
     info["searches"] = [{"seed": seed + SEARCH_SEED_STEP * i, "cv_rmse": round(c, 5),
                          "budget": budget_split(train, r[0]), "fitness_rmse_mean": r[1]["fitness_rmse"]["mean"]}
                         for i, (c, r) in enumerate(zip(cv, runs))]
