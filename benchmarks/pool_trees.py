@@ -1,7 +1,7 @@
 """How big should the trees be that learn from a suite member's models outside the suite (``boost_pool``)?
 
 For each seed, the joint EssenceBench chooses the suite's items (k = 250 across the five metabench pools, the
-test split of ``benchmarks/suite.py``); then, per member, each candidate below is cross-fitted (5 folds over the
+test split of ``benchmarks/suite.py``; one search, ``searches=1``, as when this was measured); then, per member, each candidate below is cross-fitted (5 folds over the
 training + validation models, as :func:`essence.suite.artifact.fit_members` does) and refitted on those models
 to predict the test models. Printed: each candidate's CV and test RMSE (pp) and seconds, and the CV-chosen
 average of up to three among the suite's strongest kinds (``kernel``, ``boost``, ``boost_pool``,
@@ -63,7 +63,8 @@ def main(argv=None) -> int:
     for seed in args.seeds:
         sp = suite_split(suite, seed)
         with single_thread():
-            idx, info = select_suite(suite.subset(sp.train), suite.subset(sp.val), 250, seed=seed, progress=False)
+            idx, info = select_suite(suite.subset(sp.train), suite.subset(sp.val), 250, seed=seed, progress=False,
+                                     searches=1)
             fit, te = suite.subset(np.r_[sp.train, sp.val]), suite.subset(sp.test)
             R = fit.pooled().responses
             X, Xt = R[:, idx], te.pooled().responses[:, idx]

@@ -169,12 +169,15 @@ def main(argv=None) -> int:
     from essence.checks import parse_params
 
     params = parse_params(args.param)
-    # the own-items share is in every run's cache key, so a changed default recomputes (under fitness_models=loo
-    # the search drops it unless it is given: not set here, so that setting runs)
-    if args.method == "essence" and params.get("fitness_models") != "loo":
+    given = set(params)
+    # the own-items share and the number of searches are in every run's cache key, so a changed default recomputes
+    # (under fitness_models=loo the search drops the share unless it is given: not set here, so that setting runs)
+    if args.method == "essence":
         from essence.suite.select import JOINT_DEFAULTS
 
-        params.setdefault("own_weight", JOINT_DEFAULTS["own_weight"])
+        params.setdefault("searches", JOINT_DEFAULTS["searches"])
+        if params.get("fitness_models") != "loo":
+            params.setdefault("own_weight", JOINT_DEFAULTS["own_weight"])
     params.update(stronger=not args.plain, average=args.average, own=not args.no_own)
     if args.per_benchmark:
         params["per_benchmark"] = args.per_benchmark
@@ -207,7 +210,9 @@ def main(argv=None) -> int:
     if args.search_curve:
         from essence.suite.study import search_curve
 
-        joint = {k_: v for k_, v in params.items() if k_ not in ("stronger", "average", "own", "per_benchmark")}
+        # one search per curve unless --param searches=N is given (search_curve's default)
+        joint = {k_: v for k_, v in params.items() if k_ not in ("stronger", "average", "own", "per_benchmark")
+                 and (k_ != "searches" or k_ in given)}
         for seed in args.seeds:
             t = search_curve(suite, seed=seed, k=args.k, **joint)
             print(f"\nSeed {seed}: the joint GA's best candidate after G generations; fitness = the combined relative "

@@ -1,10 +1,11 @@
 """Does a per-benchmark floor help the joint search? The split of the budget against the search's noise.
 
 For each seed the joint EssenceBench chooses k = 250 items across the five metabench pools with each floor of
-``--floors`` (``--per-benchmark``: at least that many items of every benchmark; 0 = the default search), and,
+``--floors`` (``--per-benchmark``: at least that many items of every benchmark; 0 = no floor), each one search
+(``searches=1``: the floors are compared search for search, not through the default's pick of three), and,
 with ``--reseed``, once more without a floor under another seed of the search (seed + 1000): how much the
-figures move when only the search's randomness changes. With ``--searches N`` the default search runs under N
-seeds (seed + 1000 i, the first is the default's) and the one :func:`essence.suite.select.pick_by_cv` keeps
+figures move when only the search's randomness changes. With ``--searches N`` the search runs under N
+seeds (seed + 1000 i, the first is the one-search run's) and the one :func:`essence.suite.select.pick_by_cv` keeps
 (the kernel's 5-fold CV on training + validation models: what ``--param searches=N`` does) is reconstructed
 (every search too with ``--each``). Each choice is then reconstructed with one fixed
 recipe, the mean of ``kernel``, ``boost_pool`` and ``kernel_pool`` (no CV over kinds, so that every choice is
@@ -71,7 +72,7 @@ def _search(kept, train, val, seed: int, i: int, args) -> np.ndarray:
         pos = {c: j for j, c in enumerate(kept.pooled().items.tolist())}
         return np.sort(np.array([pos[c] for c in json.loads(path.read_text())], dtype=np.intp))
     with single_thread():
-        idx, _ = select_suite(train, val, 250, seed=seed + SEARCH_SEED_STEP * i, progress=False)
+        idx, _ = select_suite(train, val, 250, seed=seed + SEARCH_SEED_STEP * i, progress=False, searches=1)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(kept.pooled().items[idx].tolist()))
     return idx
@@ -120,7 +121,8 @@ def main(argv=None) -> int:
         for label, floor, shift, idx in todo:
             with single_thread():
                 if idx is None:
-                    idx, _ = select_suite(train, val, 250, seed=seed + shift, per_benchmark=floor, progress=False)
+                    idx, _ = select_suite(train, val, 250, seed=seed + shift, per_benchmark=floor, progress=False,
+                                          searches=1)
                 est = fixed_recipe(fit, idx, Re[:, idx])
             per = {n: rmse(evald.targets[:, b], est[:, b]) for b, n in enumerate(NAMES)}
             avg = float(np.mean(list(per.values())))

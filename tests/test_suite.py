@@ -12,6 +12,7 @@ from essence.search.genetic import random_masks
 from essence.suite import (JointRidgeFitness, SuiteCompressed, compress_suite, load_suite, make_suite,
                            select_suite)
 from essence.suite.data import SEP
+from essence.suite.select import JOINT_DEFAULTS
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +113,7 @@ def test_relative_weighting_divides_by_random_reference_and_floor_penalises(suit
 
 def test_joint_essence_same_seed_same_items_and_floor_kept(suite):
     tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
-    kw = dict(population=16, generations=4, elites=2, tau_text=1.0)
+    kw = dict(population=16, generations=4, elites=2, tau_text=1.0, searches=1)
     a, info = select_suite(tr, va, 15, seed=3, per_benchmark=4, progress=False, **kw)
     b, _ = select_suite(tr, va, 15, seed=3, per_benchmark=4, progress=False, **kw)
     np.testing.assert_array_equal(a, b)
@@ -367,7 +368,7 @@ def test_balanced_init_starts_every_member_with_an_equal_share(suite, monkeypatc
 
     monkeypatch.setattr(genetic, "genetic_search", spy)
     tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
-    kw = dict(population=8, generations=1, elites=2, tau_text=1.0, tau_rank=1.0)
+    kw = dict(population=8, generations=1, elites=2, tau_text=1.0, tau_rank=1.0, searches=1)
     select_suite(tr, va, 15, seed=0, progress=False, init="balanced", **kw)
     counts = np.stack([seen["init"][:, tr.member_of == b].sum(axis=1) for b in range(3)], axis=1)
     assert (counts == 5).all()  # 15 items, 3 members: 5 each in every starting candidate
@@ -389,7 +390,7 @@ def test_members_init_starts_from_the_union_of_each_members_own_search(suite, mo
 
     monkeypatch.setattr(genetic, "genetic_search", spy)
     tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
-    kw = dict(population=8, generations=2, elites=2, tau_text=1.0, tau_rank=1.0)
+    kw = dict(population=8, generations=2, elites=2, tau_text=1.0, tau_rank=1.0, searches=1)
     idx, _ = select_suite(tr, va, 15, seed=0, progress=False, init="members", **kw)
     assert len(inits) == 4 and inits[:3] == [None, None, None]  # three member searches, then the joint one
     start = inits[3]
@@ -441,7 +442,7 @@ def test_own_weight_mixes_the_own_items_term_and_refuses_bad_values(suite):
     with pytest.raises(InputError, match="own_weight.*loo"):
         JointRidgeFitness(R, Y, suite.member_of, own_weight=0.5, loo=True)
     tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
-    small = dict(population=8, generations=2, elites=2, tau_text=1.0, progress=False)
+    small = dict(population=8, generations=2, elites=2, tau_text=1.0, progress=False, searches=1)
     for bad in ("x", 2):
         with pytest.raises(InputError, match="own_weight"):
             select_suite(tr, va, 12, own_weight=bad, **small)
@@ -494,7 +495,7 @@ def test_joint_refinement_never_worsens_the_pool_fitness_and_keeps_the_floor(sui
     from essence.suite.refine import GroupFitness, suite_attribution
 
     tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
-    kw = dict(population=16, generations=3, elites=2, tau_text=1.0, ebm_elites=2, group_population=8,
+    kw = dict(population=16, generations=3, elites=2, tau_text=1.0, searches=1, ebm_elites=2, group_population=8,
               group_generations=3)
     plain, info0 = select_suite(tr, va, 15, seed=5, per_benchmark=3, progress=False, **kw)
     refined, info = select_suite(tr, va, 15, seed=5, per_benchmark=3, progress=False, rounds=2, **kw)
@@ -548,7 +549,7 @@ def test_search_curve_extends_one_run_and_scores_test_models(suite):
 
 def test_fitness_on_training_and_validation_models_is_the_search_on_both(suite):
     """``fitness_models="train+val"``: the filter and the GA see the validation models as training models."""
-    small = dict(population=8, generations=3, elites=2, tau_text=1.0, progress=False, seed=2)
+    small = dict(population=8, generations=3, elites=2, tau_text=1.0, progress=False, seed=2, searches=1)
     tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
     both, info = select_suite(tr, va, 12, fitness_models="train+val", **small)
     same, _ = select_suite(suite.subset(np.arange(400)), va, 12, **small)
@@ -609,7 +610,7 @@ def test_own_items_ridge_with_outside_models_equals_explicit_ridges(suite):
 
 def test_own_models_pool_reads_the_outside_models_and_shared_does_not(suite):
     tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
-    small = dict(population=8, generations=3, elites=2, tau_text=1.0, progress=False, seed=2)
+    small = dict(population=8, generations=3, elites=2, tau_text=1.0, progress=False, seed=2, searches=1)
     pool, info = select_suite(tr, va, 15, own_models="pool", **small)
     shared, info_s = select_suite(tr, va, 15, **small)  # the default
     assert info["settings"]["own_models"] == "pool" and info_s["settings"]["own_models"] == "shared"
@@ -701,7 +702,7 @@ def test_searches_keep_the_search_that_the_kernel_cv_prefers(suite):
 
     small = dict(population=8, generations=3, elites=2, tau_text=1.0, progress=False)
     tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
-    runs = [select_suite(tr, va, 12, seed=4 + 1000 * i, **small)[0] for i in range(3)]
+    runs = [select_suite(tr, va, 12, seed=4 + 1000 * i, searches=1, **small)[0] for i in range(3)]
     assert len({tuple(r) for r in runs}) == 3  # three different searches
     idx, info = select_suite(tr, va, 12, seed=4, searches=3, **small)
     assert [s["seed"] for s in info["searches"]] == [4, 1004, 2004] and info["settings"]["searches"] == 3
@@ -714,8 +715,11 @@ def test_searches_keep_the_search_that_the_kernel_cv_prefers(suite):
     by_hand = np.mean([rmse(Y[:, b], oof_predictions(kernel_candidates(runs[1], tr.member_of, b, 400)["kernel"],
                                                      R[:, runs[1]], Y[:, b], 5, 4, R)) for b in range(3)])
     assert cv[1] == pytest.approx(by_hand)
-    one, info1 = select_suite(tr, va, 12, seed=4, **small)  # the default: one search, no CV
+    one, info1 = select_suite(tr, va, 12, seed=4, searches=1, **small)  # one search: no CV, no record of it
     assert np.array_equal(one, runs[0]) and "searches" not in info1 and info1["settings"]["searches"] == 1
+    default, info_d = select_suite(tr, va, 12, seed=4, **small)  # the default is the three searches' pick
+    assert np.array_equal(default, idx) and info_d["picked_search"] == info["picked_search"]
+    assert info_d["settings"]["searches"] == 3 == JOINT_DEFAULTS["searches"]
     for bad in (0, "x", 1.5):
         with pytest.raises(InputError, match="searches"):
             select_suite(tr, va, 12, searches=bad, **small)
@@ -734,3 +738,26 @@ def test_pick_by_cv_falls_back_to_ridge_with_few_models(suite):
     Y = np.vstack([tr.targets, va.targets])
     want = np.mean([rmse(Y[:, b], oof_predictions(RidgeReconstructor, R[:, idx], Y[:, b], 5, 1, R)) for b in range(3)])
     assert got == pytest.approx(want) and np.isfinite(got)
+
+
+def test_joint_search_keeps_random_items_below_min_search_models(suite):
+    """Under ``min_search_models`` (24) training + validation models the joint EssenceBench keeps the random
+    items ``method="random"`` chooses under the same seed, warns, and records why; 0 searches anyway."""
+    from essence.errors import EssenceWarning
+
+    tr, va = suite.subset(np.arange(15)), suite.subset(np.arange(15, 20))
+    small = dict(population=8, generations=2, elites=2, tau_text=1.0, progress=False)
+    with pytest.warns(EssenceWarning, match="min_search_models"):
+        idx, info = select_suite(tr, va, 12, seed=3, **small)
+    rand, _ = select_suite(tr, va, 12, method="random", seed=3, progress=False)
+    assert np.array_equal(idx, rand) and info["method"] == "essence" and "ga" not in info
+    assert info["fallback"] == {"reason": "too_few_models", "models": 20, "min_search_models": 24}
+    forced, info_f = select_suite(tr, va, 12, seed=3, min_search_models=0, searches=1, **small)
+    assert "ga" in info_f and "fallback" not in info_f
+    with pytest.warns(EssenceWarning):  # a lower bar than the models present falls back too
+        select_suite(tr, va, 12, seed=3, min_search_models=21, searches=1, **small)
+    for bad in (-1, "x", 2.5):
+        with pytest.raises(InputError, match="min_search_models"):
+            select_suite(tr, va, 12, min_search_models=bad, **small)
+    with pytest.raises(InputError, match="generation"):  # a misspelt setting is refused before the fallback
+        select_suite(tr, va, 12, generation=3)

@@ -17,11 +17,12 @@ Every choice uses training and validation models only.
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 
 from ..checks import whole_number
-from ..errors import InputError
+from ..errors import EssenceWarning, InputError
 from .data import Suite
 from .fitness import WEIGHTINGS, JointRidgeFitness
 
@@ -64,14 +65,25 @@ SEARCH_SEED_STEP = 1000
 #: moved the held-out ratio by -0.044 to +0.019 per seed (``benchmarks/suite_floor.py --reseed``, README "Suites").
 #: Measured (``benchmarks/suite_floor.py --seeds 0 1 2 3 4 [--holdout] --floors --searches 3``, fixed recipe, ratio
 #: to the whole-pool separate artifacts): the pick 0.852 held out of everything / 0.854 on the test split, against
-#: 0.864 / 0.864 for the three searches' mean and 0.868 / 0.850 for the first search alone (the defaults were
-#: chosen on the test splits with it). Not the default: it costs three searches and the CV, and on the test split
-#: the first search alone did better; ``--param searches=3`` where the search's seed matters (README "Suites").
+#: 0.864 / 0.864 for the three searches' mean and 0.868 / 0.850 for the first search alone. Full pipeline
+#: (``benchmarks/suite.py --seeds 0 1 2 3 4 --separate-pool [--holdout]``): three searches 0.851 x / suite mean
+#: 0.828 pp held out of everything, 0.852 x / 0.880 pp on the test split, against one search's 0.866 / 0.860 and
+#: 0.848 / 0.884 (README "Suites"). The default is 3: it helps on models the defaults were not chosen on and is
+#: level on the test split, at three searches' time; ``searches=1`` for one search (the suite sweep,
+#: :data:`essence.sweep.suites.SUITE_SWEEP_JOINT`, keeps one per point).
+#: ``min_search_models``: with fewer training + validation models than this, the joint EssenceBench keeps random
+#: items across the pooled suite (what ``method="random"`` chooses under the same seed), warns, and records
+#: ``fallback`` in its info; 0 always searches. Measured (``benchmarks/suite_regimes.py``: the suite of five
+#: compressed from m random shared models, scored on every other shared model; mean per-benchmark / suite mean
+#: RMSE against random items, one search / three, 5 draws): m = 20 (18 training + validation) 1.09 / 1.09 x and
+#: 1.25 / 1.25 x, worse on every draw; m = 25 (23) 1.06 / 1.06 x and 1.13 / 1.12 x; m = 30 (27) 1.00 / 1.01 x and
+#: 1.03 / 1.06 x; m = 35 (31) 0.97 / 0.99 x and 0.96 / 0.98 x; m = 100 (90) 0.90 / 0.91 x and 0.92 x. 24 is
+#: where the single-benchmark ``auto`` stops comparing candidates too (README "Few reference models").
 JOINT_DEFAULTS = {"population": 100, "generations": 150, "elites": 10, "tournament": 3, "weighting": "relative+mean",
                   "fitness_models": "train", "ridge_alpha": 10.0, "tau_text": 0.95, "tau_rank": 0.9,
                   "patience": None, "mean_weight": 1.0, "init": "random", "own_weight": 0.5,
                   "rounds": 0, "ebm_elites": 3, "group_population": 60, "group_generations": 100,
-                  "own_models": "shared", "searches": 1}
+                  "own_models": "shared", "searches": 3, "min_search_models": 24}
 
 #: methods that run on a suite: the joint EssenceBench plus every registered single-benchmark method
 SUITE_METHODS = ("essence", "random", "disco", "kmeans", "herding", "ppl", "irt", "tinybench")
@@ -154,6 +166,19 @@ def select_suite(train: Suite, val: Suite, k: int, method: str = "essence", seed
     if method not in SUITE_METHODS:
         raise InputError(f"method {method!r} does not run on a suite; choose one of: {', '.join(SUITE_METHODS)}")
     t0 = time.perf_counter()
+    fallback = None
+    if method == "essence":
+        _check_joint_params(params)
+        least = whole_number("min_search_models", params.get("min_search_models", JOINT_DEFAULTS["min_search_models"]),
+                             0)
+        n_fit = train.n_models + val.n_models
+        if n_fit < least:
+            fallback = {"reason": "too_few_models", "models": n_fit, "min_search_models": least}
+            warnings.warn(f"joint EssenceBench: {n_fit} training + validation models, fewer than min_search_models = "
+                          f"{least}: random items across the suite are kept instead of a search (with this few models "
+                          "the search chose worse items than random ones, README 'Suites'); add models, or "
+                          "--param min_search_models=0 to search anyway", EssenceWarning, stacklevel=2)
+            method, params = "random", {}
     if method == "essence":
         idx, info = _joint_searches(train, val, k, seed, floor, progress, **params)
     else:
@@ -168,6 +193,9 @@ def select_suite(train: Suite, val: Suite, k: int, method: str = "essence", seed
             idx = _meet_floor(idx, train.member_of, floor, np.random.default_rng([int(seed), 17]))
             if budget_split(train, idx) != before:
                 info["floor_swaps"] = {"before": before}
+    if fallback is not None:
+        info["fallback"] = fallback
+        method = "essence"
     info.update({"method": method, "per_benchmark": floor, "budget": budget_split(train, idx),
                  "seconds": round(time.perf_counter() - t0, 3)})
     return idx, info
@@ -251,7 +279,7 @@ def pick_by_cv(train: Suite, val: Suite, choices, seed: int = 0, folds: int = 5)
 
 
 def _joint_searches(train: Suite, val: Suite, k: int, seed: int, floor: int, progress: bool, **params):
-    """``searches`` joint searches (``params``; 1 by default) and the one :func:`pick_by_cv` prefers."""
+    """``searches`` joint searches (``params``; 3 by default) and the one :func:`pick_by_cv` prefers."""
     n = params["searches"] = whole_number("searches", params.get("searches", JOINT_DEFAULTS["searches"]), 1)
     runs = [_joint_essence(train, val, k, seed + SEARCH_SEED_STEP * i, floor, progress, **params) for i in range(n)]
     if n == 1:
@@ -266,14 +294,19 @@ def _joint_searches(train: Suite, val: Suite, k: int, seed: int, floor: int, pro
     return idx, info
 
 
-def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, progress: bool, **params):
-    from ..search.genetic import genetic_search
-    from ..search.redundancy import coarse_filter
-
+def _check_joint_params(params: dict) -> None:
+    """InputError naming the first of ``params`` that is not a setting of the joint EssenceBench."""
     unknown = sorted(set(params) - set(JOINT_DEFAULTS))
     if unknown:
         raise InputError(f"--param {unknown[0]}: not a setting of the joint EssenceBench; its settings: "
                          f"{', '.join(JOINT_DEFAULTS)}")
+
+
+def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, progress: bool, **params):
+    from ..search.genetic import genetic_search
+    from ..search.redundancy import coarse_filter
+
+    _check_joint_params(params)
     s = {**JOINT_DEFAULTS, **params}
     refine = {"rounds": whole_number("rounds", s["rounds"], 0), "elites_ebm": whole_number("ebm_elites", s["ebm_elites"], 1),
               "population": whole_number("group_population", s["group_population"], 2),

@@ -277,7 +277,8 @@ def weighting_study(suite: Suite, seed: int = 0, configs=("random", "relative:tr
 
     Each config is ``"random"`` or ``"WEIGHTING:FITNESS_MODELS"``; the chosen items are reconstructed per
     member by a ridge (penalty by CV) fitted on training + validation models; RMSE (pp) on the test models,
-    per member, ``avg`` (their mean) and ``mean`` (the suite mean's RMSE). One row per config."""
+    per member, ``avg`` (their mean) and ``mean`` (the suite mean's RMSE). One row per config. One search per
+    config (``searches=1``): the study compares fitnesses, not the pick among searches."""
     from .._runtime import single_thread
     from ..reconstruct import RidgeReconstructor
     from .select import select_suite
@@ -294,7 +295,7 @@ def weighting_study(suite: Suite, seed: int = 0, configs=("random", "relative:tr
             else:
                 w, fm = cfg.split(":")
                 idx, info = select_suite(tr, va, k, seed=seed, progress=False, weighting=w, fitness_models=fm,
-                                         generations=generations, tau_text=1.0)
+                                         generations=generations, tau_text=1.0, searches=1)
             preds, row = [], {"config": cfg}
             for b, name in enumerate(suite.names):
                 p = RidgeReconstructor().fit(R[fit][:, idx], suite.targets[fit, b]).predict(R[sp.test][:, idx])
@@ -313,7 +314,8 @@ def search_curve(suite: Suite, seed: int = 0, generations=(0, 25, 50, 100, 150, 
     ``generations`` (the same seed, so a shorter run is the start of a longer one), its fitness (the combined
     relative error the GA minimises, unitless) and, with a ridge per member (penalty by CV) fitted on training +
     validation models, its test RMSE (pp): ``avg`` (mean of the members') and ``mean`` (the suite mean's).
-    ``params``: other joint settings. One row per number of generations."""
+    ``params``: other joint settings (one search unless ``searches`` is given, so the runs nest). One row per
+    number of generations."""
     from .._runtime import single_thread
     from ..reconstruct import RidgeReconstructor
     from .select import select_suite
@@ -325,7 +327,8 @@ def search_curve(suite: Suite, seed: int = 0, generations=(0, 25, 50, 100, 150, 
     rows = []
     for g in generations:
         with single_thread():
-            idx, info = select_suite(tr, va, k, seed=seed, progress=False, generations=int(g), **params)
+            idx, info = select_suite(tr, va, k, seed=seed, progress=False, generations=int(g),
+                                     **{"searches": 1, **params})
             preds = [RidgeReconstructor().fit(R[fit][:, idx], suite.targets[fit, b]).predict(R[sp.test][:, idx])
                      for b in range(len(suite.names))]
         per = [float(np.sqrt(np.mean((p - te.targets[:, b]) ** 2))) for b, p in enumerate(preds)]

@@ -135,13 +135,17 @@ def _finish(rec: dict, t0: float) -> dict:
 
 def _compress_suite_run(task: _Task, suite, split, rec: dict) -> None:
     """One suite run: ``compress_suite`` on the sweep's split with the sweep's suite settings; fills ``rec``
-    (``items``: pooled ids ``member/item``; ``reconstructor``: member -> chosen kind; ``budget``)."""
+    (``items``: pooled ids ``member/item``; ``reconstructor``: member -> chosen kind; ``budget``). The joint
+    EssenceBench runs under :data:`~essence.sweep.suites.SUITE_SWEEP_JOINT` (one search) unless the task's
+    parameters say otherwise."""
     from ..suite import compress_suite
+    from .suites import SUITE_SWEEP_JOINT
 
     s = task.signature["settings"]
+    params = {**SUITE_SWEEP_JOINT, **task.params} if task.method == "essence" else task.params
     art = compress_suite(suite, task.k, method=task.method, seed=task.seed, split=split, level=s["level"],
                          reconstructors=tuple(s["reconstructors"]), stronger=s["stronger"], average=s["average"],
-                         progress=False, **task.params)
+                         progress=False, **params)
     rec["items"] = art.columns()
     rec["reconstructor"] = {n: c.get("kind", "") for n, c in art.selection.get("reconstructor_choice", {}).items()}
     rec["budget"] = dict(art.selection.get("budget", {}))
