@@ -59,8 +59,9 @@ def one_run(suite, m: int, draw: int, approach: str, k: int) -> dict:
         warnings.filterwarnings("ignore", message=".*figures are noise.*")
         art = compress_suite(few, k, method=method, seed=draw, split=split, progress=False, **params)
     seconds = time.perf_counter() - t0
-    pos = {c: i for i, c in enumerate(rest.pooled().items.tolist())}
-    est = art._predict(rest.pooled().responses[:, [pos[c] for c in art.columns()]])
+    pooled = rest.pooled()
+    pos = {c: i for i, c in enumerate(pooled.items.tolist())}
+    est = art._predict(pooled.responses[:, [pos[c] for c in art.columns()]])
     truth = {**{n: rest.targets[:, b] for b, n in enumerate(rest.names)}, "mean": rest.mean_target}
     rmse = {n: float(np.sqrt(np.mean((np.asarray(est[n]) - truth[n]) ** 2))) for n in truth}
     sel = art.selection

@@ -166,25 +166,14 @@ def select_suite(train: Suite, val: Suite, k: int, method: str = "essence", seed
     if method not in SUITE_METHODS:
         raise InputError(f"method {method!r} does not run on a suite; choose one of: {', '.join(SUITE_METHODS)}")
     t0 = time.perf_counter()
-    fallback = None
-    if method == "essence":
-        _check_joint_params(params)
-        least = whole_number("min_search_models", params.get("min_search_models", JOINT_DEFAULTS["min_search_models"]),
-                             0)
-        n_fit = train.n_models + val.n_models
-        if n_fit < least:
-            fallback = {"reason": "too_few_models", "models": n_fit, "min_search_models": least}
-            warnings.warn(f"joint EssenceBench: {n_fit} training + validation models, fewer than min_search_models = "
-                          f"{least}: random items across the suite are kept instead of a search (with this few models "
-                          "the search chose worse items than random ones, README 'Suites'); add models, or "
-                          "--param min_search_models=0 to search anyway", EssenceWarning, stacklevel=2)
-            method, params = "random", {}
-    if method == "essence":
+    fallback = _too_few_to_search(train, val, params) if method == "essence" else None
+    if method == "essence" and fallback is None:
         idx, info = _joint_searches(train, val, k, seed, floor, progress, **params)
-    else:
+    else:  # another method, or the joint EssenceBench's fallback to the random method's items
         from ..methods import make_method
 
-        sel = make_method(method, k=k, seed=seed, progress=progress, **params)
+        chooser, options = ("random", {}) if fallback else (method, params)
+        sel = make_method(chooser, k=k, seed=seed, progress=progress, **options)
         sel.fit(train.pooled(), val.pooled())
         idx = np.sort(sel.items_)
         info = {"target": "suite mean (pooled items)"}
@@ -195,7 +184,6 @@ def select_suite(train: Suite, val: Suite, k: int, method: str = "essence", seed
                 info["floor_swaps"] = {"before": before}
     if fallback is not None:
         info["fallback"] = fallback
-        method = "essence"
     info.update({"method": method, "per_benchmark": floor, "budget": budget_split(train, idx),
                  "seconds": round(time.perf_counter() - t0, 3)})
     return idx, info
@@ -294,19 +282,30 @@ def _joint_searches(train: Suite, val: Suite, k: int, seed: int, floor: int, pro
     return idx, info
 
 
-def _check_joint_params(params: dict) -> None:
-    """InputError naming the first of ``params`` that is not a setting of the joint EssenceBench."""
+def _too_few_to_search(train: Suite, val: Suite, params: dict) -> dict | None:
+    """The joint EssenceBench's ``params`` checked (InputError naming the first that is not one of its settings);
+    ``None`` when it may search, else its ``fallback`` record, with an EssenceWarning, when the training +
+    validation models are fewer than ``min_search_models``."""
     unknown = sorted(set(params) - set(JOINT_DEFAULTS))
     if unknown:
         raise InputError(f"--param {unknown[0]}: not a setting of the joint EssenceBench; its settings: "
                          f"{', '.join(JOINT_DEFAULTS)}")
+    least = whole_number("min_search_models", params.get("min_search_models", JOINT_DEFAULTS["min_search_models"]), 0)
+    n_fit = train.n_models + val.n_models
+    if n_fit >= least:
+        return None
+    warnings.warn(f"joint EssenceBench: {n_fit} training + validation models, fewer than min_search_models = "
+                  f"{least}: random items across the suite are kept instead of a search (with this few models "
+                  "the search chose worse items than random ones, README 'Suites'); add models, or "
+                  "--param min_search_models=0 to search anyway", EssenceWarning, stacklevel=3)
+    return {"reason": "too_few_models", "models": n_fit, "min_search_models": least}
 
 
 def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, progress: bool, **params):
+    """One joint search; ``params`` already checked by :func:`_too_few_to_search`."""
     from ..search.genetic import genetic_search
     from ..search.redundancy import coarse_filter
 
-    _check_joint_params(params)
     s = {**JOINT_DEFAULTS, **params}
     refine = {"rounds": whole_number("rounds", s["rounds"], 0), "elites_ebm": whole_number("ebm_elites", s["ebm_elites"], 1),
               "population": whole_number("group_population", s["group_population"], 2),

@@ -27,8 +27,8 @@ import numpy as np
 from .. import data as _data
 from ..errors import InputError
 
-__all__ = ["SUITE_SEP", "SUITE_SWEEP_SETTINGS", "SUITE_SWEEP_JOINT", "suite_members", "build_suite", "load_suite_entry", "suite_settings",
-           "suite_params", "suite_rows", "MEAN"]
+__all__ = ["SUITE_SEP", "SUITE_SWEEP_SETTINGS", "SUITE_SWEEP_JOINT", "sweep_joint_params", "suite_members",
+           "build_suite", "load_suite_entry", "suite_settings", "suite_params", "suite_rows", "MEAN"]
 
 #: joins the members of a suite in a ``--data`` entry and in the suite's dataset name
 SUITE_SEP = "+"
@@ -100,6 +100,11 @@ def suite_settings() -> dict:
     return {**out, **SUITE_SWEEP_SETTINGS}
 
 
+def sweep_joint_params(params: dict) -> dict:
+    """The joint EssenceBench's parameters in a sweep: :data:`SUITE_SWEEP_JOINT` under the user's ``params``."""
+    return {**SUITE_SWEEP_JOINT, **params}
+
+
 def suite_params(method: str, k: int, seed: int, params: dict) -> dict:
     """The method's resolved parameters on a suite (for the signature). The joint EssenceBench takes the
     settings of :data:`essence.suite.select.JOINT_DEFAULTS` under :data:`SUITE_SWEEP_JOINT` (the user's ``params``
@@ -116,7 +121,7 @@ def suite_params(method: str, k: int, seed: int, params: dict) -> dict:
         if unknown:
             raise InputError(f"essence.{unknown[0]}: not a setting of the joint EssenceBench (a suite's "
                              f"essence); its settings: {', '.join(JOINT_DEFAULTS)}")
-        return {**JOINT_DEFAULTS, **SUITE_SWEEP_JOINT, **params}
+        return {**JOINT_DEFAULTS, **sweep_joint_params(params)}
     return make_method(method, k=k, seed=seed, progress=False, **params).params_dict()
 
 

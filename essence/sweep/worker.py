@@ -139,10 +139,10 @@ def _compress_suite_run(task: _Task, suite, split, rec: dict) -> None:
     EssenceBench runs under :data:`~essence.sweep.suites.SUITE_SWEEP_JOINT` (one search) unless the task's
     parameters say otherwise."""
     from ..suite import compress_suite
-    from .suites import SUITE_SWEEP_JOINT
+    from .suites import sweep_joint_params
 
     s = task.signature["settings"]
-    params = {**SUITE_SWEEP_JOINT, **task.params} if task.method == "essence" else task.params
+    params = sweep_joint_params(task.params) if task.method == "essence" else task.params
     art = compress_suite(suite, task.k, method=task.method, seed=task.seed, split=split, level=s["level"],
                          reconstructors=tuple(s["reconstructors"]), stronger=s["stronger"], average=s["average"],
                          progress=False, **params)
