@@ -9,8 +9,9 @@
                   [--backend dask --scheduler ADDR]
     essence import-lmeval SAMPLES.jsonl... --data DATA --out FILE
     essence export-lmeval ARTIFACT --task NAME --out DIR
+    essence replay-lmeval SAMPLES.jsonl... --source-task TASK --out DIR
 
-Further subcommands (``sweep``, ``import-lmeval``, ``export-lmeval``) are registered by their modules
+Further subcommands (``sweep``, ``import-lmeval``, ``export-lmeval``, ``replay-lmeval``, ``run``) are registered by their modules
 through ``add_subcommand(subparsers)``. Every user error exits with status 2 and one line that says
 what to do; nothing is written on error.
 """
@@ -244,7 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: subcommands whose --out is a folder (every other --out is a file)
-_FOLDER_OUTPUTS = {"sweep", "export-lmeval"}
+_FOLDER_OUTPUTS = {"sweep", "export-lmeval", "replay-lmeval"}
 
 
 def _check_out(args) -> None:

@@ -7,6 +7,10 @@
   ``process_docs`` hook + the ids file), checked with the harness's own loader
   (:mod:`essence.lmeval.export`).
 
+* Again: :func:`~essence.lmeval.replay.replay_task` writes a local task that feeds any model the documents
+  a samples log holds (the source task's YAML included, its data swapped for the logged documents), so a
+  new model runs offline on exactly the items another model's logs cover (:mod:`essence.lmeval.replay`).
+
 * Both at once: :func:`~essence.lmeval.run.run_artifact` exports to a scratch folder, runs the harness
   on the chosen items (``lm_eval.simple_evaluate``), imports the samples and estimates
   (:mod:`essence.lmeval.run`). The exported task also reports the estimate itself, as the metrics
@@ -14,7 +18,7 @@
   :mod:`essence.lmeval.standalone`).
 
 Modules: ``logs`` (reading samples files), ``matching`` (documents -> items), ``samples`` (the import),
-``export`` + ``taskfiles`` + ``standalone`` (the task files), ``run`` and ``commands`` (the CLI).
+``export`` + ``taskfiles`` + ``standalone`` (the task files), ``replay``, ``run`` and ``commands`` (the CLI).
 
 Commands (registered in ``essence.cli`` through :func:`add_subcommand`)::
 
@@ -22,6 +26,7 @@ Commands (registered in ``essence.cli`` through :func:`add_subcommand`)::
                           [--model NAME] [--filter F] [--id-field FIELD] [--id-prefix P] [--skip-unmatched] [--force]
     essence export-lmeval ARTIFACT --task NAME --out DIR [--source-task TASK] [--include-path DIR]
                           [--id-field FIELD] [--id-prefix P] [--metric M] [--data DATA] [--force]
+    essence replay-lmeval SAMPLES.jsonl... --source-task TASK --out DIR [--task NAME] [--include-path DIR] [--force]
     essence run ARTIFACT --model (smollm2 | TYPE --model-args ARGS) [export-lmeval's options] [--logs DIR]
                 [--out CSV] [--name NAME] [--device D] [--batch-size B] [--offline] [--force]
 """

@@ -72,6 +72,16 @@ def cmd_export(args) -> int:
     return 0
 
 
+def cmd_replay(args) -> int:
+    from .replay import replay_task
+
+    rt = replay_task(args.samples, args.source_task, args.out, task=args.task, include_paths=args.include_path or (),
+                     force=args.force)
+    print(f"{rt.source_task}: {rt.n_docs} logged documents -> task {rt.task} ({rt.yaml}, {rt.docs})")
+    print(f"run it: lm_eval --include_path {args.out} --tasks {rt.task} --model ... --log_samples")
+    return 0
+
+
 def cmd_run(args) -> int:
     from .._io import write_atomic
     from ..compressed import Compressed
@@ -194,3 +204,22 @@ def add_subcommand(subparsers) -> None:
                                                           "on for smollm2)")
     r.add_argument("--force", action="store_true", help="replace an existing --out file")
     r.set_defaults(func=cmd_run)
+
+    p = subparsers.add_parser(
+        "replay-lmeval",
+        help="write a harness task that feeds another model the very documents a --log_samples file holds",
+        description=(
+            "Write DIR/TASK.jsonl (the logged documents, each once, in doc_id order) and DIR/TASK.yaml (includes "
+            "the source task's YAML, reads that file, process_docs off: logged documents are already processed). "
+            "Any model then runs on exactly the logged items, offline: `lm_eval --include_path DIR --tasks TASK`; "
+            "its samples import onto the same items (import-lmeval). Refused for a source task that draws few-shot "
+            "examples from another split of its dataset (they are not in the log)."
+        ),
+    )
+    p.add_argument("samples", nargs="+", help="the source task's samples_<task>_<date>.jsonl file(s), one run")
+    p.add_argument("--source-task", required=True, help="the harness task the samples were logged for")
+    p.add_argument("--out", required=True, help="folder to write the task files into (lm_eval --include_path)")
+    p.add_argument("--task", help="name of the new task (default: replay_SOURCE)")
+    p.add_argument("--include-path", action="append", help="folder holding the source task's YAML, if not built in")
+    p.add_argument("--force", action="store_true", help="replace existing task files")
+    p.set_defaults(func=cmd_replay)

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["RunResult", "run_artifact", "smollm2_args", "model_label", "chance_from_logs"]
+__all__ = ["RunResult", "run_artifact", "run_task", "smollm2_args", "model_label", "chance_from_logs"]
 
 
 def smollm2_args() -> str:
@@ -104,14 +104,7 @@ def run_artifact(artifact, model: str, model_args: str = "", *, name: str | None
     from .samples import import_samples, read_samples
 
     art = artifact if isinstance(artifact, Compressed) else Compressed.load(artifact)
-    if model == "smollm2":
-        if model_args:
-            raise InputError("--model smollm2 sets its own --model-args; give --model hf --model-args ... instead")
-        model, model_args = "hf", smollm2_args()
-        offline = True if offline is None else offline
-        device = device or "cpu"
-    if offline:
-        _offline()
+    model, model_args, device = _resolve_model(model, model_args, device, offline)
     label = name or model_label(model, model_args)
     scratch = Path(tempfile.mkdtemp(prefix="essence-run-"))
     try:
@@ -148,6 +141,30 @@ def run_artifact(artifact, model: str, model_args: str = "", *, name: str | None
                          table=res["table"])
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _resolve_model(model: str, model_args: str, device, offline):
+    """``(model, model_args, device)`` with the ``smollm2`` shorthand expanded (the shipped GGUF, CPU, offline);
+    sets the offline switches when ``offline`` (default: for ``smollm2`` only)."""
+    if model == "smollm2":
+        if model_args:
+            raise InputError("--model smollm2 sets its own --model-args; give --model hf --model-args ... instead")
+        model, model_args = "hf", smollm2_args()
+        offline = True if offline is None else offline
+        device = device or "cpu"
+    if offline:
+        _offline()
+    return model, model_args, device
+
+
+def run_task(model: str, task: str, include_path, logs, model_args: str = "", *, device: str | None = None,
+             batch_size=1, limit=None, offline: bool | None = None) -> tuple[Path, dict]:
+    """Run ``model`` (a harness model type, or ``"smollm2"``) on the harness task ``task`` (found in
+    ``include_path`` or built in) with its samples logged under ``logs``; returns the model's log folder and
+    the harness's results dict (``results``, ``configs``, ...)."""
+    model, model_args, device = _resolve_model(model, model_args, device, offline)
+    res = _evaluate(model, model_args, task, exp_include(include_path), Path(logs), device, batch_size, limit)
+    return Path(logs) / res["model_dir"], res
 
 
 def exp_include(include_path) -> list[Path]:

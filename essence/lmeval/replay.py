@@ -1,0 +1,110 @@
+"""Replay logged documents: a harness task that feeds another model the very documents a samples log holds.
+
+A ``--log_samples`` file keeps each document as the harness used it (after the task's ``process_docs``).
+:func:`replay_task` turns such files back into a local task: the documents go to a JSON-lines file, and a
+YAML file ``include``\\ s the source task's own YAML (its prompt, choices, target, metrics, filters and
+generation settings) and only swaps the data: ``dataset_path: json`` on that file, ``process_docs``
+switched off (the logged documents are already processed) and the evaluation split renamed. Any model can
+then be run on exactly the logged items offline, when the source dataset is out of reach (no hub), and its
+samples import against the same items as the original logs (``essence import-lmeval``).
+
+Refused, with the reason: a source task that draws few-shot examples from a split of its dataset
+(``num_fewshot`` > 0 with a training, validation or ``fewshot_split``: those documents are not in the log;
+prompts that embed their shots, as the metabench tasks do, replay fine), documents that differ between
+the files of one task, and existing output files (unless ``force``). Files are written whole or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .._io import write_atomic
+from ..errors import InputError
+from .export import find_task_yaml, _harness
+from .logs import read_samples
+
+__all__ = ["ReplayTask", "replay_task", "SPLIT"]
+
+#: The split name of a replayed task's documents.
+SPLIT = "test"
+
+
+@dataclass
+class ReplayTask:
+    """``task``: the new task's name; ``yaml``/``docs``: the files written; ``n_docs``: documents;
+    ``source_task``/``source_yaml``: what it replays."""
+
+    task: str
+    yaml: Path
+    docs: Path
+    n_docs: int
+    source_task: str
+    source_yaml: Path
+
+
+def _source_config(source_yaml: Path) -> dict:
+    _, loader, _ = _harness()
+    cfg = loader(source_yaml, True)
+    if not isinstance(cfg, dict):
+        raise InputError(f"{source_yaml}: not a task YAML")
+    return cfg
+
+
+def replay_task(samples, source_task: str, out_dir, task: str | None = None, include_paths=(),
+                force: bool = False) -> ReplayTask:
+    """Write a local harness task that replays the documents of ``samples`` (the ``--log_samples`` files of
+    ``source_task``, one run; their documents in ``doc_id`` order, each once) under ``out_dir`` as
+    ``<task>.jsonl`` + ``<task>.yaml``; ``task`` defaults to ``replay_<source_task>``. ``include_paths``: where
+    the source task's YAML is, if it is not a built-in task. Run it with ``lm_eval --include_path OUT_DIR
+    --tasks TASK``. InputError when the source task cannot be replayed or a file exists (``force`` replaces)."""
+    task = task or f"replay_{source_task}"
+    if not task.replace("_", "").replace("-", "").isalnum():
+        raise InputError(f"task name {task!r}: use letters, digits, '_' and '-' only")
+    source_yaml = find_task_yaml(source_task, include_paths)
+    cfg = _source_config(source_yaml)
+    shots = cfg.get("num_fewshot") or 0
+    if shots and any(cfg.get(k) for k in ("fewshot_split", "training_split", "validation_split")):
+        raise InputError(f"{source_task}: draws {shots} few-shot examples from another split of its dataset; "
+                         "those documents are not in the samples log, so it cannot be replayed from it")
+    docs: dict = {}
+    for d in read_samples(samples):
+        key = d.doc_id if d.doc_id is not None else len(docs)
+        if key in docs and docs[key] != d.doc:
+            raise InputError(f"{d.where}: doc_id {key} holds another document than an earlier line; give the "
+                             "samples files of one run of one task")
+        docs.setdefault(key, d.doc)
+    out = Path(out_dir)
+    paths = out / f"{task}.jsonl", out / f"{task}.yaml"
+    clash = [str(p) for p in paths if p.exists()]
+    if clash and not force:
+        raise InputError(f"{', '.join(clash)} exists; choose another --out folder or task name, or pass force")
+    out.mkdir(parents=True, exist_ok=True)
+    keys = sorted(docs) if all(isinstance(k, int) for k in docs) else list(docs)
+    lines = [json.dumps(docs[k], ensure_ascii=False) for k in keys]
+    yaml = "\n".join([
+        f"# replays the {len(lines)} documents of {source_task}'s samples log ({task}.jsonl); written by essence",
+        f"include: {json.dumps(str(source_yaml))}",
+        f"task: {task}",
+        "tag: []",
+        "dataset_path: json",
+        "dataset_name: null",
+        "dataset_kwargs:",
+        "  data_files:",
+        f"    {SPLIT}: {json.dumps(str(paths[0].resolve()))}",
+        "process_docs: null",
+        "training_split: null",
+        "validation_split: null",
+        f"test_split: {SPLIT}",
+        "",
+    ])
+    write_atomic(paths[0], "\n".join(lines) + "\n")
+    try:
+        write_atomic(paths[1], yaml)
+    except BaseException:  # both files or neither
+        if not clash:
+            paths[0].unlink(missing_ok=True)
+        raise
+    return ReplayTask(task=task, yaml=paths[1], docs=paths[0], n_docs=len(lines), source_task=source_task,
+                      source_yaml=source_yaml)
