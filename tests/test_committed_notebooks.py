@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from script_loader import load_script
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
@@ -104,13 +106,9 @@ def test_injected_parameters_cell_has_a_stable_id(nb):
 
 
 def test_clean_outputs_names_the_injected_cell():
-    import importlib.util
-
     import nbformat
 
-    spec = importlib.util.spec_from_file_location("reproduce", ROOT / "scripts" / "reproduce.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("scripts/reproduce.py")
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("quick = True")]
     nb.cells[1].metadata["tags"] = ["injected-parameters"]

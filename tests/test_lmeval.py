@@ -10,7 +10,6 @@ imported back and estimated.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from essence.cli import main
 from essence.compressed import compress
 from essence.data import data_roots, from_arrays, load
 from essence.lmeval import MATCH_ORDER, export_task, import_samples, read_samples, validate_with_harness, write_responses
+from script_loader import load_script
 
 BENCHES = ("arc", "gsm8k", "mmlu", "truthfulqa", "winogrande")
 #: documents in each real log (gsm8k: 498 lines = 249 documents x 2 filter pipelines)
@@ -310,11 +310,7 @@ def raw_truthfulqa_docs() -> list[dict]:
 
 
 def load_hook(directory: Path, module: str):
-    spec = importlib.util.spec_from_file_location(f"hook_{hashlib.sha1(str(directory).encode()).hexdigest()}",
-                                                  directory / f"{module}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script((directory / f"{module}.py").resolve())
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from essence.data import data_roots, load
 from essence.errors import InputError
 from essence.lmeval import import_samples
 from essence.lmeval.replay import replay_task
+from script_loader import load_script
 
 BENCHES = ("arc", "gsm8k", "mmlu", "truthfulqa", "winogrande")
 
@@ -154,14 +155,9 @@ def _dummy_run(tasks: Path, task: str, out: Path) -> None:
 def test_outside_models_benchmark(tmp_path, capsys):
     """benchmarks/outside_models.py on a model run on the replayed documents of all five tasks (DummyLM for
     SmolLM2): found next to pythia-14m, checked with a suite artifact compressed on the logged items (cached)."""
-    import importlib.util
-
     from essence.suite import load_suite
 
-    root = Path(__file__).resolve().parents[1]
-    spec = importlib.util.spec_from_file_location("outside_models", root / "benchmarks" / "outside_models.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("benchmarks/outside_models.py")
     logs = tmp_path / "logs"
     for b in BENCHES:
         rt = replay_task(mod.samples_of(mod.shipped_logs(), b), mod.source_task(b), logs / "tasks")

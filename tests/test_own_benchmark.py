@@ -13,9 +13,7 @@ CSV of per-item results -> ``essence compress`` -> ``essence export-lmeval`` -> 
 
 from __future__ import annotations
 
-import hashlib
 import io
-import importlib.util
 import json
 from pathlib import Path
 
@@ -26,6 +24,7 @@ import pytest
 from essence.cli import main
 from essence.compressed import Compressed
 from essence.data import data_roots, load
+from script_loader import load_script
 
 
 def cli(capsys, *args):
@@ -44,10 +43,7 @@ def pythia_log(bench: str) -> Path:
 
 
 def load_hook(path: Path):
-    spec = importlib.util.spec_from_file_location("hook_" + hashlib.sha1(str(path).encode()).hexdigest(), path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script(path.resolve())
 
 
 def test_own_binary_benchmark(tmp_path, capsys):

@@ -3,9 +3,7 @@ few-model behaviour, compress's checks, the ``auto`` default and ``benchmarks/re
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +16,7 @@ from essence.reconstruct import (LineReconstructor, MeanRidgeReconstructor, Ridg
                                  cv_rmse, reconstructor_from_dict, subset_score)
 from essence.search.fitness_cv import LOORidgeFitness
 
-ROOT = Path(__file__).resolve().parents[1]
+from script_loader import load_script
 
 
 @pytest.fixture(scope="module")
@@ -128,10 +126,7 @@ def test_auto_few_models_chooses_by_nested_cv_and_reports(few, tmp_path):
 
 
 def _regimes():
-    spec = importlib.util.spec_from_file_location("regimes", ROOT / "benchmarks" / "regimes.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("benchmarks/regimes.py")
 
 
 def test_regimes_run_is_cached_and_random_matches_the_baseline_items(tmp_path):
@@ -251,9 +246,7 @@ def test_regime_map_measures_a_few_model_candidate_of_auto_alone(tmp_path):
 
 
 def test_few_candidates_script_runs_named_candidates_with_parameters(tmp_path, capsys):
-    spec = importlib.util.spec_from_file_location("few_candidates", ROOT / "benchmarks" / "few_candidates.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = load_script("benchmarks/few_candidates.py")
     assert mod.main(["random", "screened:{'keep':0.75}", "--no-real", "--generated-seeds", "30x500=0",
                      "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out

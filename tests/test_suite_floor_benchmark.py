@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from script_loader import load_script
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("suite_floor", ROOT / "benchmarks" / "suite_floor.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("benchmarks/suite_floor.py")
 
 
 @pytest.mark.slow  # about 3 minutes: 600 trees and a tuned kernel ridge per member on ~600 models

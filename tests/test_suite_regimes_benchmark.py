@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from script_loader import load_script
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("suite_regimes", ROOT / "benchmarks" / "suite_regimes.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("benchmarks/suite_regimes.py")
 
 
 @pytest.fixture(scope="module")
