@@ -33,7 +33,8 @@ from .reconstruct import Reconstructor, _check_X, model_folds, oof_predictions
 
 __all__ = ["LatentReconstructor", "MLPReconstructor", "pool_candidates", "MIN_MODELS_LATENT", "MIN_MODELS_MLP",
            "factor_model", "AverageReconstructor", "ColumnsReconstructor", "choose_average_by_cv", "oof_predictions",
-           "WithExtraModels"]
+           "WithExtraModels", "greedy_ensemble", "best_equal_average", "combine_oof", "COMBINES",
+           "GREEDY_STEPS"]
 
 #: fewest non-test models for the candidates of :func:`pool_candidates`. Measured with
 #: ``benchmarks/predictors.py --models 50 100 300 1000 --datasets arc gsm8k --seeds 0 1`` (50 random items,
@@ -399,8 +400,16 @@ def _part_spec(rec) -> dict:
     return {"kind": rec.kind, "params": rec.params_dict()}
 
 
+#: How :func:`choose_average_by_cv` combines candidates: ``equal`` (the best unweighted average of a few) or
+#: ``greedy`` (a weighted greedy ensemble, :func:`greedy_ensemble`).
+COMBINES = ("equal", "greedy")
+#: The greedy ensemble's steps: its weights are multiples of 1 / GREEDY_STEPS.
+GREEDY_STEPS = 20
+
+
 class AverageReconstructor(Reconstructor):
-    """Full score = the unweighted mean of several reconstructors' estimates (each clipped to [0, 100]).
+    """Full score = the mean of several reconstructors' estimates (each clipped to [0, 100]), unweighted or
+    weighted.
 
     Parameters
     ----------
@@ -408,14 +417,18 @@ class AverageReconstructor(Reconstructor):
         The kinds averaged (any of :data:`essence.reconstruct.RECONSTRUCTOR_KINDS` except ``average``) with
         their constructor parameters; each is fitted on the same ``X``, ``y`` (and ``R`` when it needs the
         pool). Chosen by :func:`choose_average_by_cv`.
+    part_weights : list of float, optional
+        One non-negative weight per part, summing to 1 (the greedy ensemble of :func:`choose_average_by_cv`);
+        None (as in every artifact written before weights existed): the unweighted mean.
 
     The artifact stores every fitted part's own JSON under ``"fitted"``.
     """
 
     kind = "average"
 
-    def __init__(self, parts=()):
+    def __init__(self, parts=(), part_weights=None):
         self.parts = parts
+        self.part_weights = part_weights
 
     @property
     def needs_pool(self) -> bool:
@@ -432,7 +445,22 @@ class AverageReconstructor(Reconstructor):
         bad = [p["kind"] for p in parts if p["kind"] == self.kind]
         if bad:
             raise InputError("average: a part cannot itself be an average; list the kinds to average")
+        self._weights(len(parts))
         return list(parts)
+
+    def _weights(self, n: int) -> np.ndarray:
+        """``(n,)`` the parts' weights (equal when ``part_weights`` is None); InputError unless one finite,
+        non-negative weight per part, summing to 1."""
+        if self.part_weights is None:
+            return np.full(n, 1.0 / n)
+        try:
+            w = np.asarray(self.part_weights, dtype=np.float64)
+        except (TypeError, ValueError):
+            w = np.array([np.nan])
+        if w.shape != (n,) or not np.isfinite(w).all() or (w < 0).any() or abs(w.sum() - 1.0) > 1e-6:
+            raise InputError(f"average: part_weights must be {n} non-negative numbers (one per part) summing to 1, "
+                             f"got {self.part_weights!r}; leave them out for the unweighted mean")
+        return w
 
     def fit(self, X, y, R=None):
         from .reconstruct import fit_reconstructor, reconstructor_class
@@ -444,18 +472,21 @@ class AverageReconstructor(Reconstructor):
         return self
 
     @classmethod
-    def of_fitted(cls, fitted, k: int):
+    def of_fitted(cls, fitted, k: int, part_weights=None):
         """The average of reconstructors already fitted on the same ``k`` chosen items (each as its factory
         made it, e.g. with extra training models, :class:`WithExtraModels`); for plain kinds the same as
-        ``fit`` on their specs."""
-        obj = cls([_part_spec(p) for p in fitted])
+        ``fit`` on their specs. ``part_weights``: as the constructor's (None: unweighted)."""
+        obj = cls([_part_spec(p) for p in fitted], None if part_weights is None else [float(w) for w in part_weights])
         obj._specs()
         obj.parts_, obj.k_ = list(fitted), int(k)
         return obj
 
     def predict(self, X) -> np.ndarray:
         X = _check_X(X, self.k_)
-        return np.mean([np.asarray(p.predict(X), dtype=np.float64) for p in self.parts_], axis=0)
+        preds = np.array([np.asarray(p.predict(X), dtype=np.float64) for p in self.parts_])
+        if self.part_weights is None:
+            return preds.mean(axis=0)
+        return self._weights(len(self.parts_)) @ preds
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "params": self.params_dict(), "k": self.k_,
@@ -539,20 +570,74 @@ class WithExtraModels:
         return self.fitted_.to_dict()
 
 
+def greedy_ensemble(oof: dict, y, steps: int = GREEDY_STEPS) -> dict:
+    """Weights of a greedy ensemble (forward selection with replacement, Caruana et al. 2004) on out-of-fold
+    predictions: ``steps`` times, add the candidate whose addition gives the lowest RMSE of the running
+    (equally weighted) sum; a candidate may be added again. ``oof`` label -> ``(n,)`` pp, ``y`` ``(n,)`` pp.
+    Returns label -> weight (the times chosen / ``steps``), for the labels chosen at least once, in the order
+    of ``oof``; ties go to the earlier label."""
+    y = np.asarray(y, dtype=np.float64)
+    labels = list(oof)
+    P = np.array([oof[c] for c in labels], dtype=np.float64)
+    counts = np.zeros(len(labels), dtype=int)
+    total = np.zeros_like(y)
+    for t in range(int(steps)):
+        err = np.sqrt(np.mean(((total[None, :] + P) / (t + 1) - y[None, :]) ** 2, axis=1))
+        j = int(np.argmin(err))
+        counts[j] += 1
+        total += P[j]
+    return {c: counts[i] / int(steps) for i, c in enumerate(labels) if counts[i]}
+
+
+def best_equal_average(oof: dict, y, max_parts: int = 3) -> tuple:
+    """The labels of the unweighted average of 1..``max_parts`` distinct candidates whose averaged out-of-fold
+    predictions (``oof`` label -> ``(n,)`` pp) have the lowest RMSE against ``y`` ``(n,)`` pp; ties go to
+    fewer parts, then the earlier labels (in the order of ``oof``)."""
+    from itertools import combinations
+
+    y = np.asarray(y, dtype=np.float64)
+    best = None
+    for m in range(1, min(int(max_parts), len(oof)) + 1):
+        for combo in combinations(list(oof), m):
+            err = float(np.sqrt(np.mean((np.mean([oof[c] for c in combo], axis=0) - y) ** 2)))
+            if best is None or err < best[1] - 1e-12:
+                best = (combo, err)
+    return best[0]
+
+
+def combine_oof(oof: dict, y, combine: str = "equal", max_parts: int = 3, steps: int = GREEDY_STEPS) -> dict:
+    """label -> weight of the candidates :func:`choose_average_by_cv` combines, from their out-of-fold
+    predictions ``oof`` (label -> ``(n,)`` pp) and the targets ``y`` ``(n,)`` pp: ``"equal"`` weights
+    :func:`best_equal_average`'s parts alike, ``"greedy"`` is :func:`greedy_ensemble` over ``steps`` steps.
+    Labels in the order of ``oof``."""
+    if combine == "greedy":
+        return greedy_ensemble(oof, y, steps)
+    if combine != "equal":
+        raise InputError(f"combine: {combine!r} is not one of {', '.join(COMBINES)}")
+    combo = best_equal_average(oof, y, max_parts)
+    return {c: 1.0 / len(combo) for c in combo}
+
+
 def choose_average_by_cv(candidates: dict, X, y, folds: int = 5, seed: int = 0, R=None, max_parts: int = 3,
-                         seconds: dict | None = None):
+                         seconds: dict | None = None, combine: str = "equal", steps: int = GREEDY_STEPS):
     """Choose a reconstructor, or an average of up to ``max_parts`` distinct candidates, by K-fold CV.
 
-    Every candidate (label -> zero-argument factory) is cross-fitted once on the same folds; the single
-    candidates and every average of 2..``max_parts`` of them are scored by the RMSE of their averaged
-    out-of-fold predictions, and the lowest wins (ties: fewer parts, then the earlier labels). The winner is
-    refitted on all models. Returns ``(label, fitted, scores, oof (n,))``: ``label`` ``"a+b"`` for an
-    average; ``scores`` every single candidate's out-of-fold RMSE (or ``"failed: ..."``) and the winner's;
-    ``oof`` the winner's out-of-fold predictions (for its interval). InputError if every candidate fails.
-    ``seconds``: a dict to receive each candidate's cross-fitting time and the final refit's (``"refit"``).
+    Every candidate (label -> zero-argument factory) is cross-fitted once on the same folds. ``combine``
+    ``"equal"``: the single candidates and every average of 2..``max_parts`` of them are scored by the RMSE of
+    their averaged out-of-fold predictions, and the lowest wins (ties: fewer parts, then the earlier labels).
+    ``"greedy"``: a weighted average by :func:`greedy_ensemble` over ``steps`` steps (``max_parts`` is not
+    used; weights in multiples of 1 / ``steps``). The winner is refitted on all models. Returns ``(label,
+    fitted, scores, oof (n,))``: ``label`` ``"a+b"`` for an average (its parts in the order of
+    ``candidates``); ``scores`` every single candidate's out-of-fold RMSE (or ``"failed: ..."``) and the
+    winner's; ``oof`` the winner's out-of-fold predictions (for its interval; the greedy weights were chosen
+    on them too, so its CV score is a little optimistic, as the equal choice among averages is).
+    InputError if every candidate fails, or for an unknown ``combine``. ``seconds``: a dict to receive each
+    candidate's cross-fitting time and the final refit's (``"refit"``).
     """
+    if combine not in COMBINES:
+        raise InputError(f"combine: {combine!r} is not one of {', '.join(COMBINES)} (equal: the best "
+                         "unweighted average of up to max_parts candidates; greedy: a weighted greedy ensemble)")
     import time
-    from itertools import combinations
 
     from .reconstruct import fit_reconstructor
 
@@ -573,21 +658,20 @@ def choose_average_by_cv(candidates: dict, X, y, folds: int = 5, seed: int = 0, 
         oof[label], scores[label] = p, float(np.sqrt(np.mean((p - y) ** 2)))
     if not oof:
         raise InputError(f"no reconstructor could be fitted: {scores}")
-    labels = list(oof)
-    best = None
-    for m in range(1, min(int(max_parts), len(labels)) + 1):
-        for combo in combinations(labels, m):
-            p = np.mean([oof[c] for c in combo], axis=0)
-            err = float(np.sqrt(np.mean((p - y) ** 2)))
-            if best is None or err < best[1] - 1e-12:
-                best = (combo, err, p)
-    combo, err, p = best
+    weights = combine_oof(oof, y, combine, max_parts, steps)
+    combo = tuple(weights)
+    if combine == "equal":
+        p = np.mean([oof[c] for c in combo], axis=0)
+        weights = None  # an unweighted average's artifact stores no weights, as before weights existed
+    else:
+        p = np.sum([weights[c] * oof[c] for c in combo], axis=0)
+    err = float(np.sqrt(np.mean((p - y) ** 2)))
     t0 = time.perf_counter()
     if len(combo) == 1:
         rec = fit_reconstructor(candidates[combo[0]](), X, y, R)
     else:
         rec = AverageReconstructor.of_fitted([fit_reconstructor(candidates[c](), X, y, R) for c in combo],
-                                             np.shape(X)[1])
+                                             np.shape(X)[1], None if weights is None else list(weights.values()))
     seconds["refit"] = round(time.perf_counter() - t0, 3)
     label = "+".join(combo)
     scores[label] = err

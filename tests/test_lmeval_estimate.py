@@ -52,6 +52,7 @@ def _recs(k):
         LatentReconstructor(list(range(k)), ranks=(1, 2, 4)), MLPReconstructor(hidden=5),
         AverageReconstructor([{"kind": "latent", "params": {"items": list(range(k)), "ranks": [1, 2]}},
                               {"kind": "mlp", "params": {"hidden": 3}}, {"kind": "ridge", "params": {}}]),
+        AverageReconstructor([{"kind": "mlp", "params": {"hidden": 3}}, {"kind": "ridge", "params": {}}], [0.75, 0.25]),
         ColumnsReconstructor([1, 4, 6, 9], {"kind": "mlp", "params": {"hidden": 3}}),
         KernelReconstructor(own=[0, 3, 5]), KernelReconstructor(),
         BoostReconstructor(trees=40, min_leaf=5), BoostReconstructor(blocks=[[0, 1, 2], [3, 4, 5, 6]], trees=30),

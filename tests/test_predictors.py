@@ -168,6 +168,65 @@ def test_choose_average_by_cv_scores_averages_on_shared_folds(parts):
         choose_average_by_cv({"broken": cands["broken"]}, X, y_tr)
 
 
+def test_greedy_ensemble_adds_with_replacement_the_part_that_lowers_the_error_most():
+    from essence.predictors import greedy_ensemble
+
+    y = np.linspace(0.0, 10.0, 50)
+    noise = np.sin(np.arange(50.0))
+    oof = {"low": y - 1.0, "high": y + 3.0, "noisy": y + noise, "worse": y + 5.0}
+    # low and high cancel at weights 3/4 and 1/4; noisy is better alone than either, so it goes first
+    w = greedy_ensemble(oof, y, steps=8)
+    assert list(w) == [c for c in oof if c in w] and sum(w.values()) == pytest.approx(1.0)
+    assert "worse" not in w and all(v * 8 == pytest.approx(round(v * 8)) for v in w.values())
+    mix = sum(v * oof[c] for c, v in w.items())
+    assert np.sqrt(np.mean((mix - y) ** 2)) < np.sqrt(np.mean(noise ** 2))  # better than the best single
+    # step by step it is the argmin over the running sum (ties: the earlier label)
+    total, chosen = np.zeros(50), []
+    for t in range(8):
+        err = {c: np.sqrt(np.mean(((total + p) / (t + 1) - y) ** 2)) for c, p in oof.items()}
+        c = min(oof, key=lambda c: (err[c], list(oof).index(c)))
+        chosen.append(c)
+        total += oof[c]
+    assert w == {c: chosen.count(c) / 8 for c in oof if c in chosen}
+    assert greedy_ensemble({"a": y + 1.0}, y, steps=3) == {"a": 1.0}
+
+
+def test_choose_average_by_cv_greedy_weights_the_parts_and_round_trips(parts):
+    from essence.predictors import AverageReconstructor, choose_average_by_cv, greedy_ensemble, oof_predictions
+    from essence.reconstruct import RidgeReconstructor
+
+    R_tr, y_tr, R_te, _, items = parts
+    X, y_tr, Xt = np.nan_to_num(R_tr[:200, items], nan=0.5), y_tr[:200], np.nan_to_num(R_te[:, items], nan=0.5)
+    # two loosely penalised MLPs and a ridge err apart: on these 12 items their weighted mix beats each
+    cands = {"ridge": RidgeReconstructor, "mlp": lambda: MLPReconstructor(hidden=4, alpha=0.1, max_iter=60),
+             "mlp2": lambda: MLPReconstructor(hidden=8, alpha=0.1, max_iter=60, seed=1)}
+    # the greedy ensemble starts from the best single and never does worse on the folds (triangle inequality)
+    label, rec, scores, oof = choose_average_by_cv(cands, X, y_tr, seed=1, combine="greedy", steps=10)
+    w = greedy_ensemble({c: oof_predictions(m, X, y_tr, seed=1) for c, m in cands.items()}, y_tr, 10)
+    assert label == "+".join(w)
+    assert len(w) > 1 and len(set(w.values())) > 1  # a weighted mix here, not one part or equal weights
+    assert isinstance(rec, AverageReconstructor) and rec.part_weights == pytest.approx(list(w.values()))
+    parts_pred = [fit_reconstructor(cands[c](), X, y_tr).predict(Xt) for c in w]
+    np.testing.assert_allclose(rec.predict(Xt), np.dot(list(w.values()), parts_pred), rtol=0, atol=1e-9)
+    back = reconstructor_from_dict(json.loads(json.dumps(rec.to_dict(), allow_nan=False)))
+    assert back.part_weights == pytest.approx(rec.part_weights)
+    np.testing.assert_allclose(back.predict(Xt), rec.predict(Xt), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(np.sqrt(np.mean((oof - y_tr) ** 2)), scores[label])
+    assert scores[label] <= min(v for k_, v in scores.items() if "+" not in k_) + 1e-12
+    with pytest.raises(InputError, match="combine: 'best'"):
+        choose_average_by_cv(cands, X, y_tr, combine="best")
+
+
+@pytest.mark.parametrize("weights", [[0.5], [0.7, 0.7], [-0.5, 1.5], [float("nan"), 1.0], "half"])
+def test_average_refuses_bad_weights(parts, weights):
+    from essence.predictors import AverageReconstructor
+
+    R_tr, y_tr, _, _, items = parts
+    specs = [{"kind": "ridge", "params": {}}, {"kind": "mean_ridge", "params": {}}]
+    with pytest.raises(InputError, match="part_weights must be 2 non-negative numbers"):
+        AverageReconstructor(specs, weights).fit(np.nan_to_num(R_tr[:, items]), y_tr)
+
+
 # -- a reconstructor on some of the chosen items ------------------------------------------------
 def test_columns_reads_only_its_columns_and_round_trips(parts):
     from essence.predictors import AverageReconstructor, ColumnsReconstructor

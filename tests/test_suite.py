@@ -212,6 +212,30 @@ def test_fit_members_average_scores_the_winner_on_its_own_folds(suite):
     assert list(cands["latent"]().items) == idx.tolist() and set(suite_candidates(idx, 150)) == {"latent"}
 
 
+def test_fit_members_greedy_weighting_records_the_weights_it_predicts_with(suite):
+    from essence.predictors import AverageReconstructor
+    from essence.suite import compress_suite
+    from essence.suite.artifact import fit_members
+
+    idx = np.arange(0, suite.pooled().n_items, 5)
+    X = suite.pooled().responses[:, idx]
+    recs, _, _, choice, cv = fit_members(suite, idx, ("ridge", "mean_ridge", "line"), n_train=300, average=2,
+                                         combine="greedy")
+    for b, n in enumerate(suite.names):
+        rec, c = recs[n], choice[n]
+        if isinstance(rec, AverageReconstructor):
+            assert list(c["weights"]) == c["kind"].split("+") and sum(c["weights"].values()) == pytest.approx(1)
+            parts = np.array([p.predict(X) for p in rec.parts_])
+            np.testing.assert_allclose(rec.predict(X), np.dot(list(c["weights"].values()), parts), atol=1e-9)
+        else:
+            assert "weights" not in c and "+" not in c["kind"]
+        singles = [v for k_, v in c["cv_rmse"].items() if "+" not in k_]
+        assert c["cv_rmse"][c["kind"]] <= min(singles) + 1e-9
+    assert any("weights" in choice[n] for n in suite.names)  # a weighted mix somewhere, or the test says nothing
+    with pytest.raises(InputError, match="combine: 'even'"):
+        compress_suite(suite, 20, method="random", combine="even", progress=False)
+
+
 def test_suite_artifact_with_an_average_member_round_trips(art, suite, tmp_path):
     from essence.predictors import AverageReconstructor
     from essence.suite.artifact import SuiteCompressed

@@ -209,8 +209,16 @@ _PREDICT = {
     "kernel": _kernel,
     "boost": _boost,
 }
-_PREDICT["average"] = lambda d, X: np.mean([np.clip(_PREDICT[p["kind"]](p, X), 0.0, 100.0) for p in d["fitted"]],
-                                             axis=0)  # essence.predictors.AverageReconstructor: its parts' mean
+
+
+def _average(d, X):
+    """essence.predictors.AverageReconstructor: its parts' mean, weighted by ``part_weights`` when given."""
+    preds = np.array([np.clip(_PREDICT[p["kind"]](p, X), 0.0, 100.0) for p in d["fitted"]])
+    w = d["params"].get("part_weights")
+    return preds.mean(axis=0) if w is None else np.asarray(w, dtype=np.float64) @ preds
+
+
+_PREDICT["average"] = _average
 _PREDICT["columns"] = lambda d, X: np.clip(_PREDICT[d["fitted"]["kind"]](d["fitted"], X[:, [int(c) for c in d["params"]["columns"]]]),
                                            0.0, 100.0)  # essence.predictors.ColumnsReconstructor: its part on its columns
 KINDS = tuple(_PREDICT)

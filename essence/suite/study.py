@@ -58,7 +58,7 @@ def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method
     Each approach is cached as JSON in ``cache`` (a folder) when given, keyed by everything that changes it
     plus ``tag``. ``stronger``, ``average``, ``own``: the suite's reconstructor choice (:func:`compress_suite`)."""
     from ..compressed import compress
-    from .artifact import POOL_BOOST, compress_suite
+    from .artifact import POOL_BOOST, COMBINE_DEFAULT, compress_suite
 
     split = suite_split(suite, seed, test, val)
     testd = suite.subset(split.test) if evaluate_on is None else evaluate_on
@@ -67,6 +67,7 @@ def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method
     for approach in approaches:
         key = (f"{tag}{approach}-{'+'.join(suite.names)}-n{suite.n_models}-s{seed}-t{test}-v{val}-"
                + (f"{method}-k{k}-r{int(stronger)}{int(average)}{'o2' if own and stronger else ''}{'kb' if stronger and average >= 2 else ''}"
+                  + (f"w{params.get('combine', COMBINE_DEFAULT)}" if average >= 2 else "")
                   + (f"xk{POOL_BOOST['trees']}x{POOL_BOOST['leaves']}" if stronger and average >= 2 and suite.outside else "")
                   + "-" + "-".join(f"{a}={b}" for a, b in sorted(params.items()))
                   if approach == "suite" else f"{separate_method}-k{k_each}"
