@@ -8,7 +8,8 @@ latent model, three MLPs (L2 penalty 1, 3 and 10), a kernel ridge on all chosen 
 weight the member's own items (:func:`kernel_candidates`), gradient-boosted trees on all chosen items and each
 member's sub-score (:func:`boost_candidates`), the same trees trained on the member's models outside the
 suite as well, on all chosen items or its own (:func:`outside_candidates`), and two MLPs on the member's own
-chosen items, or the average of up to three of them: :func:`fit_members`; any kind registered in
+chosen items, combined by a weighted greedy ensemble (``combine="greedy"``; ``"equal"``: the best plain
+average of up to three): :func:`fit_members`; any kind registered in
 :data:`essence.reconstruct.RECONSTRUCTOR_KINDS` can be named), with a conformal interval as
 :func:`essence.compressed.compress` does. The suite mean's estimate is the mean of the member estimates,
 with its own interval calibrated on their cross-fitted means; with ``suite_mean="cv"`` a reconstructor of
