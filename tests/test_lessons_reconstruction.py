@@ -97,3 +97,19 @@ def test_figures_draw_with_text_at_9_pt_or_more(small):
         assert not _small_text(fig), _small_text(fig)
         plt.close(fig)
     assert "covered" in figs[1].axes[0].get_title()
+
+
+def test_interval_order_ignores_float_noise_in_tied_estimates():
+    from essence.plots.reconstruction import interval_order
+
+    est = np.array([5.0, 20.0, 5.0 + 1e-12, 5.0 - 1e-12, 12.0])
+    y_true = np.array([7.0, 21.0, 3.0, 9.0, 11.0])
+    # a plain argsort follows the noise in the three tied estimates
+    assert list(np.argsort(est, kind="stable")) == [3, 0, 2, 4, 1]
+    # the plot's order: ties at 0.01 pp broken by the true score, whatever the noise
+    assert list(interval_order(est, y_true)) == [2, 0, 3, 4, 1]
+    noisy = est.copy()
+    noisy[[0, 2, 3]] = 5.0 + np.array([2e-12, -3e-12, 1e-12])
+    assert list(interval_order(noisy, y_true)) == [2, 0, 3, 4, 1]
+    # distinct estimates keep their order
+    assert list(interval_order(np.array([3.0, 1.0, 2.0]), np.zeros(3))) == [1, 2, 0]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["RECON_COLORS", "plot_subset_fits", "plot_error_grid", "plot_intervals"]
+__all__ = ["RECON_COLORS", "plot_subset_fits", "plot_error_grid", "plot_intervals", "interval_order"]
 
 #: one colour per reconstructor of :data:`essence.lessons_reconstruction.LADDER`
 RECON_COLORS = {"mean": "#999999", "line": "#1f77b4", "mean_ridge": "#17becf", "gam": "#d62728",
@@ -72,14 +72,28 @@ def _star_note(fig, titles) -> None:
                  wrap=True)
 
 
+def interval_order(estimate, y_true, decimals: int = 2) -> np.ndarray:
+    """The order in which :func:`plot_intervals` draws ``(n,)`` test models: by estimate (pp) rounded to
+    ``decimals`` places, ties broken by true score (pp), then by position.
+
+    A plain ``argsort`` of the estimates lets float noise (which differs between CPUs) reorder models whose
+    estimates are tied, e.g. several clipped at the floor, so the figure would change from machine to machine.
+    Returns ``(n,)`` int indices.
+    """
+    est = np.round(np.asarray(estimate, dtype=float), decimals)
+    yt = np.asarray(y_true, dtype=float)
+    return np.lexsort((np.arange(est.size), yt, est))
+
+
 def plot_intervals(panels: dict, level: float = 0.9):
     """One panel per entry of ``panels`` (title -> output of :func:`essence.lessons_reconstruction.interval_for_subset`):
-    test models sorted by estimate, their intervals (grey if the true score is inside, red if not) and true scores."""
+    test models sorted by estimate (see :func:`interval_order`), their intervals (grey if the true score is
+    inside, red if not) and true scores."""
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels), 4.4), squeeze=False)
     for ax, (title, out) in zip(axes[0], panels.items()):
-        o = np.argsort(out["estimate"])
+        o = interval_order(out["estimate"], out["y_test"])
         yt, lo, hi = out["y_test"][o], out["lower"][o], out["upper"][o]
         inside = (yt >= lo) & (yt <= hi)
         xs = np.arange(yt.size)
