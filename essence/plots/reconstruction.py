@@ -74,7 +74,7 @@ def _star_note(fig, titles) -> None:
 
 def interval_order(estimate, y_true, decimals: int = 2) -> np.ndarray:
     """The order in which :func:`plot_intervals` draws ``(n,)`` test models: by estimate (pp) rounded to
-    ``decimals`` places, ties broken by true score (pp), then by position.
+    ``decimals`` places, ties broken by true score (pp), then by position (``np.lexsort`` is stable).
 
     A plain ``argsort`` of the estimates lets float noise (which differs between CPUs) reorder models whose
     estimates are tied, e.g. several clipped at the floor, so the figure would change from machine to machine.
@@ -82,7 +82,7 @@ def interval_order(estimate, y_true, decimals: int = 2) -> np.ndarray:
     """
     est = np.round(np.asarray(estimate, dtype=float), decimals)
     yt = np.asarray(y_true, dtype=float)
-    return np.lexsort((np.arange(est.size), yt, est))
+    return np.lexsort((yt, est))
 
 
 def plot_intervals(panels: dict, level: float = 0.9):
