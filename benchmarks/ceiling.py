@@ -40,7 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from essence.data import POOL_CAVEAT, load, split_models  # noqa: E402
-from essence.metrics import ratio_to_random  # noqa: E402
+from essence.data.metrics import ratio_to_random  # noqa: E402
 from essence.methods.essence import EssenceSelector  # noqa: E402
 from essence.search.genetic import RidgeFitness, genetic_search, random_masks  # noqa: E402
 

@@ -2,14 +2,14 @@
 
 Issue 12 asks the default (``auto``) for at most 0.9 x "random items + least-squares line" (the baseline)
 from 35 models up, also on GENERATED matrices (40 models x 800 items, 30 x 500). This script measures,
-with the regime map's protocol (:func:`essence.regimes.run_one`: all models, draw 0, 5-fold CV over the
-models by :func:`essence.reconstruct.model_folds` with seed 0, k = N/20, fold ``f``'s baseline items drawn
+with the regime map's protocol (:func:`essence.lessons.regimes.run_one`: all models, draw 0, 5-fold CV over the
+models by :func:`essence.reconstructors.simple.model_folds` with seed 0, k = N/20, fold ``f``'s baseline items drawn
 with seed ``f``, the line fitted on all non-test models of the fold), how close to 0.9 x selections get
 that KNOW what no user knows:
 
 * ``info``: the k items of highest Fisher information about the general ability ``g`` (the generator's
   ``theta = sqrt(rho) g + ...``; directional derivative of ``P_ij`` along ``g``), averaged over the
-  non-test models' TRUE abilities (:func:`essence.synthetic.mirt_parameters`);
+  non-test models' TRUE abilities (:func:`essence.data.synthetic.mirt_parameters`);
 * ``info_strat``: the same within k equal-count strata of true difficulty (mean true ``P_ij``), one item
   per stratum (the pool's difficulty profile);
 * ``corr``: the k items whose observed 0/1 answer correlates most with the models' true expected full score
@@ -60,17 +60,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from essence.data import split_models  # noqa: E402
 from essence.methods.base import Selector  # noqa: E402
-from essence.reconstruct import LineReconstructor, model_folds  # noqa: E402
+from essence.reconstructors.simple import LineReconstructor, model_folds  # noqa: E402
 from essence.search.fitness_cv import LOOLineFitness  # noqa: E402
 from essence.search.genetic import genetic_search  # noqa: E402
 from essence.search.screen import item_statistics  # noqa: E402
-from essence.synthetic import generate_mirt, mirt_parameters  # noqa: E402
+from essence.data.synthetic import generate_mirt, mirt_parameters  # noqa: E402
 
 RHO = 0.6  # the generator's default correlation between ability dimensions (mirt_parameters)
 
 
 def fresh_abilities(n: int, dims: int, seed: int) -> np.ndarray:
-    """``(n, dims)`` abilities from the distribution of :func:`essence.synthetic.mirt_parameters` (a skewed
+    """``(n, dims)`` abilities from the distribution of :func:`essence.data.synthetic.mirt_parameters` (a skewed
     mixture for the general factor, standardised, plus specific parts; correlation ``RHO``)."""
     rng = np.random.default_rng([seed, 7])
     strong = rng.random(n) < 0.3

@@ -62,7 +62,7 @@ def main(argv=None) -> int:
                 print(f"\n## k = {k}: {label} (mean ± sd over seeds)\n")
                 print(format_wide(s, k, metric, methods=[m for m in args.methods if m in set(s["method"])]))
             if "random" in set(s["method"]):
-                print(f"\n## k = {k}: test RMSE / random's (essence.metrics.ratio_to_random: geometric mean of "
+                print(f"\n## k = {k}: test RMSE / random's (essence.data.metrics.ratio_to_random: geometric mean of "
                       "per-seed ratios; < 1 = better than random)\n")
                 ratios = ratio_table(df, k, methods=[m for m in args.methods if m in set(s["method"])])
                 print(ratios.to_markdown(floatfmt=".2f"))

@@ -6,7 +6,7 @@ accuracy (1-2 pp at k = 100 on pools of 1,000-14,000 items). Our comparison scor
 against the **whole-benchmark** target (on the metabench pools a pre-selected 100-486-item pool is not
 the benchmark) and against random items *with* a fitted reconstructor. This script measures both, on
 held-out test models (the split of :func:`essence.data.split_models`), with
-:func:`essence.lessons_selectors.faithful_run`:
+:func:`essence.lessons.selectors.faithful_run`:
 
 * ``pool`` columns: MAE (pp) against each test model's pool accuracy, the paper's quantity: random items'
   plain mean, the K-Means anchors' cluster-weighted mean, p-IRT and gp-IRT;
@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from essence.data import METABENCH, POOL_CAVEAT, load  # noqa: E402
-from essence.lessons_selectors import FAITHFUL_COLUMNS, faithful_run, faithful_table  # noqa: E402
+from essence.lessons.selectors import FAITHFUL_COLUMNS, faithful_run, faithful_table  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -3,7 +3,7 @@
 Each argument is ``METHOD`` or ``METHOD:PARAMS`` (a Python dict literal), e.g. ``random``,
 ``ruler_strat``, ``screened:{'keep':0.75}`` or ``auto:{'fallback_draws':8}``: a registered method or a name
 of :data:`essence.methods.auto.FEW_MODEL_SELECTORS` (measured alone, with auto's line rule), run with
-:func:`essence.regimes.run_one` (the regime map's protocol and cache; ``--out``, default
+:func:`essence.lessons.regimes.run_one` (the regime map's protocol and cache; ``--out``, default
 ``build/few_candidates``) on the cells: gsm8k 35 / 50 / 100 models and winogrande 35 (``--draws``, default
 2), lcb_codegen (all 45), arc 35 / 50 (``min(draws, 2)``), GENERATED 40 x 800 seeds 0-3 and 30 x 500 seeds
 0-1 (``--generated-seeds`` replaces both lists: ``40x800=4,5,6,7 30x500=2,3``; ``--cells gsm8k=100 arc=100``
@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from essence.regimes import default_k, run_one, summarise, wide_table  # noqa: E402
+from essence.lessons.regimes import default_k, run_one, summarise, wide_table  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -38,7 +38,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="build/few_candidates")
     args = p.parse_args(argv)
     from essence.data import load
-    from essence.synthetic import generate_mirt
+    from essence.data.synthetic import generate_mirt
 
     d = args.draws
     cells = [] if args.no_real else (

@@ -1,9 +1,9 @@
 """How long py-irt's 2PL fit takes, and how good it is, as models x items and epochs grow.
 
-Prints two tables and the settings ``essence.irt.DEFAULT_FIT`` uses:
+Prints two tables and the settings ``essence.features.irt.DEFAULT_FIT`` uses:
 
 1. milliseconds per SVI epoch for training-model counts x item counts of a real dataset (one torch
-   thread, as ``essence.irt.fit_2pl`` runs it);
+   thread, as ``essence.features.irt.fit_2pl`` runs it);
 2. for (max_models, epochs) pairs: fit seconds and the mean held-out log-likelihood per response of the
    validation models (abilities by MAP from all items) -- higher is better.
 
@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 from essence.data import load, split_models
-from essence.irt import DEFAULT_FIT, _pyirt_svi, binarize, estimate_ability, fit_2pl
+from essence.features.irt import DEFAULT_FIT, _pyirt_svi, binarize, estimate_ability, fit_2pl
 
 
 def per_epoch_ms(R, n_models, n_items, epochs=20):
@@ -74,8 +74,8 @@ def main(argv=None):
         t = time.perf_counter()
         p = fit_2pl(Rt, epochs=ep, max_models=mm, seed=0, progress=False)
         print(f"{str(mm):>10s} {ep:7d} {time.perf_counter() - t:8.1f} {heldout_loglik(p, Rv):8.4f}", flush=True)
-    print(f"\nchosen defaults (essence.irt.DEFAULT_FIT): {DEFAULT_FIT}")
-    print("the fit is cached per training split (essence.irt.fit_2pl_cached): irt and tinybench, and every k, "
+    print(f"\nchosen defaults (essence.features.irt.DEFAULT_FIT): {DEFAULT_FIT}")
+    print("the fit is cached per training split (essence.features.irt.fit_2pl_cached): irt and tinybench, and every k, "
           "share one fit")
 
 

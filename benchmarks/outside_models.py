@@ -103,8 +103,8 @@ def check_model(suite, folder: Path, k: int, seed: int, cache: Path, quiet: bool
     """Notebook 11 section 4's check for the model whose logs are in ``folder``: one row per benchmark and the
     mean (:func:`essence.suite.study.new_model_check`'s columns, plus the logged and chosen item counts).
     ``params`` go to ``compress_suite`` (default: its defaults) and into the cached artifact's name."""
-    from essence.compressed import compress
-    from essence.lessons import chance_level
+    from essence.artifact.compressed import compress
+    from essence.lessons.stages import chance_level
     from essence.lmeval import import_samples, read_samples
     from essence.suite import SuiteCompressed, compress_suite
     from essence.suite.study import new_model_check, restrict_to_logged, suite_split

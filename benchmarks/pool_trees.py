@@ -30,12 +30,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from essence._runtime import single_thread  # noqa: E402
-from essence.boost import BoostReconstructor  # noqa: E402
+from essence.data._runtime import single_thread  # noqa: E402
+from essence.reconstructors.boost import BoostReconstructor  # noqa: E402
 from essence.data import POOL_CAVEAT  # noqa: E402
-from essence.metrics import rmse  # noqa: E402
-from essence.predictors import WithExtraModels, oof_predictions  # noqa: E402
-from essence.reconstruct import fit_reconstructor  # noqa: E402
+from essence.data.metrics import rmse  # noqa: E402
+from essence.reconstructors.ensemble import WithExtraModels, oof_predictions  # noqa: E402
+from essence.reconstructors.simple import fit_reconstructor  # noqa: E402
 from essence.suite import load_suite  # noqa: E402
 from essence.suite.artifact import (_member_blocks, boost_candidates, kernel_candidates,  # noqa: E402
                                     outside_candidates, own_candidates, suite_candidates)

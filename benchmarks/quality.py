@@ -1,7 +1,7 @@
 """Quality benchmark: EssenceBench against random items and against the whole pool, on test models.
 
 For each dataset, k and seed (the seed drives the model split and the methods), it runs exactly what a
-user runs, :func:`essence.compressed.compress`, and reads the test-model figures:
+user runs, :func:`essence.artifact.compressed.compress`, and reads the test-model figures:
 
 * ``random``   : uniform random k items, GAM on the subset score;
 * ``essence``  : EssenceBench with its defaults (plus any ``--param``);
@@ -29,11 +29,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from essence.compressed import compress  # noqa: E402
+from essence.artifact.compressed import compress  # noqa: E402
 from essence.data import METABENCH, POOL_CAVEAT, load, split_models  # noqa: E402
-from essence.metrics import kendall, rmse  # noqa: E402
-from essence.metrics import ratio_to_random  # noqa: E402
-from essence.reconstruct import choose_on_validation, reconstructor_makers  # noqa: E402
+from essence.data.metrics import kendall, rmse  # noqa: E402
+from essence.data.metrics import ratio_to_random  # noqa: E402
+from essence.reconstructors.simple import choose_on_validation, reconstructor_makers  # noqa: E402
 
 QUICK = {"generations": 150, "group_generations": 100, "rounds": 1, "ebm_elites": 3}
 
@@ -142,7 +142,7 @@ def main(argv=None) -> int:
                                                         for lb in labels))
     if verdicts:
         print()
-        print("Target at k = 50: essence RMSE <= 0.7 x random (essence.metrics.ratio_to_random: geometric mean "
+        print("Target at k = 50: essence RMSE <= 0.7 x random (essence.data.metrics.ratio_to_random: geometric mean "
               "of per-seed ratios):")
         for name, ratio in verdicts:
             print(f"  {name:10s} {ratio:.2f}  {'met' if ratio <= 0.7 else 'NOT met'}")

@@ -1,6 +1,6 @@
 """The regime map: every method at the model counts users have (20-300 models and all) and on whole pools.
 
-The runs, caching and summaries are :mod:`essence.regimes` (read its docstring for the protocol); this
+The runs, caching and summaries are :mod:`essence.lessons.regimes` (read its docstring for the protocol); this
 script is the command line. Each (dataset, m, draw, method, k) run is cached as JSON under ``--out``
 (default ``build/regimes``), so a rerun resumes. k: 50 on the metabench pools, N/20 on the whole pools
 (alpaca_eval2 805 items -> 40, lcb_codegen 400 -> 20) unless ``--k`` is given.
@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from essence.data import METABENCH  # noqa: E402
 from essence.methods import METHODS  # noqa: E402
-from essence.regimes import WHOLE_POOLS, default_k, regime_map, run_one, summarise, wide_table  # noqa: E402,F401
+from essence.lessons.regimes import WHOLE_POOLS, default_k, regime_map, run_one, summarise, wide_table  # noqa: E402,F401
 
 
 def print_wide(summary: list[dict], methods: list[str]) -> None:
@@ -43,7 +43,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="build/regimes", help="cache folder of per-run JSON")
     p.add_argument("--wide", action="store_true", help="one row per (dataset, models): each method's ratio")
     p.add_argument("--generated", nargs="*", default=[], metavar="MODELSxITEMS",
-                   help="also GENERATED data (essence.synthetic.generate_mirt), e.g. 40x800, used with all its "
+                   help="also GENERATED data (essence.data.synthetic.generate_mirt), e.g. 40x800, used with all its "
                         "models, one matrix per --generated-seeds; named generated-40x800-s0, ...")
     p.add_argument("--generated-seeds", nargs="+", type=int, default=[0])
     p.add_argument("--cached", action="store_true", help="print only the runs already in --out from the current code (compute none)")
@@ -53,7 +53,7 @@ def main(argv=None) -> int:
 
     def load_any(name):
         if name in gen:
-            from essence.synthetic import generate_mirt
+            from essence.data.synthetic import generate_mirt
 
             m, n, seed = gen[name]
             return generate_mirt(m, n, seed=seed)

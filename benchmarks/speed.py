@@ -22,7 +22,7 @@ Parts (each runs in its own subprocess, so every peak-memory figure is that part
   and 100k item columns and of long parquet / CSV files of 4,000 x 25,000 = 10^8 rows, each in a fresh
   subprocess: seconds and peak RSS.
 
-The generated data come from :mod:`essence.synthetic` (a seeded multidimensional IRT model); their
+The generated data come from :mod:`essence.data.synthetic` (a seeded multidimensional IRT model); their
 figures say so. Quality claims about real benchmarks are not made on them.
 
     .venv/bin/python benchmarks/speed.py                 # pipeline, throughput, scaling
@@ -67,7 +67,7 @@ def _cpu_seconds() -> float:
 
 
 def part_pipeline(args) -> dict:
-    from essence.compressed import compress
+    from essence.artifact.compressed import compress
     from essence.data import load
 
     t0 = time.perf_counter()
@@ -152,10 +152,10 @@ def part_scaling(args) -> dict:
 
 
 def part_case(args) -> dict:
-    """One whole-benchmark case in this (fresh) process: GENERATED MIRT data (essence.synthetic), then
+    """One whole-benchmark case in this (fresh) process: GENERATED MIRT data (essence.data.synthetic), then
     ``compress`` with ``--method``; peak RSS is this process's, data included."""
-    from essence.compressed import compress
-    from essence.synthetic import generate_mirt
+    from essence.artifact.compressed import compress
+    from essence.data.synthetic import generate_mirt
 
     t0 = time.perf_counter()
     gen = json.loads(args.gen) if args.gen else {}
@@ -229,7 +229,7 @@ def part_seeds(args) -> dict:
     summary = (f"ratio essence / random: mean {ratios.mean():.3f} +- {ratios.std(ddof=1) if ratios.size > 1 else 0:.3f} "
                f"(sd over {ratios.size} seeds), essence better on {int((ratios < 1).sum())} of {ratios.size}"
                if ratios.size else "no case finished")
-    return {"note": "GENERATED data (essence.synthetic.generate_mirt%s), %d models x %d items, k = %d"
+    return {"note": "GENERATED data (essence.data.synthetic.generate_mirt%s), %d models x %d items, k = %d"
             % (f", generator {args.gen}" if args.gen else ", shipped generator parameters", args.models,
                args.n_items, args.k), "table": "\n".join(lines) + "\n\n" + summary, "rows": rows}
 
@@ -277,7 +277,7 @@ def part_scale(args) -> dict:
             lines.append(f"| {r['models']} | {r['items']} | {r['method']} | {r['compress_seconds']} | "
                          f"{r.get('compress_cpu_seconds', '')} | {r.get('load_average', [''])[0]} | {r['peak_rss_mb']:.0f} | "
                          f"{r['test_rmse']} | {r['pool_size'] or ''} | {r['screen'].get('n_dropped', '')} |")
-    return {"note": "GENERATED data (essence.synthetic.generate_mirt, seed %d); k = %d" % (args.data_seed, args.k),
+    return {"note": "GENERATED data (essence.data.synthetic.generate_mirt, seed %d); k = %d" % (args.data_seed, args.k),
             "table": "\n".join(lines), "loglog_slopes": fits, "rows": rows}
 
 
@@ -301,18 +301,18 @@ def part_screen(args) -> dict:
     for r in rows:
         lines.append(f"| {r['variant']} | failed: {r['error']} | | |" if "error" in r else
                      f"| {r['variant']} | {r['compress_seconds']} | {r['peak_rss_mb']:.0f} | {r['test_rmse']} |")
-    return {"note": "GENERATED data (essence.synthetic.generate_mirt, seed %d), %d models x %d items, k = %d"
+    return {"note": "GENERATED data (essence.data.synthetic.generate_mirt, seed %d), %d models x %d items, k = %d"
             % (args.data_seed, args.models, args.screen_items, args.k), "table": "\n".join(lines), "rows": rows}
 
 
 def _write_big(kind: str, models: int, items: int, folder: Path, seed: int) -> Path:
-    """Write a GENERATED results file (essence.synthetic) without holding more than a slice of it as text:
+    """Write a GENERATED results file (essence.data.synthetic) without holding more than a slice of it as text:
     ``wide-parquet`` (one column per item, written in row groups of 500 models) or ``long-parquet`` /
     ``long-csv`` (one row per model and item, written 100 models at a time)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from essence.synthetic import generate_matrix
+    from essence.data.synthetic import generate_matrix
 
     R = generate_matrix(models, items, seed=seed)
     mids = np.array([f"gen-m{i}" for i in range(models)])
@@ -372,7 +372,7 @@ def part_readone(args) -> dict:
 
 def part_read(args) -> dict:
     """Reading big GENERATED files: write each (not timed), then load it in a fresh subprocess."""
-    out = {"note": "GENERATED files (essence.synthetic), written to a temporary folder and deleted"}
+    out = {"note": "GENERATED files (essence.data.synthetic), written to a temporary folder and deleted"}
     cases = [("wide-parquet", args.models, int(n)) for n in args.read_items.split(",")]
     cases += [(kind, args.models, args.long_items) for kind in args.long_kinds.split(",") if kind]
     for kind, m, n in cases:
@@ -424,7 +424,7 @@ def main(argv=None) -> int:
     ap.add_argument("--n-items", type=int, default=14000, help=argparse.SUPPRESS)
     ap.add_argument("--method", default="essence", help=argparse.SUPPRESS)
     ap.add_argument("--params", default="", help=argparse.SUPPRESS)
-    ap.add_argument("--gen", default="", help="case / scale: generator parameters as JSON (essence.synthetic."
+    ap.add_argument("--gen", default="", help="case / scale: generator parameters as JSON (essence.data.synthetic."
                     "generate_mirt: dims, rho, a_main, a_side, b_mean, b_sd, guessing); default the shipped ones")
     ap.add_argument("--seeds", default="0,1,2", help="seeds: the seeds (data and compress) to compare over")
     ap.add_argument("--fresh", action="store_true", help="scale / seeds / screen: re-run cached cases")

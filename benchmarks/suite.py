@@ -166,7 +166,7 @@ def main(argv=None) -> int:
     ap.add_argument("--cache", default="build/suite")
     ap.add_argument("--progress", action="store_true")
     args = ap.parse_args(argv)
-    from essence.checks import parse_params
+    from essence.data.checks import parse_params
 
     params = parse_params(args.param)
     given = set(params)

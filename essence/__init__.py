@@ -8,6 +8,7 @@ See docs/architecture.md.
 
 __version__ = "0.1.0"
 
-from . import data, metrics  # noqa: E402
+from . import data  # noqa: E402
+from .data import metrics  # noqa: E402
 
 __all__ = ["data", "metrics", "__version__"]

@@ -25,9 +25,9 @@ import sys
 import warnings
 from pathlib import Path
 
-from ._io import check_output
-from .checks import cli_whole_number, parse_params
-from .errors import EssenceWarning, InputError, UsageError, plain
+from .data._io import check_output
+from .data.checks import cli_whole_number, parse_params
+from .data.errors import EssenceWarning, InputError, UsageError, plain
 
 __all__ = ["main", "write_atomic"]
 
@@ -44,7 +44,7 @@ class _Parser(argparse.ArgumentParser):
 
 def write_atomic(path: Path, text: str, force: bool = False) -> None:
     """Write ``text`` to ``path`` via a temp file + rename; refuse to replace an existing file unless ``force``."""
-    from ._io import write_atomic as _write
+    from .data._io import write_atomic as _write
 
     check_output(path, overwrite=force, flag="--out")
     _write(path, text)
@@ -84,7 +84,7 @@ def cmd_compress(args) -> int:
     if args.per_benchmark is not None:
         raise UsageError("--per-benchmark: only for a suite (several DATA); drop it or name more benchmarks")
     args.data = args.data[0]
-    from .compressed import compress
+    from .artifact.compressed import compress
     from .data import items_from, load
     from .methods import METHODS
 
@@ -97,7 +97,7 @@ def cmd_compress(args) -> int:
     if settings:
         raise UsageError(f"--param {settings[0]}: not a parameter of method {args.method} but a setting of compress(), "
                          f"which the command line keeps at its default; set it in Python: "
-                         f"essence.compressed.compress(data, k, {settings[0]}=...)")
+                         f"essence.artifact.compressed.compress(data, k, {settings[0]}=...)")
     if args.items_from and len(args.items_from) > 1:
         raise UsageError(f"--items-from: given {len(args.items_from)} times for one benchmark; give it once (a suite "
                          "takes it once per benchmark)")
@@ -134,7 +134,7 @@ def cmd_estimate(args) -> int:
         raise UsageError(f"{args.artifact}: a single-benchmark artifact takes one RESPONSES file, got "
                          f"{len(args.responses)}")
     args.responses = args.responses[0]
-    from .compressed import Compressed
+    from .artifact.compressed import Compressed
     from .data import load
 
     art = Compressed.load(args.artifact)
@@ -148,8 +148,8 @@ def cmd_estimate(args) -> int:
         print(f"{len(df)} model(s) -> {args.out}")
     else:
         sys.stdout.write(text)
-    if args.context or (args.context is None and sys.stdout.isatty()):  # essence.report: what the numbers mean
-        from .report import answered_counts, context_lines
+    if args.context or (args.context is None and sys.stdout.isatty()):  # essence.artifact.report: what the numbers mean
+        from .artifact.report import answered_counts, context_lines
 
         print("\n".join(context_lines(art, df, answered_counts(art, resp))))
     return 0
@@ -165,7 +165,7 @@ def cmd_evaluate(args) -> int:
     if len(args.data) > 1:
         raise UsageError(f"{args.artifact}: a single-benchmark artifact takes one DATA, got {len(args.data)}")
     args.data = args.data[0]
-    from .compressed import Compressed
+    from .artifact.compressed import Compressed
     from .data import load
 
     art = Compressed.load(args.artifact)
@@ -186,7 +186,7 @@ def cmd_evaluate(args) -> int:
 
 # ----------------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from .data._version import __version__
 
     p = _Parser(prog="essence", description="Compress an LLM benchmark to a few items that keep its verdict.")
     p.add_argument("--version", action="version", version=f"essence {__version__}")

@@ -10,7 +10,7 @@ import pytest
 
 from essence.methods import make_method
 from essence.methods.auto import FEW_MODEL_CANDIDATES, AutoSelector, RulerSelector, oof_sq_errors, paired_margin, prefer_line
-from essence.reconstruct import LineReconstructor, MeanRidgeReconstructor
+from essence.reconstructors.simple import LineReconstructor, MeanRidgeReconstructor
 
 
 @pytest.fixture(scope="module")

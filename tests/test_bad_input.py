@@ -21,10 +21,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import essence.checks
+import essence.data.checks
 from essence.cli import main
 from essence.data import data_roots, from_arrays, load
-from essence.errors import EssenceWarning, InputError
+from essence.data.errors import EssenceWarning, InputError
 
 ESSENCE = str(Path(sys.executable).parent / "essence")
 
@@ -89,8 +89,8 @@ def ws(tmp_path_factory, base):
     assert main(["compress", str(d / "base.csv"), "--k", "5", "--method", "random", "--seed", "0",
                  "--out", str(d / "art.json"), "--quiet"]) == 0
     # the tamper tests edit a GAM's fields; the CV choice may pick another kind: put the GAM in
-    from essence.compressed import Compressed
-    from essence.reconstruct import GAMReconstructor
+    from essence.artifact.compressed import Compressed
+    from essence.reconstructors.simple import GAMReconstructor
 
     art = Compressed.load(d / "art.json")
     X = base.responses[:, base.item_index(art.items)]
@@ -157,7 +157,7 @@ def test_sweep_param_errors(capsys, ws, out, params, needles):
 
 
 def test_parse_params_values():
-    parse = essence.checks.parse_params
+    parse = essence.data.checks.parse_params
     assert parse(["a=200", "b=0.5", "c=true", "d=[1, 2]", "e=x", "f=nan"])["f"] != "nan"  # nan is a float
     got = parse(["a=200", "b=0.5", "c=true", "d=[1, 2]", "e=x"])
     assert got == {"a": 200, "b": 0.5, "c": True, "d": [1, 2], "e": "x"}
@@ -265,7 +265,7 @@ def test_compress_flag_domains(capsys, ws, out, flag, value, needle):
 
 
 def test_compress_python_api_checks_like_the_cli(base):
-    from essence.compressed import compress
+    from essence.artifact.compressed import compress
 
     with pytest.raises(InputError, match="seed: must be a whole number >= 0, got -1"):
         compress(base, k=5, method="random", seed=-1, progress=False)
@@ -379,7 +379,7 @@ def test_constant_full_scores_one_warning(capsys, base, out):
 
 
 def test_constant_data_python_api_warns(base):
-    from essence.compressed import compress
+    from essence.artifact.compressed import compress
 
     zeros = from_arrays(np.zeros((base.n_models, base.n_items)), base.models, base.items)
     with warnings.catch_warnings(record=True) as caught:
@@ -457,7 +457,7 @@ def test_damaged_artifact_refused(capsys, ws, out, label, change, needle):
 
 
 def test_damaged_artifact_refused_by_evaluate_and_python(capsys, ws, out):
-    from essence.compressed import Compressed
+    from essence.artifact.compressed import Compressed
 
     d = json.loads((ws / "art.json").read_text())
     d["reconstructor"]["params"]["weights"] = [0.0] * d["k"]
@@ -530,8 +530,8 @@ def _umask() -> int:
 # ----------------------------------------------------------------------------------------------
 # method parameters outside their domains: checked by the methods' domain tables (helper "layers")
 # ----------------------------------------------------------------------------------------------
-@pytest.mark.skipif(not hasattr(essence.checks, "check_params"),
-                    reason="the methods' parameter domains (essence.checks.check_params) come with the layers branch")
+@pytest.mark.skipif(not hasattr(essence.data.checks, "check_params"),
+                    reason="the methods' parameter domains (essence.data.checks.check_params) come with the layers branch")
 @pytest.mark.parametrize("method,param,name", [
     ("kmeans", "lam=nan", "lam"), ("kmeans", "lam=inf", "lam"), ("kmeans", "lam=-1", "lam"),
     ("kmeans", "n_splines=0", "n_splines"), ("essence", "tau_rank=5", "tau_rank"),
@@ -545,7 +545,7 @@ def test_method_parameter_domains_after_merge_with_layers(capsys, ws, out, metho
 @pytest.mark.parametrize("weights,needle", [([-100.0, 1.0, 1.0], "min -100"), ([0.0, 0.0, 0.0], "sum 0"),
                                             ([1.0, 1.0], "got 2")])
 def test_reconstructor_weights_refused_for_the_right_reason(base, weights, needle):
-    from essence.reconstruct import GAMReconstructor, WeightedMeanReconstructor
+    from essence.reconstructors.simple import GAMReconstructor, WeightedMeanReconstructor
 
     X = base.responses[:, :3]
     for rec in (GAMReconstructor(weights=weights), WeightedMeanReconstructor(weights=weights)):

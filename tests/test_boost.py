@@ -8,9 +8,9 @@ import json
 import numpy as np
 import pytest
 
-from essence.boost import BoostReconstructor, block_means
-from essence.errors import InputError
-from essence.reconstruct import RidgeReconstructor, reconstructor_from_dict
+from essence.reconstructors.boost import BoostReconstructor, block_means
+from essence.data.errors import InputError
+from essence.reconstructors.simple import RidgeReconstructor, reconstructor_from_dict
 
 
 def _binary(n, k, seed):

@@ -1,4 +1,4 @@
-"""essence.methods.cards: every registered method has a complete card; the table adds measured columns."""
+"""essence.lessons.cards: every registered method has a complete card; the table adds measured columns."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from essence.methods import METHODS, get_method
-from essence.methods.cards import CARD_FIELDS, CARDS, TIMINGS, card, cards_table
+from essence.lessons.cards import CARD_FIELDS, CARDS, TIMINGS, card, cards_table
 from essence.sweep import COLUMNS
 
 
@@ -73,7 +73,7 @@ def test_cards_table_measured_columns():
     assert t.loc["herding", "mean seconds per run"] == pytest.approx(2.0)  # failed runs' seconds left out
     assert t.loc["random", "mean test RMSE at k=50 (pp)"] == pytest.approx(3.0)
     assert t.loc["kmeans", "mean test RMSE at k=50 (pp)"] == pytest.approx(1.75)
-    # geometric mean over (dataset, seed) pairs of the per-run ratio (essence.metrics.ratio_to_random)
+    # geometric mean over (dataset, seed) pairs of the per-run ratio (essence.data.metrics.ratio_to_random)
     assert t.loc["kmeans", "RMSE / random at k=50"] == pytest.approx((2 / 4 * 3 / 4 * 1 / 2 * 1 / 2) ** 0.25)
     assert t.loc["herding", "RMSE / random at k=50"] == pytest.approx(0.75)  # only dataset a finished
     assert t.loc["herding", "datasets at k=50"] == 1

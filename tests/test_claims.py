@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from essence.claims import CLAIMS, claims_table
+from essence.lessons.claims import CLAIMS, claims_table
 
 KINDS = {"rmse", "mae", "kendall", "spearman", "share_within_5pct_rank", "ratio", "share_items"}
 

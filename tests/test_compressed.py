@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from essence.compressed import SCHEMA_VERSION, Compressed, compress
+from essence.artifact.compressed import SCHEMA_VERSION, Compressed, compress
 from essence.data import from_arrays, split_models
 
 
@@ -63,7 +63,7 @@ def test_save_refuses_overwrite_and_is_atomic(tmp_path, art, monkeypatch):
     assert json.loads(p.read_text())["k"] == 10
 
     # a crash while writing leaves neither a partial artifact nor a temp file
-    import essence._io as io
+    import essence.data._io as io
 
     def boom(*a, **k):
         raise OSError("disk full")

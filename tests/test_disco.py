@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from essence.compressed import Compressed, compress
+from essence.artifact.compressed import Compressed, compress
 from essence.methods.disco import SignatureKNNReconstructor, disagreement, top_disagreement
-from essence.reconstruct import reconstructor_from_dict
+from essence.reconstructors.simple import reconstructor_from_dict
 
 
 def _matrix_with_accuracies(acc, n=20):

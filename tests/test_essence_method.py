@@ -1,4 +1,4 @@
-"""EssenceSelector end to end through essence.compressed.compress, on real data slices."""
+"""EssenceSelector end to end through essence.artifact.compressed.compress, on real data slices."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from essence.compressed import Compressed, compress
+from essence.artifact.compressed import Compressed, compress
 from essence.data import split_models
 from essence.methods import get_method, make_method
 
@@ -37,7 +37,7 @@ def test_end_to_end_through_compress(small, tmp_path):
     assert sel["rounds"][0]["best_group"] in ("high", "low", "random")
     assert set(sel["seconds"]) >= {"filter", "ga", "ebm", "group_ga"}
     assert sel["reconstructor_choice"] in ("gam", "ridge", "ridge_gam", "line", "mean_ridge", "latent", "mlp")
-    # + essence.predictors' latent and mlp: small has 480 non-test models
+    # + essence.reconstructors.ensemble' latent and mlp: small has 480 non-test models
     assert set(sel["reconstructor_val_rmse"]) == {"gam", "ridge", "ridge_gam", "line", "mean_ridge", "latent", "mlp"}
     # the fitness trace never gets worse: the global best is kept by fitness (keep_best default)
     trace = [t["fitness_rmse"] for t in sel["val_rmse_trace"]]
@@ -157,7 +157,7 @@ def test_pre_screen_shrinks_big_pools_and_is_recorded():
     """A GENERATED pool above max_pool is screened to max_pool items before the filter and the GA; the
     artifact records the pool size and what was dropped; the shipped-size path (pool <= max_pool) is
     untouched (nothing screened)."""
-    from essence.synthetic import generate_mirt
+    from essence.data.synthetic import generate_mirt
 
     data = generate_mirt(300, 400, seed=0)
     art = compress(data, 10, method="essence", seed=0, progress=False, **{**FAST, "max_pool": 150})

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from essence.compressed import compress
+from essence.artifact.compressed import compress
 from essence.data import split_models
-from essence.errors import InputError
-from essence.irt import binarize
+from essence.data.errors import InputError
+from essence.features.irt import binarize
 from essence.methods import METHODS, get_method, make_method
-from essence.reconstruct import RECONSTRUCTOR_KINDS, fit_reconstructor, reconstructor_class, reconstructor_from_dict
+from essence.reconstructors.simple import RECONSTRUCTOR_KINDS, fit_reconstructor, reconstructor_class, reconstructor_from_dict
 
 
 def _item_params(R):

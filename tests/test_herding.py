@@ -145,7 +145,7 @@ def test_choice_ignores_model_results(small, monkeypatch):
 @pytest.mark.slow
 def test_end_to_end_real_features(small):
     """Real SmolLM2 hidden states of 80 gsm8k items (read from the feature cache when warm)."""
-    from essence.compressed import compress
+    from essence.artifact.compressed import compress
 
     c1 = compress(small, k=10, method="herding", progress=False)
     c2 = compress(small, k=10, method="herding", seed=1, progress=False)
@@ -157,7 +157,7 @@ def test_end_to_end_real_features(small):
 
 def test_gam_candidate_extrapolates_with_the_line():
     """Herding chooses without model results: its GAM continues with the least-squares slope beyond the
-    training models' range (essence.reconstruct.GAMReconstructor)."""
+    training models' range (essence.reconstructors.simple.GAMReconstructor)."""
     from essence.methods.herding import HerdingSelector
 
     cands = HerdingSelector(k=5).reconstructor_candidates(None, np.arange(5))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from essence.errors import InputError
-from essence.impute import impute_blocks
+from essence.data.errors import InputError
+from essence.reconstructors.impute import impute_blocks
 
 
 def _answers(n, seed):

@@ -1,4 +1,4 @@
-"""essence.irt (2PL kernel: probabilities, information, MAP ability, py-irt fit, cache) and the ``irt`` method.
+"""essence.features.irt (2PL kernel: probabilities, information, MAP ability, py-irt fit, cache) and the ``irt`` method.
 
 Simulated 2PL data appear only where an estimator is checked against known truth (parameter
 recovery); everything else runs on slices of the real data.
@@ -13,9 +13,9 @@ import sys
 import numpy as np
 import pytest
 
-from essence import irt
-from essence.compressed import Compressed, compress
-from essence.irt import (ItemParams, binarize, estimate_ability, fisher_information, fit_2pl, fit_2pl_cached,
+from essence.features import irt
+from essence.artifact.compressed import Compressed, compress
+from essence.features.irt import (ItemParams, binarize, estimate_ability, fisher_information, fit_2pl, fit_2pl_cached,
                          prob)
 from essence.methods.irt import IRTGAMReconstructor, IRTSelector, fit_gam2_tables, select_by_information
 
@@ -275,7 +275,7 @@ def test_irt_reconstructor_round_trip(small, fitted_small, use_score):
     pred = rec.predict(X[400:])
     assert pred.shape == (200,) and (pred >= 0).all() and (pred <= 100).all()
     d = json.loads(json.dumps(rec.to_dict()))
-    from essence.reconstruct import reconstructor_from_dict
+    from essence.reconstructors.simple import reconstructor_from_dict
 
     np.testing.assert_array_equal(reconstructor_from_dict(d).predict(X[400:]), pred)
     from sklearn.base import clone
@@ -335,7 +335,7 @@ def test_reconstructor_reloads_in_a_fresh_process(small, fitted_small, tmp_path)
     rec = IRTGAMReconstructor(p.a[idx], p.b[idx]).fit(small.responses[:, idx], small.target)
     path = tmp_path / "rec.json"
     path.write_text(json.dumps(rec.to_dict()))
-    code = ("import json; from essence.reconstruct import reconstructor_from_dict; "
+    code = ("import json; from essence.reconstructors.simple import reconstructor_from_dict; "
             f"reconstructor_from_dict(json.load(open({str(path)!r})))")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr[-500:]

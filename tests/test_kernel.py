@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from essence.errors import InputError
-from essence.kernel import KernelReconstructor, loo_kernel_ridge
-from essence.reconstruct import RidgeReconstructor, reconstructor_from_dict
+from essence.data.errors import InputError
+from essence.reconstructors.kernel import KernelReconstructor, loo_kernel_ridge
+from essence.reconstructors.simple import RidgeReconstructor, reconstructor_from_dict
 
 
 def _binary(n, k, seed):

@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from essence.compressed import Compressed, compress
+from essence.artifact.compressed import Compressed, compress
 from essence.methods.kmeans import KMeansSelector, _exact_low_dim, item_features, kmeans_anchors
-from essence.reconstruct import reconstructor_from_dict
+from essence.reconstructors.simple import reconstructor_from_dict
 
 
 def test_item_features_impute_item_means():
@@ -133,7 +133,7 @@ def test_kmeans_refuses_continuous_scores_with_few_models(alpaca):
 
 def test_faithful_candidate_is_the_papers_estimator_alone(small):
     from essence.data import split_models
-    from essence.reconstruct import subset_score
+    from essence.reconstructors.simple import subset_score
 
     sp = split_models(small, seed=0)
     tr, va = small.subset(models=sp.train), small.subset(models=sp.val)

@@ -3,7 +3,7 @@
 Every ``essence`` module is parsed (not imported); each ``import`` / ``from ... import`` anywhere in its
 tree (module level, functions, methods, ``if TYPE_CHECKING`` blocks) is resolved, relative ones included,
 to the ``essence`` modules it names. A module may import a module of a *lower* layer, or one of its own
-group (the files of one package, e.g. ``essence.plots.*``). Registries that must know higher layers
+group (the files of one package, e.g. ``essence.lessons.plots.*``). Registries that must know higher layers
 (reconstructor kinds, method names) hold ``"module:Class"`` strings resolved with importlib, which this
 walk deliberately does not follow.
 """
@@ -23,26 +23,21 @@ ROOT = Path(__file__).resolve().parents[1] / "essence"
 #: an entry ending in ``.*`` makes every direct child its own group (method modules must not import
 #: each other). Within a layer, different groups must not import each other either.
 LAYERS: list[list[str]] = [
-    ["essence.errors"],
-    ["essence._io", "essence._runtime"],
-    ["essence.checks", "essence.tables", "essence.impute"],  # impute: missing answer blocks filled (numpy only)
-    ["essence.data", "essence.metrics", "essence.claims"],  # claims: the field's published numbers
-    ["essence.__init__"],  # the package itself (``from . import __version__``)
-    ["essence.features", "essence.synthetic"],  # synthetic: generated data for cost curves (builds Responses)
-    ["essence.reconstruct", "essence.intervals", "essence.irt", "essence.search", "essence.anchors"],
-    ["essence.predictors", "essence.kernel", "essence.boost"],  # the stronger reconstructors (latent factors, MLP; kernel ridge; boosted trees)
+    ["essence.data"],  # the data and the rules every layer shares: errors, checks, atomic files, metrics
+    ["essence.features"],  # what describes an item: text embeddings, SmolLM2 states and perplexity, 2PL IRT
+    ["essence.reconstructors"],  # every reconstructor kind, its registry, the CV choice, intervals
+    ["essence.search"],  # the EssenceBench stages: redundancy, filter, GA, refinement; anchors
     ["essence.methods.base"],
-    ["essence.methods.__init__"],  # the registry: names -> "module:Class" strings, and the method table
-    ["essence.methods.*"],  # cards and one module per method
-    ["essence.artifact_checks"],  # an artifact's numbers checked on load (reads reconstructor and interval kinds)
-    ["essence.compressed", "essence.report"],  # report: what an estimate means (reads an artifact's numbers)
-    ["essence.suite"],  # several benchmarks compressed as one (joint fitness, suite artifact)
-    ["essence.sweep", "essence.lmeval", "essence.plots", "essence.profile"],
-    ["essence.lessons", "essence.ledger",  # notebook helpers that run sweeps; the claims ledger
-     "essence.lessons_reconstruction", "essence.lessons_irt",
-     "essence.lessons_selectors",  # notebooks 05, 06 and 07
-     "essence.regimes"],  # the regime map (notebook 08, benchmarks/regimes.py)
+    ["essence.methods.*"],  # one module per method; they never import each other
+    ["essence.methods.registry"],  # the method table: every method but auto, by real import
+    ["essence.methods.auto"],  # chooses among the methods of the table
+    ["essence.methods.__init__"],  # the full table (auto's row added)
+    ["essence.artifact"],  # compress() and the artifact, its checks and what an estimate means
+    ["essence.suite"],  # several benchmarks compressed as one
+    ["essence.sweep", "essence.lmeval"],
+    ["essence.lessons"],  # everything that exists for the notebooks: helpers, plots, the regime map, the ledger
     ["essence.cli"],
+    ["essence.__init__"],  # the package's front: compress, load (imported lazily)
 ]
 
 
@@ -169,14 +164,14 @@ def test_no_import_cycle():
 
 def test_function_level_imports_are_seen():
     graph = import_graph()
-    # essence.lessons imports essence.sweep only inside functions; the walk must see it
-    assert "essence.sweep" in graph["essence.lessons"]
+    # essence.lessons.stages imports essence.sweep only inside functions; the walk must see it
+    assert "essence.sweep" in graph["essence.lessons.stages"]
     assert "essence.search.genetic" in graph["essence.methods.essence"]
 
 
 @pytest.mark.parametrize("planted, expected", [
     # an upward import hidden inside a function, as the reconstructor registry once had
-    ("essence/reconstruct.py", "essence.reconstruct (layer 6) imports essence.methods"),
+    ("essence/reconstructors/simple.py", "essence.reconstructors.simple (layer 2) imports essence.methods"),
     # one method module importing another (same layer, different groups)
     ("essence/methods/ppl.py", "essence.methods.ppl imports essence.methods.herding"),
 ])
@@ -184,8 +179,8 @@ def test_the_check_fails_on_a_planted_import(tmp_path, planted, expected):
     copy = tmp_path / "essence"
     shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns("__pycache__"))
     target = tmp_path / planted
-    line = ("\n\ndef _planted():\n    from .methods import METHODS\n    return METHODS\n"
-            if planted.endswith("reconstruct.py") else
+    line = ("\n\ndef _planted():\n    from ..methods import METHODS\n    return METHODS\n"
+            if planted.endswith("simple.py") else
             "\n\ndef _planted():\n    from .herding import kernel_herding\n    return kernel_herding\n")
     target.write_text(target.read_text() + line)
     found = violations(import_graph(copy))
@@ -195,6 +190,7 @@ def test_the_check_fails_on_a_planted_import(tmp_path, planted, expected):
 def test_a_planted_cycle_is_found(tmp_path):
     copy = tmp_path / "essence"
     shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    (copy / "tables.py").write_text((copy / "tables.py").read_text() + "\n\ndef _p():\n    from . import intervals\n")
+    tables = copy / "reconstructors" / "tables.py"
+    tables.write_text(tables.read_text() + "\n\ndef _p():\n    from . import intervals\n")
     cycle = find_cycle(import_graph(copy))
-    assert cycle is not None and "essence.tables" in cycle and "essence.intervals" in cycle
+    assert cycle is not None and "essence.reconstructors.tables" in cycle and "essence.reconstructors.intervals" in cycle

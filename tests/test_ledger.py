@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from essence.claims import CLAIMS, Claim
-from essence.errors import InputError
-from essence.ledger import PLAN, ledger_table, runs_needed, verdict
+from essence.lessons.claims import CLAIMS, Claim
+from essence.data.errors import InputError
+from essence.lessons.ledger import PLAN, ledger_table, runs_needed, verdict
 
 POOLS = {"arc": 245, "gsm8k": 486, "mmlu": 102, "truthfulqa": 136, "winogrande": 106}
 

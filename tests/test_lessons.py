@@ -1,11 +1,11 @@
-"""Helpers of the EssenceBench lesson notebooks (essence.lessons), on real data slices."""
+"""Helpers of the EssenceBench lesson notebooks (essence.lessons.stages), on real data slices."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from essence import lessons as L
+from essence.lessons import stages as L
 from essence.data import split_models
 from essence.search.genetic import RidgeFitness, SubsetFitness
 from essence.search.redundancy import coarse_filter, rank_redundancy, text_redundancy
@@ -119,8 +119,8 @@ def test_random_subset_scores_deterministic_and_pool_bound(small):
 
 
 def test_subset_figures_chooses_on_validation(small):
-    from essence.metrics import rmse
-    from essence.reconstruct import GAMReconstructor
+    from essence.data.metrics import rmse
+    from essence.reconstructors.simple import GAMReconstructor
 
     R, y = small.responses, small.target
     split = split_models(small, seed=0)

@@ -1,15 +1,15 @@
-"""Helpers of notebook 06 (essence.lessons_irt): test information, bins, the score-level variant, the runs."""
+"""Helpers of notebook 06 (essence.lessons.irt): test information, bins, the score-level variant, the runs."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from essence import lessons_irt as LI
-from essence.errors import InputError
-from essence.irt import fisher_information
+from essence.lessons import irt as LI
+from essence.data.errors import InputError
+from essence.features.irt import fisher_information
 from essence.methods.irt import select_by_information
-from essence.tables import Table1D
+from essence.reconstructors.tables import Table1D
 
 A = np.array([1.0, 2.0, 0.5, 3.0, 1.5])
 B = np.array([-1.0, 0.0, 0.5, 1.0, 2.0])
@@ -63,8 +63,8 @@ def test_irt_figures_draw_with_text_at_9_pt_or_more():
     import pandas as pd
     from matplotlib.text import Text
 
-    from essence import plots
-    from essence.plots import irt as PI
+    from essence.lessons import plots
+    from essence.lessons.plots import irt as PI
 
     plots.use_style()
     grid = np.linspace(-3, 3, 61)

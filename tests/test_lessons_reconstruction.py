@@ -1,16 +1,16 @@
-"""Helpers of notebook 05 (essence.lessons_reconstruction), on real data slices."""
+"""Helpers of notebook 05 (essence.lessons.reconstruction), on real data slices."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from essence import lessons_reconstruction as LR
+from essence.lessons import reconstruction as LR
 from essence.data import split_models
-from essence.errors import InputError
-from essence.intervals import IntervalModel, cross_fitted_predictions
-from essence.metrics import coverage
-from essence.reconstruct import LineReconstructor, MeanRidgeReconstructor, choose_by_cv
+from essence.data.errors import InputError
+from essence.reconstructors.intervals import IntervalModel, cross_fitted_predictions
+from essence.data.metrics import coverage
+from essence.reconstructors.simple import LineReconstructor, MeanRidgeReconstructor, choose_by_cv
 
 
 def test_ladder_order_and_unknown_names():
@@ -81,8 +81,8 @@ def test_figures_draw_with_text_at_9_pt_or_more(small):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from essence import plots
-    from essence.plots import reconstruction as PR
+    from essence.lessons import plots
+    from essence.lessons.plots import reconstruction as PR
 
     plots.use_style()
     sp = split_models(small, seed=0)
@@ -100,7 +100,7 @@ def test_figures_draw_with_text_at_9_pt_or_more(small):
 
 
 def test_interval_order_ignores_float_noise_in_tied_estimates():
-    from essence.plots.reconstruction import interval_order
+    from essence.lessons.plots.reconstruction import interval_order
 
     est = np.array([5.0, 20.0, 5.0 + 1e-12, 5.0 - 1e-12, 12.0])
     y_true = np.array([7.0, 21.0, 3.0, 9.0, 11.0])

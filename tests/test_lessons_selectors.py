@@ -1,11 +1,11 @@
-"""Notebook 07's helpers (essence.lessons_selectors) and figures (essence.plots.selectors), on real data slices."""
+"""Notebook 07's helpers (essence.lessons.selectors) and figures (essence.lessons.plots.selectors), on real data slices."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from essence.lessons_selectors import (FAITHFUL_COLUMNS, decision_guide, faithful_run, faithful_table,
+from essence.lessons.selectors import (FAITHFUL_COLUMNS, decision_guide, faithful_run, faithful_table,
                                        selector_runs, toy_matrix)
 
 FAST = {"epochs": 25, "max_models": 200}
@@ -73,7 +73,7 @@ def test_selector_figures(small):
     import matplotlib
 
     matplotlib.use("Agg")
-    from essence.plots.selectors import plot_guide, plot_herding_mmd, plot_toy_choices
+    from essence.lessons.plots.selectors import plot_guide, plot_herding_mmd, plot_toy_choices
 
     toy = toy_matrix(small, 6, 8, seed=0)
     w = np.zeros(8)

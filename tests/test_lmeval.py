@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 from essence.cli import main
-from essence.compressed import compress
+from essence.artifact.compressed import compress
 from essence.data import data_roots, from_arrays, load
 from essence.lmeval import MATCH_ORDER, export_task, import_samples, read_samples, validate_with_harness, write_responses
 from script_loader import load_script

@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from essence.data import load
-from essence.intervals import IntervalModel
+from essence.reconstructors.intervals import IntervalModel
 from essence.lmeval import standalone
-from essence.reconstruct import (RECONSTRUCTOR_KINDS, GAMReconstructor, LineReconstructor, MeanRidgeReconstructor,
+from essence.reconstructors.simple import (RECONSTRUCTOR_KINDS, GAMReconstructor, LineReconstructor, MeanRidgeReconstructor,
                                  RidgeGAMReconstructor, RidgeReconstructor, WeightedMeanReconstructor,
                                  fit_reconstructor, reconstructor_from_dict)
-from essence.predictors import LatentReconstructor, MLPReconstructor
-from essence.kernel import KernelReconstructor
-from essence.boost import BoostReconstructor
+from essence.reconstructors.ensemble import LatentReconstructor, MLPReconstructor
+from essence.reconstructors.kernel import KernelReconstructor
+from essence.reconstructors.boost import BoostReconstructor
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +33,7 @@ def _recs(k):
     from essence.methods.irt import IRTGAMReconstructor
     from essence.methods.kmeans import WeightedLineReconstructor
     from essence.methods.tinybench import GPIRTReconstructor
-    from essence.predictors import AverageReconstructor, ColumnsReconstructor
+    from essence.reconstructors.ensemble import AverageReconstructor, ColumnsReconstructor
 
     rng = np.random.default_rng(1)
     a, b = rng.uniform(0.3, 2.0, k), rng.normal(0, 1, k)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from essence.data import data_roots, load
-from essence.errors import InputError
+from essence.data.errors import InputError
 from essence.lmeval import import_samples
 from essence.lmeval.replay import replay_task
 from script_loader import load_script

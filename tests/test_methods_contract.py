@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from essence.compressed import compress
+from essence.artifact.compressed import compress
 from essence.data import from_arrays, split_models
 from essence.methods import METHODS
 

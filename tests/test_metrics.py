@@ -1,4 +1,4 @@
-"""essence.metrics against scipy and hand-computed cases."""
+"""essence.data.metrics against scipy and hand-computed cases."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from essence import metrics as M
+from essence.data import metrics as M
 
 
 def test_hand_computed_errors():
@@ -72,7 +72,7 @@ def test_bad_inputs():
 # the one ratio to random
 # ---------------------------------------------------------------------------------------------------
 def test_ratio_to_random_is_the_geometric_mean_of_paired_ratios():
-    from essence.metrics import ratio_to_random
+    from essence.data.metrics import ratio_to_random
 
     # twice as good on one split, twice as bad on another: as good as random overall
     assert ratio_to_random([1.0, 4.0], [2.0, 2.0]) == pytest.approx(1.0)
@@ -90,7 +90,7 @@ def test_ratio_to_random_is_the_geometric_mean_of_paired_ratios():
 def test_paired_with_random_pairs_by_dataset_and_seed():
     import pandas as pd
 
-    from essence.metrics import paired_with_random, ratio_to_random
+    from essence.data.metrics import paired_with_random, ratio_to_random
 
     df = pd.DataFrame({
         "dataset": ["a", "a", "a", "a", "b", "b"], "method": ["random", "random", "x", "x", "random", "x"],

@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 
 from essence.cli import main
-from essence.compressed import Compressed
+from essence.artifact.compressed import Compressed
 from essence.data import data_roots, load
 from script_loader import load_script
 

@@ -1,8 +1,8 @@
 """Every figure function, drawn on small inputs, keeps its text readable and its layout promises.
 
 The figures are shown in the committed notebooks at the page's width; text below
-:data:`essence.plots.MIN_FONT_PT` (9 pt) is hard to read there. Each figure function in
-``essence.plots`` is drawn on a small real slice (gsm8k) or a few numbers of the shape it documents,
+:data:`essence.lessons.plots.MIN_FONT_PT` (9 pt) is hard to read there. Each figure function in
+``essence.lessons.plots`` is drawn on a small real slice (gsm8k) or a few numbers of the shape it documents,
 and every visible text artist of the figure (titles, labels, tick labels, legend entries, annotations,
 colour-bar labels, notes) must be at least 9 pt. A new figure function without a case here fails
 :func:`test_every_figure_function_has_a_case`, so that it is checked too.
@@ -14,11 +14,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from essence import plots
+from essence.lessons import plots
 
 RNG = np.random.default_rng(0)
 
-#: the issue's floor (the figures' own constant, essence.plots.MIN_FONT_PT, must not be below it)
+#: the issue's floor (the figures' own constant, essence.lessons.plots.MIN_FONT_PT, must not be below it)
 MIN_PT = 9.0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from essence import plots
+from essence.lessons import plots
 
 from test_plots_fonts import _cases
 
@@ -116,7 +116,7 @@ def test_redundancy_legend_is_spelled_out(draw):
 
 
 def test_reference_styles_are_looked_up_by_label():
-    from essence.plots.style import _grid, _reference_style
+    from essence.lessons.plots.style import _grid, _reference_style
 
     assert _reference_style("the ruler on the whole pool, validation RMSE") == "-."
     assert _reference_style("random 50-item subsets") == ":"

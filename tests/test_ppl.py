@@ -97,7 +97,7 @@ def test_registered_and_params():
 
 
 def test_no_texts_is_refused():
-    from essence.compressed import compress
+    from essence.artifact.compressed import compress
 
     lcb = load("lcb_codegen")
     assert lcb.texts is None
@@ -128,7 +128,7 @@ def test_choice_ignores_model_results(small, monkeypatch):
 @pytest.mark.slow
 def test_end_to_end_gsm8k(small):
     """Real SmolLM2 perplexities of 80 gsm8k items (read from the feature cache when warm)."""
-    from essence.compressed import compress
+    from essence.artifact.compressed import compress
 
     c = compress(small, k=20, method="ppl", progress=False)
     again = compress(small, k=20, method="ppl", progress=False)
@@ -140,7 +140,7 @@ def test_end_to_end_gsm8k(small):
 @pytest.mark.slow
 def test_end_to_end_continuous_scores(alpaca):
     """alpaca_eval2: continuous judge probabilities; selection ignores the scores, the GAM fits them."""
-    from essence.compressed import compress
+    from essence.artifact.compressed import compress
 
     assert not alpaca.is_binary
     c = compress(alpaca, k=50, method="ppl", progress=False)
@@ -149,6 +149,6 @@ def test_end_to_end_continuous_scores(alpaca):
 
 def test_gam_candidate_extrapolates_with_the_line():
     """PPL chooses without model results, so the strongest test models can lie beyond the training range:
-    its GAM continues with the least-squares slope there (essence.reconstruct.GAMReconstructor)."""
+    its GAM continues with the least-squares slope there (essence.reconstructors.simple.GAMReconstructor)."""
     cands = PPLSelector(k=5).reconstructor_candidates(None, np.arange(5))
     assert set(cands) == {"gam"} and cands["gam"]().extrapolate == "line"

@@ -1,11 +1,11 @@
-"""essence.profile: mean profiles of item sets and their distances, on real data slices."""
+"""essence.lessons.profile: mean profiles of item sets and their distances, on real data slices."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from essence.profile import mean_profile, profile_distance, random_profiles
+from essence.lessons.profile import mean_profile, profile_distance, random_profiles
 
 
 def test_pool_profile_is_the_row_mean_in_pp(small):
@@ -92,7 +92,7 @@ def test_bad_input_raises_value_error(small, call):
 
 def test_plot_mean_profile_draws_every_line(small, tmp_path):
     """The figure function behind notebook 09: one panel per entry, the random band, stable file names."""
-    from essence import plots
+    from essence.lessons import plots
 
     plots.use_style()
     R = small.responses
@@ -109,7 +109,7 @@ def test_plot_mean_profile_draws_every_line(small, tmp_path):
 
 
 def test_profile_lines_match_the_pure_functions(small):
-    from essence.profile import profile_lines
+    from essence.lessons.profile import profile_lines
 
     chosen = {"kmeans": np.arange(0, 80, 8), "kmeans_w": np.arange(1.0, 11.0), "herding": np.arange(5, 15)}
     R = small.responses[:300]
@@ -126,7 +126,7 @@ def test_profile_lines_match_the_pure_functions(small):
 
 @pytest.mark.slow
 def test_choose_kmeans_herding_fits_on_training_and_validation_only(alpaca):
-    from essence.profile import choose_kmeans_herding
+    from essence.lessons.profile import choose_kmeans_herding
 
     c = choose_kmeans_herding(alpaca, k=8, seed=0)
     assert c["kmeans"].shape == (8,) and c["herding"].shape == (8,) and c["kmeans_w"].sum() == alpaca.n_items

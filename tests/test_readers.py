@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from essence.data import from_arrays
-from essence.errors import InputError
+from essence.data.errors import InputError
 from essence.data.readers import read_table
 
 

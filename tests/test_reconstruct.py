@@ -10,8 +10,8 @@ import pytest
 
 from sklearn.base import clone
 
-from essence.intervals import IntervalModel, cross_fitted_predictions
-from essence.reconstruct import (
+from essence.reconstructors.intervals import IntervalModel, cross_fitted_predictions
+from essence.reconstructors.simple import (
     GAMReconstructor,
     RidgeGAMReconstructor,
     RidgeReconstructor,
@@ -130,7 +130,7 @@ def test_ridge_gam_bends_the_ridge_index(gsm8k):
     """Real mmlu-like curvature: gsm8k's full score floors at 0, so a linear index over- and under-shoots at
     the ends; the GAM on the cross-fitted index must beat plain ridge on held-out models."""
     from essence.data import load, split_models
-    from essence.metrics import rmse
+    from essence.data.metrics import rmse
 
     mmlu = load("mmlu")
     tr, va, te = split_models(mmlu, seed=0)

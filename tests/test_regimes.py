@@ -8,11 +8,11 @@ import json
 import numpy as np
 import pytest
 
-from essence.compressed import Compressed, compress
+from essence.artifact.compressed import Compressed, compress
 from essence.methods import make_method
 from essence.methods.auto import MIN_MODELS, check_models_for_k
 from essence.methods.disco import disagreement, stratified_disagreement
-from essence.reconstruct import (LineReconstructor, MeanRidgeReconstructor, RidgeReconstructor, choose_by_cv,
+from essence.reconstructors.simple import (LineReconstructor, MeanRidgeReconstructor, RidgeReconstructor, choose_by_cv,
                                  cv_rmse, reconstructor_from_dict, subset_score)
 from essence.search.fitness_cv import LOORidgeFitness
 
@@ -170,7 +170,7 @@ def test_regimes_wide_table_marks_refusals(capsys):
 
 
 def test_regime_map_cached_only_computes_nothing(tmp_path):
-    from essence.regimes import regime_map
+    from essence.lessons.regimes import regime_map
 
     assert regime_map(["lcb_codegen"], methods=["random"], out=tmp_path, cached_only=True, progress=False) == []
     assert not any(tmp_path.iterdir())
@@ -179,7 +179,7 @@ def test_regime_map_cached_only_computes_nothing(tmp_path):
 def test_a_cached_run_of_other_code_is_recomputed_not_reused(tmp_path):
     import json
 
-    import essence.regimes as reg
+    import essence.lessons.regimes as reg
     from essence.data import load
 
     data = load("lcb_codegen")  # a whole pool: the map runs it with all its models
@@ -236,7 +236,7 @@ def test_ruler_beats_random_subsets_under_its_fitness_and_is_seeded(few):
 
 
 def test_regime_map_measures_a_few_model_candidate_of_auto_alone(tmp_path):
-    import essence.regimes as reg
+    import essence.lessons.regimes as reg
     from essence.data import load
 
     data = load("lcb_codegen")

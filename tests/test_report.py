@@ -1,4 +1,4 @@
-"""essence.report: what an estimate means (percentile among the reference models, chance, extrapolation), and
+"""essence.artifact.report: what an estimate means (percentile among the reference models, chance, extrapolation), and
 `essence estimate --context`."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from essence.cli import main
-from essence.compressed import compress
+from essence.artifact.compressed import compress
 from essence.data import load
-from essence.report import context_lines, percentile_among
+from essence.artifact.report import context_lines, percentile_among
 
 
 @pytest.fixture(scope="module")

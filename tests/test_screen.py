@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from essence.errors import InputError
+from essence.data.errors import InputError
 from essence.search.screen import item_statistics, screen_pool
-from essence.synthetic import generate_mirt
+from essence.data.synthetic import generate_mirt
 
 
 def test_item_statistics_match_numpy_and_chunking():

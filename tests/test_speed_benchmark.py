@@ -24,7 +24,7 @@ def test_loglog_slope_recovers_a_power_law():
 @pytest.mark.parametrize("kind", ["wide-parquet", "long-parquet", "long-csv"])
 def test_written_big_files_load_back_to_the_generated_matrix(tmp_path, kind):
     from essence.data import load
-    from essence.synthetic import generate_matrix
+    from essence.data.synthetic import generate_matrix
 
     mod = _module()
     path = mod._write_big(kind, 30, 40, tmp_path, seed=2)

@@ -15,7 +15,7 @@ def _module():
 @pytest.mark.slow  # about 3 minutes: 600 trees and a tuned kernel ridge per member on ~600 models
 def test_fixed_recipe_averages_kernel_and_the_pool_learners_per_member():
     from essence.data import load
-    from essence.metrics import rmse
+    from essence.data.metrics import rmse
     from essence.suite import make_suite
 
     # every third model name, so that the shared models and each member's outside ones shrink alike

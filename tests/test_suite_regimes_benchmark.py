@@ -29,7 +29,7 @@ def test_one_run_draws_m_models_and_scores_every_other_shared_model(small_suite)
     assert set(rec["rmse"]) == {"arc", "winogrande", "mean"} and all(v > 0 for v in rec["rmse"].values())
     assert sum(rec["budget"].values()) == 10 and rec["fallback"] is None
     # the default keeps random items below min_search_models: the same items, so the same figures
-    from essence.errors import EssenceWarning
+    from essence.data.errors import EssenceWarning
 
     with pytest.warns(EssenceWarning, match="min_search_models"):
         default = mod.one_run(small_suite, 20, 1, "default", 10)

@@ -13,7 +13,7 @@ import pytest
 
 from essence import data as edata
 from essence.cli import main
-from essence.errors import InputError
+from essence.data.errors import InputError
 from essence.sweep import COLUMNS, format_summary, format_wide, load_runs, ratio_table, run_sweep, summarise, verdict
 
 

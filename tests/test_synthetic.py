@@ -1,10 +1,10 @@
-"""essence.synthetic: the seeded multidimensional-IRT generator used for cost curves (GENERATED data)."""
+"""essence.data.synthetic: the seeded multidimensional-IRT generator used for cost curves (GENERATED data)."""
 
 import numpy as np
 import pytest
 
-from essence.errors import InputError
-from essence.synthetic import generate_matrix, generate_mirt, mirt_parameters
+from essence.data.errors import InputError
+from essence.data.synthetic import generate_matrix, generate_mirt, mirt_parameters
 
 
 def test_same_seed_same_matrix_and_labelled_generated():

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from essence.compressed import Compressed, compress
-from essence.irt import ItemParams, estimate_ability, prob
+from essence.artifact.compressed import Compressed, compress
+from essence.features.irt import ItemParams, estimate_ability, prob
 from essence.methods.tinybench import GPIRTReconstructor, gp_lambda, gpirt_components
-from essence.reconstruct import reconstructor_from_dict
+from essence.reconstructors.simple import reconstructor_from_dict
 
 FAST = {"epochs": 25, "max_models": 200}
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError, UsageError
+from .errors import InputError, UsageError
 from .responses import Responses
 from .validation import from_arrays
 

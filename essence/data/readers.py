@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from .errors import InputError
 from .validation import NA_TEXTS, from_arrays
 
 __all__ = ["read_table"]
@@ -45,7 +45,7 @@ def read_table(path, progress: bool = False, column_chunk: int = 4096, rows_per_
                batch_rows: int = 2_000_000, allow_empty_items: bool = False):
     """Read a wide or long ``.csv`` / ``.parquet`` (``.pq``) results table into a ``Responses`` named after
     the file stem. See the module docstring for how memory stays bounded; ``progress`` shows tqdm bars.
-    Raises :class:`~essence.errors.InputError` (one line: the problem, the value, the fix) for unreadable
+    Raises :class:`~essence.data.errors.InputError` (one line: the problem, the value, the fix) for unreadable
     files, a missing ``model`` column, non-numeric scores, duplicate models or (model, item) pairs, and
     every problem :func:`essence.data.from_arrays` finds (``allow_empty_items`` is passed to it)."""
     path = Path(path)

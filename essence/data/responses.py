@@ -8,7 +8,7 @@ from typing import Iterable
 
 import numpy as np
 
-from ..errors import InputError
+from .errors import InputError
 
 __all__ = ["Responses"]
 

@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import InputError
+from .errors import InputError
 from .responses import Responses
 
 __all__ = ["Split", "split_models"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError, warn
+from .errors import InputError, warn
 from .responses import Responses
 
 

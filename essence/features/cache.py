@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .._io import atomic_path
-from ..errors import InputError
+from ..data._io import atomic_path
+from ..data.errors import InputError
 
 __all__ = ["FeatureCache", "cache_root", "text_key"]
 

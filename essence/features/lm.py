@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from .cache import FeatureCache, cache_root
-from ..errors import InputError
+from ..data.errors import InputError
 
 __all__ = [
     "MODEL_ID",

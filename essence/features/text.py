@@ -17,7 +17,7 @@ import threading
 import numpy as np
 
 from .cache import FeatureCache
-from ..errors import InputError
+from ..data.errors import InputError
 
 __all__ = ["embed_texts", "MODEL_ID", "EMBEDDING_DIM"]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError, UsageError
+from ..data.errors import InputError, UsageError
 from .export import SUBSET_SCHEMA, export_task
 from .matching import MATCH_ORDER
 from .samples import import_samples, write_responses
@@ -83,9 +83,9 @@ def cmd_replay(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from .._io import write_atomic
-    from ..compressed import Compressed
-    from ..report import context_lines
+    from ..data._io import write_atomic
+    from ..artifact.compressed import Compressed
+    from ..artifact.report import context_lines
     from .run import run_artifact
 
     if args.out and Path(args.out).exists() and not args.force:

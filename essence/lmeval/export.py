@@ -38,13 +38,13 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import __version__
+from ..data._version import __version__
 from ..data import METABENCH
-from .._io import jsonable
+from ..data._io import jsonable
 from . import standalone
 from .samples import METABENCH_METRICS, default_id_mapping
 from .taskfiles import group_yaml, hook_text, task_yaml
-from ..errors import InputError
+from ..data.errors import InputError
 
 __all__ = ["export_task", "ExportResult", "validate_with_harness", "find_task_yaml", "find_task_yamls", "SUBSET_SCHEMA"]
 
@@ -333,7 +333,7 @@ def export_task(
     validate: bool = True,
     metric: str | None = None,
 ) -> ExportResult:
-    """Write the chosen items of ``artifact`` (a :class:`~essence.compressed.Compressed` or its path) as
+    """Write the chosen items of ``artifact`` (a :class:`~essence.artifact.compressed.Compressed` or its path) as
     harness task ``name`` in ``directory``; see the module docstring for the files and the id mapping.
 
     ``source_task``: the harness task (name or YAML path) whose documents the items are; default for
@@ -345,7 +345,7 @@ def export_task(
     replace files unless ``force``; nothing is written to ``directory`` unless every file was written
     and (``validate``) passed :func:`validate_with_harness`.
     """
-    from ..compressed import Compressed
+    from ..artifact.compressed import Compressed
 
     art_label = "artifact"
     if not isinstance(artifact, Compressed):

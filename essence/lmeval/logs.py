@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..data.errors import InputError
 
 __all__ = ["LoggedDoc", "doc_hash", "model_from_path", "task_from_path", "read_samples", "pick_filter",
            "newest_per_task"]

@@ -20,8 +20,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._io import write_atomic
-from ..errors import InputError
+from ..data._io import write_atomic
+from ..data.errors import InputError
 from .export import find_task_yaml, _harness
 from .logs import read_samples
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..data.errors import InputError
 
 __all__ = ["RunResult", "run_artifact", "run_task", "smollm2_args", "model_label", "chance_from_logs"]
 
@@ -99,7 +99,7 @@ def run_artifact(artifact, model: str, model_args: str = "", *, name: str | None
     folder, removed afterwards. ``offline``: set
     ``HF_HUB_OFFLINE``/``HF_DATASETS_OFFLINE`` (default: for ``smollm2`` only). The export options are
     :func:`~essence.lmeval.export.export_task`'s."""
-    from ..compressed import Compressed
+    from ..artifact.compressed import Compressed
     from .export import export_task
     from .samples import import_samples, read_samples
 

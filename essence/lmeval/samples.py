@@ -37,8 +37,8 @@ from pathlib import Path
 import numpy as np
 
 from ..data import Responses, from_arrays
-from .._io import atomic_path
-from ..errors import InputError
+from ..data._io import atomic_path
+from ..data.errors import InputError
 from .logs import LoggedDoc, doc_hash, newest_per_task, pick_filter, read_samples
 from .matching import MATCH_ORDER, METABENCH_METRICS, Matcher, default_id_mapping, default_metric, doc_key
 

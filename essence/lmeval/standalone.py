@@ -5,7 +5,7 @@ that the harness run itself reports the estimated full score (see :mod:`essence.
 must not import anything from essence. It re-implements ``predict`` of every reconstructor kind an
 artifact can hold (``gam``, ``ridge``, ``ridge_gam``, ``weighted_mean``, ``irt_gam``, ``gpirt``,
 ``signature_knn``, ``line``, ``mean_ridge``, ``latent``, ``mlp``, ``kernel``, ``boost``, ``average``,
-``columns``) and the interval of ``essence.intervals.IntervalModel`` from their ``to_dict()`` numbers;
+``columns``) and the interval of ``essence.reconstructors.intervals.IntervalModel`` from their ``to_dict()`` numbers;
 ``tests/test_lmeval_estimate.py`` checks it against ``Compressed.estimate`` for every kind.
 
 ``estimate(spec, scores)``: ``spec`` is ``{"items": [k ids], "reconstructor": {...}, "interval": {...}}``
@@ -46,7 +46,7 @@ def _binarize(X, threshold):
 
 
 def _ability(X, a, b, prior_sd=1.0, max_iter=100, tol=1e-10):
-    """MAP 2PL ability ``(n,)`` under N(0, prior_sd^2): damped Newton steps (essence.irt.estimate_ability)."""
+    """MAP 2PL ability ``(n,)`` under N(0, prior_sd^2): damped Newton steps (essence.features.irt.estimate_ability)."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     obs = ~np.isnan(X)
@@ -129,7 +129,7 @@ def _mean_ridge(d, X):
 
 
 def _latent(d, X):
-    """essence.predictors.LatentReconstructor: posterior abilities, then observed + predicted pool answers."""
+    """essence.reconstructors.ensemble.LatentReconstructor: posterior abilities, then observed + predicted pool answers."""
     f = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
     mu, psi, A = f(d["mu"]), f(d["psi"]), f(d["loadings"]).reshape(len(d["mu"]), -1)
     obs = ~np.isnan(X)
@@ -144,7 +144,7 @@ def _latent(d, X):
 
 
 def _mlp(d, X):
-    """essence.predictors.MLPReconstructor: one tanh hidden layer on the (filled) answers."""
+    """essence.reconstructors.ensemble.MLPReconstructor: one tanh hidden layer on the (filled) answers."""
     f = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
     W1 = f(d["W1"]).reshape(X.shape[1], -1)
     h = np.tanh(_filled(d, X) @ W1 + f(d["b1"]))
@@ -152,7 +152,7 @@ def _mlp(d, X):
 
 
 def _kernel(d, X):
-    """essence.kernel.KernelReconstructor: RBF kernel ridge over the stored training answers."""
+    """essence.reconstructors.kernel.KernelReconstructor: RBF kernel ridge over the stored training answers."""
     f = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
     k = int(d["k"])
     if d.get("train_binary"):
@@ -170,7 +170,7 @@ def _kernel(d, X):
 
 
 def _boost(d, X):
-    """essence.boost.BoostReconstructor: the stored trees walked on [block means, answers]."""
+    """essence.reconstructors.boost.BoostReconstructor: the stored trees walked on [block means, answers]."""
     k = int(d["k"])
     blocks = [[int(c) for c in b] for b in d["params"]["blocks"]] or [list(range(k))]
     obs = ~np.isnan(X)
@@ -212,7 +212,7 @@ _PREDICT = {
 
 
 def _average(d, X):
-    """essence.predictors.AverageReconstructor: its parts' mean, weighted by ``part_weights`` when given."""
+    """essence.reconstructors.ensemble.AverageReconstructor: its parts' mean, weighted by ``part_weights`` when given."""
     preds = np.array([np.clip(_PREDICT[p["kind"]](p, X), 0.0, 100.0) for p in d["fitted"]])
     w = d["params"].get("part_weights")
     return preds.mean(axis=0) if w is None else np.asarray(w, dtype=np.float64) @ preds
@@ -220,7 +220,7 @@ def _average(d, X):
 
 _PREDICT["average"] = _average
 _PREDICT["columns"] = lambda d, X: np.clip(_PREDICT[d["fitted"]["kind"]](d["fitted"], X[:, [int(c) for c in d["params"]["columns"]]]),
-                                           0.0, 100.0)  # essence.predictors.ColumnsReconstructor: its part on its columns
+                                           0.0, 100.0)  # essence.reconstructors.ensemble.ColumnsReconstructor: its part on its columns
 KINDS = tuple(_PREDICT)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 
-from .. import __version__
+from ..data._version import __version__
 
 __all__ = ["task_yaml", "group_yaml", "hook_text", "ESTIMATE_METRICS"]
 

@@ -31,7 +31,7 @@ every candidate's out-of-fold RMSE (mean and sd over folds), the choice, its est
 baseline, and (few models) ``fallback``, ``margin_se`` and each candidate's ``margins`` against the fallback
 (``mean_sq_gain``, ``se`` in pp^2, ``clear``). Estimates of the winner are slightly optimistic.
 
-:func:`check_models_for_k` is the request check :func:`essence.compressed.compress` runs for every method.
+:func:`check_models_for_k` is the request check :func:`essence.artifact.compressed.compress` runs for every method.
 """
 
 from __future__ import annotations
@@ -39,10 +39,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Responses, split_models
-from ..checks import Flag, Real, Whole
-from ..errors import InputError, warn
-from ..reconstruct import LineReconstructor, model_folds
+from ..data.checks import Flag, Real, Whole
+from ..data.errors import InputError, warn
+from ..reconstructors.simple import LineReconstructor, model_folds
 from .base import Selector
+from .registry import BASE_METHODS, make_from
 
 __all__ = ["AutoSelector", "RulerSelector", "ScreenedRandomSelector", "few_model_candidate", "check_models_for_k", "MIN_MODELS", "BASELINE"]
 
@@ -210,8 +211,8 @@ def check_models_for_k(k: int, n_models: int, n_items: int | None = None) -> Non
 
 def oof_sq_errors(make, X, y, folds: int = 5, seed: int = 0, R=None) -> np.ndarray:
     """``(n,)`` squared out-of-fold errors (pp^2) of one reconstructor factory on the folds of
-    :func:`~essence.reconstruct.choose_by_cv` (:func:`essence.reconstruct.oof_predictions`)."""
-    from ..reconstruct import oof_predictions
+    :func:`~essence.reconstructors.simple.choose_by_cv` (:func:`essence.reconstructors.simple.oof_predictions`)."""
+    from ..reconstructors.simple import oof_predictions
 
     y = np.asarray(y, dtype=np.float64)
     return (oof_predictions(make, X, y, folds, seed, R) - y) ** 2
@@ -225,13 +226,13 @@ def paired_margin(sq_a: np.ndarray, sq_b: np.ndarray) -> tuple[float, float]:
 
 def prefer_line(sel: Selector, train: Responses, val: Responses) -> Selector:
     """One-standard-error rule for ``sel``'s reconstructor: keep its cross-validated choice only when it beats
-    the plain :class:`~essence.reconstruct.LineReconstructor` on the same 5 folds by more than one standard
+    the plain :class:`~essence.reconstructors.simple.LineReconstructor` on the same 5 folds by more than one standard
     error of the paired per-model squared-error differences; otherwise refit the line on train + val. With
     16-60 models the CV minimum over 3 reconstructors is partly fold luck, and the line is the least able to
     miss a new model by much. Records ``sel.info_["line_rule"]``; returns ``sel``."""
     if sel.reconstructor_choice_ == "line":
         return sel
-    from ..reconstruct import fit_reconstructor
+    from ..reconstructors.simple import fit_reconstructor
 
     R = np.vstack([train.responses, val.responses])
     y = np.r_[train.target, val.target]
@@ -319,15 +320,13 @@ class AutoSelector(Selector):
         self.fallback_draws = fallback_draws
 
     def _make(self, name: str, seed: int | None = None):
-        from . import make_method
-
         seed = self.seed if seed is None else seed
         if name in FEW_MODEL_SELECTORS:
             cls, params = FEW_MODEL_SELECTORS[name]
             return cls(self.k, seed=seed, progress=False, **params), dict(params)
         params = dict(CANDIDATE_PARAMS.get(name, {}))
         progress = params.pop("progress", False)
-        return make_method(name, k=self.k, seed=seed, progress=progress, **params), params
+        return make_from(BASE_METHODS, name, k=self.k, seed=seed, progress=progress, **params), params
 
     def _fit_candidate(self, name: str, train: Responses, val: Responses, line_only: bool = False,
                        seed: int | None = None) -> Selector:
@@ -342,8 +341,6 @@ class AutoSelector(Selector):
         return prefer_line(sel, train, val) if self.line_rule else sel
 
     def _fit(self, train: Responses, val: Responses):
-        from . import METHODS, make_method
-
         pooled = _concat(train, val)
         n = pooled.n_models
         check_models_for_k(self.k, n, pooled.n_items)
@@ -361,7 +358,7 @@ class AutoSelector(Selector):
         info["baseline_cv"] = base
         if many:
             chosen, params = "essence", {}
-            sel = make_method("essence", k=self.k, seed=self.seed, progress=self.progress).fit(train, val)
+            sel = make_from(BASE_METHODS, "essence", k=self.k, seed=self.seed, progress=self.progress).fit(train, val)
             folds_rmse = list(getattr(sel.reconstructor_, "cv_folds_", []))
             est = float(sel.reconstructor_scores_[sel.reconstructor_choice_])
             info["estimate_source"] = "5-fold CV of the reconstructor over the non-test models (items chosen on them)"
@@ -377,7 +374,7 @@ class AutoSelector(Selector):
                 info["too_few_to_choose"] = {"n_models": n, "needs": self.min_models_to_choose,
                                              "kept": f"{self.fallback} + line"}
                 names = [self.fallback]
-            allowed = list(FEW_MODEL_SELECTORS) + [m for m in METHODS if m != "auto"]
+            allowed = list(FEW_MODEL_SELECTORS) + list(BASE_METHODS)
             unknown = [c for c in names if c not in allowed]
             if unknown:
                 raise InputError(f"candidates: unknown or not allowed {unknown}; choose among {allowed}")

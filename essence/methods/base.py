@@ -9,14 +9,14 @@ A method is a scikit-learn-style estimator:
 
   - ``items_``: ``(k,)`` int, distinct positions into ``train.items``;
   - ``reconstructor_``: the reconstructor for those items, chosen among the method's candidates plus
-    ``line`` and ``mean_ridge`` (:data:`essence.reconstruct.FEW_MODEL_CHOICES`) by 5-fold cross-validation
-    over all training + validation models (:func:`essence.reconstruct.choose_by_cv`), then refitted on
+    ``line`` and ``mean_ridge`` (:data:`essence.reconstructors.simple.FEW_MODEL_CHOICES`) by 5-fold cross-validation
+    over all training + validation models (:func:`essence.reconstructors.simple.choose_by_cv`), then refitted on
     all of them (``reconstructor_fitted_on_ = "train+val"``);
   - ``reconstructor_choice_`` and ``reconstructor_scores_``: the label chosen and each candidate's
     cross-validated RMSE (pp);
   - ``info_``: a JSON-able dict of diagnostics (e.g. fitness per generation);
 
-* the test models never reach ``fit``: :func:`essence.compressed.compress` splits them off first.
+* the test models never reach ``fit``: :func:`essence.artifact.compressed.compress` splits them off first.
 
 Subclasses implement :meth:`select` and, when they need other reconstructors than the GAM on the
 subset score, :meth:`reconstructor_candidates`.
@@ -27,14 +27,14 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from .._io import jsonable
-from .._runtime import single_thread
-from ..checks import Flag, Whole, check_params, whole_number
+from ..data._io import jsonable
+from ..data._runtime import single_thread
+from ..data.checks import Flag, Whole, check_params, whole_number
 from ..data import Responses
-from ..irt import IRT_SETTINGS, fit_item_params
-from ..predictors import pool_candidates
-from ..reconstruct import FEW_MODEL_CHOICES, GAMReconstructor, choose_by_cv
-from ..errors import InputError
+from ..features.irt import IRT_SETTINGS, fit_item_params
+from ..reconstructors.ensemble import pool_candidates
+from ..reconstructors.simple import FEW_MODEL_CHOICES, GAMReconstructor, choose_by_cv
+from ..data.errors import InputError
 
 __all__ = ["Selector", "check_k", "require_texts", "irt_item_params"]
 
@@ -67,10 +67,10 @@ def require_texts(data: Responses, method: str) -> np.ndarray:
 
 
 def irt_item_params(selector, train: Responses):
-    """2PL parameters of all items with ``selector``'s IRT settings (:data:`essence.irt.IRT_SETTINGS`).
+    """2PL parameters of all items with ``selector``'s IRT settings (:data:`essence.features.irt.IRT_SETTINGS`).
 
     The one call the ``irt`` and ``tinybench`` selectors share (they share the cached fit too): returns
-    ``(params, Rb)`` from :func:`essence.irt.fit_item_params` and records the fit in
+    ``(params, Rb)`` from :func:`essence.features.irt.fit_item_params` and records the fit in
     ``selector.info_["irt_fit"]``.
     """
     settings = {n: getattr(selector, n) for n in IRT_SETTINGS if n not in ("binarize", "prior_sd", "cache")}
@@ -85,7 +85,7 @@ class Selector(BaseEstimator):
     """Base class. ``name`` is the registry name; ``signal`` says what the method chooses from.
 
     A scikit-learn ``BaseEstimator``: ``get_params``/``set_params`` and ``sklearn.base.clone`` come from
-    there. ``_domains`` maps a parameter to its allowed values (:mod:`essence.checks`); :meth:`fit` and
+    there. ``_domains`` maps a parameter to its allowed values (:mod:`essence.data.checks`); :meth:`fit` and
     :func:`essence.methods.make_method` check them before any work. ``k`` is checked against the items.
     """
 
@@ -100,7 +100,7 @@ class Selector(BaseEstimator):
     item_limit_reason = ""
     #: False where the plain mean of the chosen items is the wrong summary (K-Means anchors carry weights)
     plain_mean_choices = True
-    #: False keeps the latent and MLP kinds of essence.predictors out of the CV choice (``compress(predictors=
+    #: False keeps the latent and MLP kinds of essence.reconstructors.ensemble out of the CV choice (``compress(predictors=
     #: "basic")``, what the comparison sweep uses); an instance attribute, set by ``compress``
     stronger_predictors = True
 
@@ -109,7 +109,7 @@ class Selector(BaseEstimator):
         self.seed = seed
         self.progress = progress
 
-    #: parameter -> allowed values, checked by :func:`essence.checks.check_params` (subclasses extend it)
+    #: parameter -> allowed values, checked by :func:`essence.data.checks.check_params` (subclasses extend it)
     _domains = {"seed": Whole(0), "progress": Flag()}
 
     # -- parameters ----------------------------------------------------------------------------------
@@ -142,7 +142,7 @@ class Selector(BaseEstimator):
                              f"({self.item_limit_reason}); use method 'essence' (it pre-screens big pools) or "
                              f"'random', or give a pool of at most {self.item_limit} items")
         self.info_ = {}
-        with single_thread():  # see essence._runtime: faster on shared cores, same items on any machine
+        with single_thread():  # see essence.data._runtime: faster on shared cores, same items on any machine
             return self._fit(train, val)
 
     def _fit(self, train: Responses, val: Responses) -> "Selector":
@@ -152,7 +152,7 @@ class Selector(BaseEstimator):
         self.items_ = idx
         # every method also gets the few-model reconstructors; the choice is cross-validated over all
         # non-test models (train + val) and the chosen one is refitted on all of them
-        # (and, with enough models, the stronger ones of essence.predictors), unless the method keeps to its own
+        # (and, with enough models, the stronger ones of essence.reconstructors.ensemble), unless the method keeps to its own
         R = np.vstack([train.responses, val.responses])
         stronger = pool_candidates(idx, R.shape[0], seed=self.seed) if self.stronger_predictors else {}
         extra = {**FEW_MODEL_CHOICES, **stronger} if self.plain_mean_choices else {}

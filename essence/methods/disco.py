@@ -23,11 +23,11 @@ import warnings
 
 import numpy as np
 
-from ..checks import ListOf, OneOf, Real, Whole, check_params
-from ..reconstruct import GAMReconstructor, Reconstructor, RidgeReconstructor
-from ..tables import GAM_LAM, GAM_N_SPLINES, round_list
+from ..data.checks import ListOf, OneOf, Real, Whole, check_params
+from ..reconstructors.simple import GAMReconstructor, Reconstructor, RidgeReconstructor
+from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES, round_list
 from .base import Selector
-from ..errors import InputError
+from ..data.errors import InputError
 
 __all__ = ["DiscoSelector", "SignatureKNNReconstructor", "disagreement", "top_disagreement", "stratified_disagreement"]
 
@@ -186,7 +186,7 @@ class DiscoSelector(Selector):
         Candidate ``K`` for the kNN predictor. Every pair (components ``c``, ``K``) is a reconstructor
         candidate ``knn_c<c>_k<K>`` (on gsm8k 3 components work best, on arc 10; small model sets such
         as alpaca_eval2 want small ``K``), chosen on validation with ``gam`` and ``ridge``.
-    n_splines, lam : default essence.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
+    n_splines, lam : default essence.reconstructors.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
         The GAM candidate's spline basis size and smoothing penalty.
     selection : {"auto", "top", "stratified"}, default "auto"
         "top": the k most disagreed items (DISCO's). "stratified": the most disagreed item of each of k
@@ -217,7 +217,7 @@ class DiscoSelector(Selector):
         if self.selection in ("auto", "stratified"):
             sets["stratified"] = stratified_disagreement(train.responses, self.k, self.seed)
         if len(sets) > 1:
-            from ..reconstruct import FEW_MODEL_CHOICES, cv_rmse
+            from ..reconstructors.simple import FEW_MODEL_CHOICES, cv_rmse
 
             R = np.vstack([train.responses, val.responses])
             y = np.r_[train.target, val.target]

@@ -46,11 +46,11 @@ from typing import Callable
 
 import numpy as np
 
-from ..reconstruct import choose_on_validation, reconstructor_makers
-from ..tables import GAM_LAM, GAM_N_SPLINES
-from ..checks import Flag, ListOf, OneOf, Real, Whole, check_params
+from ..reconstructors.simple import choose_on_validation, reconstructor_makers
+from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES
+from ..data.checks import Flag, ListOf, OneOf, Real, Whole, check_params
 from .base import Selector
-from ..errors import InputError
+from ..data.errors import InputError
 
 __all__ = ["EssenceSelector"]
 
@@ -449,7 +449,7 @@ class EssenceSelector(Selector):
 
     def reconstructor_candidates(self, train, idx) -> dict:
         """The GAM on the subset score, ridge on the chosen items' responses, and ridge followed by a GAM on
-        its index (our extension, :class:`~essence.reconstruct.RidgeGAMReconstructor`); the base class keeps
+        its index (our extension, :class:`~essence.reconstructors.simple.RidgeGAMReconstructor`); the base class keeps
         the one with the lowest validation RMSE."""
         return reconstructor_makers(n_splines=self.gam_splines, lam=self.gam_lam)
 

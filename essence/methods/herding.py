@@ -30,9 +30,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Responses
-from ..checks import Real, Whole, whole_number
+from ..data.checks import Real, Whole, whole_number
 from .base import TextOnlySelector, check_k, require_texts
-from ..errors import InputError
+from ..data.errors import InputError
 
 __all__ = ["HerdingSelector", "kernel_herding", "median_heuristic", "rbf_kernel", "require_texts"]
 

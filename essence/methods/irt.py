@@ -1,6 +1,6 @@
 """``irt``: MetaBench-style selection by 2PL Fisher information across ability quantiles.
 
-1. Fit a 2PL IRT model (py-irt, :func:`essence.irt.fit_2pl_cached`) on the training models'
+1. Fit a 2PL IRT model (py-irt, :func:`essence.features.irt.fit_2pl_cached`) on the training models'
    responses (thresholded at ``binarize`` when scores are continuous).
 2. Estimate every training model's ability ``theta`` (MAP, N(0, 1) prior) from all items.
 3. Cut the training abilities into ``k`` equal-count bins (quantiles ``i/k``). Going from the lowest
@@ -21,11 +21,11 @@ import warnings
 
 import numpy as np
 
-from ..irt import DEFAULT_FIT, IRT_DOMAINS, binarize, estimate_ability, fisher_information
-from ..checks import Flag, Real, Whole, check_params
-from ..errors import InputError
-from ..reconstruct import GAMReconstructor, Reconstructor, RidgeReconstructor, subset_score
-from ..tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table, round_list
+from ..features.irt import DEFAULT_FIT, IRT_DOMAINS, binarize, estimate_ability, fisher_information
+from ..data.checks import Flag, Real, Whole, check_params
+from ..data.errors import InputError
+from ..reconstructors.simple import GAMReconstructor, Reconstructor, RidgeReconstructor, subset_score
+from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table, round_list
 from .base import Selector, irt_item_params
 
 __all__ = ["IRTSelector", "IRTGAMReconstructor", "select_by_information", "fit_gam2_tables"]
@@ -112,7 +112,7 @@ class IRTGAMReconstructor(Reconstructor):
         Standard deviation of the N(0, prior_sd^2) prior of the MAP ability.
     use_score : bool, default True
         True: ``y ~ s(theta) + s(subset score)`` (MetaBench); False: ``y ~ s(theta)``.
-    n_splines, lam : default essence.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
+    n_splines, lam : default essence.reconstructors.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
         Spline basis size and smoothing penalty of each GAM term.
 
     ``X`` is ``(n_models, k)`` in [0, 1] with NaN for missing (left out of both the ability and the
@@ -203,15 +203,15 @@ class IRTSelector(Selector):
     binarize : float, default 0.5
         Continuous scores are thresholded (``x >= binarize`` -> 1) for the 2PL model, with a warning;
         0/1 data are unchanged. Recorded in the artifact's params.
-    epochs, lr, lr_decay, priors, max_models : see :func:`essence.irt.fit_2pl`
+    epochs, lr, lr_decay, priors, max_models : see :func:`essence.features.irt.fit_2pl`
         Defaults 150, 0.1, 0.9999, "hierarchical", 500 (``max_models``: the fit uses a seeded random
         subset of at most this many training models; abilities and GAMs use all of them).
     prior_sd : float, default 1.0
         Prior sd of the MAP ability (the fitted scale has training abilities with sd 1).
-    n_splines, lam : default essence.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
+    n_splines, lam : default essence.reconstructors.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
         GAM spline basis size and smoothing penalty.
     cache : bool, default True
-        Reuse / store the IRT fit on disk (:func:`essence.irt.fit_2pl_cached`); changes no result.
+        Reuse / store the IRT fit on disk (:func:`essence.features.irt.fit_2pl_cached`); changes no result.
     min_models : int, default 100
         Fewest training models the method accepts; below it ``fit`` refuses (InputError with the reason).
         A 2PL model has two parameters per item; with tens of models they are noise, and so are the

@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..anchors import _exact_low_dim, item_features, kmeans_anchors  # noqa: F401  (re-exported)
-from ..errors import InputError
-from ..checks import ListOf, OneOf, Real, Whole
-from ..tables import GAM_LAM, GAM_N_SPLINES
-from ..reconstruct import GAMReconstructor, LineReconstructor, RidgeReconstructor, WeightedMeanReconstructor
+from ..search.anchors import _exact_low_dim, item_features, kmeans_anchors  # noqa: F401  (re-exported)
+from ..data.errors import InputError
+from ..data.checks import ListOf, OneOf, Real, Whole
+from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES
+from ..reconstructors.simple import GAMReconstructor, LineReconstructor, RidgeReconstructor, WeightedMeanReconstructor
 from .base import Selector
 
 __all__ = ["KMeansSelector", "WeightedLineReconstructor", "kmeans_anchors", "item_features"]
@@ -42,12 +42,12 @@ _CANDIDATES = ("weighted_line", "weighted_mean", "gam", "gam_unweighted", "ridge
 
 class WeightedLineReconstructor(LineReconstructor):
     """Full score = ``a + b * m_w``: a least-squares line on the weighted subset score ``m_w`` (pp,
-    ``100 * sum_j w_j x_j / sum_j w_j``, :func:`essence.reconstruct.subset_score`).
+    ``100 * sum_j w_j x_j / sum_j w_j``, :func:`essence.reconstructors.simple.subset_score`).
 
     The anchor-weighted mean estimates the item pool's accuracy; the line maps it to the target (a whole
     benchmark of which the pool is a part, or another scale) with two numbers, so it holds with a handful
     of models. With one distinct ``m_w`` it predicts the mean target. ``X`` ``(n_models, k)``; pp out,
-    clipped to [0, 100]. Fit, prediction and JSON are :class:`essence.reconstruct.LineReconstructor`'s.
+    clipped to [0, 100]. Fit, prediction and JSON are :class:`essence.reconstructors.simple.LineReconstructor`'s.
     """
 
     kind = "weighted_line"
@@ -69,7 +69,7 @@ class KMeansSelector(Selector):
         K-Means restarts (the best inertia wins); 10 is scikit-learn's classic default.
     max_iter : int, default 300
         Lloyd iterations per restart.
-    n_splines, lam : default essence.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
+    n_splines, lam : default essence.reconstructors.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
         The GAM candidates' spline basis size and smoothing penalty.
     min_models_continuous : int, default 100
         Fewest training models accepted when most scores are graded (InputError below it; see above).

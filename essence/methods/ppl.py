@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Responses
-from ..checks import Whole, whole_number
+from ..data.checks import Whole, whole_number
 from .base import TextOnlySelector, check_k, require_texts
-from ..errors import InputError
+from ..data.errors import InputError
 
 __all__ = ["PPLSelector", "quantile_bins", "largest_remainder", "stratified_sample"]
 

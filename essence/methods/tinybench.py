@@ -9,7 +9,7 @@ Estimators, for a model with responses ``x`` on the anchors (fractions, per mode
 * anchor estimate  ``A = sum_j w_j x_j`` (cluster-share weighted anchor mean);
 * p-IRT            ``P = (n_seen / N) * mean(seen x) + (1 - n_seen / N) * mean_{unseen pool items} P_j(theta)``
   where ``theta`` is the model's MAP ability from its anchor responses and ``P_j`` the 2PL curve of
-  every pool item (fitted with py-irt on the training models; ``essence.irt``);
+  every pool item (fitted with py-irt on the training models; ``essence.features.irt``);
 * gp-IRT           ``G = lambda * A + (1 - lambda) * P``,  ``lambda = b^2 / (v + b^2)``.
 
 ``lambda`` (:func:`gp_lambda`) is the weight that minimises the mean squared error of the mix of two
@@ -35,13 +35,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..anchors import kmeans_anchors
-from ..checks import Flag, ListOf, OneOf, Real, Whole, check_params
-from ..irt import DEFAULT_FIT, IRT_DOMAINS, ItemParams, binarize, estimate_ability
-from ..reconstruct import Reconstructor
-from ..tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table, round_list
+from ..search.anchors import kmeans_anchors
+from ..data.checks import Flag, ListOf, OneOf, Real, Whole, check_params
+from ..features.irt import DEFAULT_FIT, IRT_DOMAINS, ItemParams, binarize, estimate_ability
+from ..reconstructors.simple import Reconstructor
+from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table, round_list
 from .base import Selector, irt_item_params
-from ..errors import InputError
+from ..data.errors import InputError
 
 __all__ = ["TinyBenchSelector", "GPIRTReconstructor", "gp_lambda", "gpirt_components"]
 
@@ -96,7 +96,7 @@ class GPIRTReconstructor(Reconstructor):
     ----------
     pool_a, pool_b, pool_p_fixed : sequences of length N
         2PL parameters of every pool item (``pool_p_fixed``: None, or the fixed probability of an item
-        constant over the training models; see :class:`essence.irt.ItemParams`).
+        constant over the training models; see :class:`essence.features.irt.ItemParams`).
     anchors : sequence of int, length k
         Positions of the anchor items in the pool (the order of ``X``'s columns).
     weights : sequence of float, length k
@@ -131,7 +131,7 @@ class GPIRTReconstructor(Reconstructor):
         self.lam = lam
 
     def _state(self) -> tuple[ItemParams, list[int], list[float]]:
-        """The pool's :class:`~essence.irt.ItemParams`, the anchors and their weights, checked."""
+        """The pool's :class:`~essence.features.irt.ItemParams`, the anchors and their weights, checked."""
         a = [float(v) for v in self.pool_a]
         b = [float(v) for v in self.pool_b]
         p_fixed = [np.nan if (v is None or np.isnan(v)) else float(v) for v in self.pool_p_fixed]
@@ -204,7 +204,7 @@ class TinyBenchSelector(Selector):
     min_val_models : int, default 20
         ``lambda`` is estimated on the validation models when there are at least this many, else on
         training + validation models.
-    n_splines, lam : default essence.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
+    n_splines, lam : default essence.reconstructors.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
         The calibration GAM's spline basis size and smoothing penalty.
     min_models : int, default 100
         Fewest training models accepted (InputError below it), as :class:`~essence.methods.irt.IRTSelector`:
@@ -281,7 +281,7 @@ class TinyBenchSelector(Selector):
                       pool_p_fixed=[None if np.isnan(v) else float(v) for v in p.p_fixed],
                       anchors=[int(i) for i in idx], weights=self.weights_.tolist(), gp_lambda=self.gp_lambda_,
                       threshold=self.binarize, prior_sd=self.prior_sd, n_splines=self.n_splines, lam=self.lam)
-        from ..reconstruct import reconstructor_class
+        from ..reconstructors.simple import reconstructor_class
 
         weighted_line = reconstructor_class("weighted_line")  # kmeans' class, by registry (no method imports another)
         make = {

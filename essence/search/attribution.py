@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .genetic import as_generator
-from ..errors import InputError
+from ..data.errors import InputError
 
 __all__ = ["AttributionResult", "ebm_attribution", "shape_norms", "attribution_groups", "fit_ebm"]
 

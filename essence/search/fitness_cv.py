@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from ..errors import InputError
+from ..data.errors import InputError
 from .genetic import mask_positions
 
 __all__ = ["LOORidgeFitness", "LOOLineFitness"]

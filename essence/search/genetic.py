@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._runtime import single_thread
+from ..data._runtime import single_thread
 
-from ..tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table
-from ..errors import InputError
+from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table
+from ..data.errors import InputError
 
 __all__ = ["SubsetFitness", "RidgeFitness", "GAResult", "genetic_search", "repair", "random_masks", "as_generator"]
 
@@ -82,7 +82,7 @@ class SubsetFitness:
     """The GA's fixed ruler: ``fitness(m) = -RMSE_val(g(s(m)), y)`` in pp, for a whole population at once.
 
     ``s_i(m)`` is model i's accuracy on the items of mask ``m`` (pp, NaN cells left out of the mean).
-    ``g`` is a GAM (``y ~ s(x)``, pygam via :func:`~essence.tables.fit_gam_table`, exported as a
+    ``g`` is a GAM (``y ~ s(x)``, pygam via :func:`~essence.reconstructors.tables.fit_gam_table`, exported as a
     lookup table) fitted **once**, on the training models, with input ``x`` = each training model's mean
     accuracy over **all items of the candidate pool** (x 100) and target its full score (pp). Why the pool
     mean (as in the public port): a uniformly random k-subset's mean is an unbiased estimate of the pool
@@ -181,7 +181,7 @@ class RidgeFitness:
     """Alternative fitness (not the paper's): ``-RMSE`` (pp) of a ridge regression on the candidate's items.
 
     For each mask ``m`` a ridge ``y ~ b + X_m w`` (penalty ``alpha``, intercept unpenalised) is fitted on
-    the training models, exactly like :class:`~essence.reconstruct.RidgeReconstructor` with a fixed
+    the training models, exactly like :class:`~essence.reconstructors.simple.RidgeReconstructor` with a fixed
     penalty (missing cells filled with the item's training mean), and scored on the fitness models:
 
     * ``R_fit is None``: in-sample on the training models, computed from the Gram matrix alone:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 import numpy as np
-from ..errors import InputError
+from ..data.errors import InputError
 
 __all__ = [
     "FilterResult",

@@ -33,7 +33,7 @@ import warnings
 
 import numpy as np
 
-from ..errors import InputError
+from ..data.errors import InputError
 
 __all__ = ["SCREENS", "item_statistics", "screen_pool", "screened_draw", "stratified_draws"]
 

@@ -7,9 +7,9 @@ import json
 import sys
 from pathlib import Path
 
-from .._io import check_output
-from ..checks import parse_params
-from ..errors import UsageError
+from ..data._io import check_output
+from ..data.checks import parse_params
+from ..data.errors import UsageError
 
 __all__ = ["compress_command", "evaluate_command", "estimate_command"]
 
@@ -77,7 +77,7 @@ def evaluate_command(args) -> int:
 
 
 def estimate_command(args) -> int:
-    from .._io import write_atomic
+    from ..data._io import write_atomic
     from .artifact import SuiteCompressed
 
     art = SuiteCompressed.load(args.artifact)

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..data import METABENCH, POOL_CAVEAT, Responses
-from ..errors import InputError
+from ..data.errors import InputError
 
 __all__ = ["Suite", "make_suite", "load_suite", "SEP"]
 

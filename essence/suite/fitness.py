@@ -41,7 +41,7 @@ import warnings
 
 import numpy as np
 
-from ..errors import InputError
+from ..data.errors import InputError
 from ..search.genetic import mask_positions, random_masks
 
 __all__ = ["JointRidgeFitness", "WEIGHTINGS"]

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import split_models
-from ..metrics import summary
+from ..data.metrics import summary
 from .data import Suite
 
 __all__ = ["run_pair", "with_outside", "figure_rows", "suite_split", "leave_out_models", "cross_prediction", "target_correlations", "weighting_study",
@@ -57,7 +57,7 @@ def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method
     the suite, :func:`with_outside`: what ``essence compress NAME`` on the member's whole file would train on).
     Each approach is cached as JSON in ``cache`` (a folder) when given, keyed by everything that changes it
     plus ``tag``. ``stronger``, ``average``, ``own``: the suite's reconstructor choice (:func:`compress_suite`)."""
-    from ..compressed import compress
+    from ..artifact.compressed import compress
     from .artifact import POOL_BOOST, COMBINE_DEFAULT, compress_suite
 
     split = suite_split(suite, seed, test, val)
@@ -132,14 +132,14 @@ def leave_out_models(suite: Suite, fraction: float = 0.2, seed: int = 0) -> tupl
 
 def cross_prediction(suite: Suite, seeds=(0,), k_each: int = 50, test: float = 0.2, val: float = 0.1) -> pd.DataFrame:
     """Why joint compression helps, before any selection: each member predicted by a ridge (penalty by
-    CV, :class:`essence.reconstruct.RidgeReconstructor`) from ``k_each`` random items of its own, from the
+    CV, :class:`essence.reconstructors.simple.RidgeReconstructor`) from ``k_each`` random items of its own, from the
     same random items of *every* member (``k_each x members``), and from every item of its own pool.
 
     Fitted on training + validation models, scored on the test models of each seed's split. Returns one row
     per seed x member: ``own``, ``all``, ``own_pool`` (RMSE, pp) and ``gain = 1 - all / own``.
     """
-    from .._runtime import single_thread
-    from ..reconstruct import RidgeReconstructor
+    from ..data._runtime import single_thread
+    from ..reconstructors.simple import RidgeReconstructor
 
     rows = []
     R = suite.pooled().responses
@@ -163,16 +163,16 @@ def cross_prediction(suite: Suite, seeds=(0,), k_each: int = 50, test: float = 0
 def outside_models(suite: Suite, pools, seeds=(0,), k_each: int = 50, test: float = 0.2, val: float = 0.1) -> pd.DataFrame:
     """Would the models *outside* the suite help? Each member's pool (``pools``: the members as loaded, before
     the suite kept only the shared models) has models that some other member lacks. For ``k_each`` random
-    items of each member, a ridge (penalty by CV, :class:`essence.reconstruct.RidgeReconstructor`) is fitted
+    items of each member, a ridge (penalty by CV, :class:`essence.reconstructors.simple.RidgeReconstructor`) is fitted
     on the suite's training + validation models (``suite``) and on every model of the member's pool except the
     suite's test models (``pool``); both are scored on the suite's test models of each seed's split.
 
     Returns one row per seed x member: ``n_suite``, ``n_pool`` (training models), ``suite``, ``pool`` (RMSE,
     pp) and ``change = pool / suite - 1``.
     """
-    from .._runtime import single_thread
-    from ..errors import InputError
-    from ..reconstruct import RidgeReconstructor
+    from ..data._runtime import single_thread
+    from ..data.errors import InputError
+    from ..reconstructors.simple import RidgeReconstructor
 
     pools = list(pools)
     if len(pools) != len(suite.members):
@@ -214,7 +214,7 @@ def restrict_to_logged(suite: Suite, new) -> Suite:
     logs that cover part of a pool), so that an artifact compressed on it chooses only items the model has.
     The models outside the suite (:attr:`Suite.outside`) and the dropped counts are kept, on the kept items.
     InputError when the counts differ or a member keeps no item."""
-    from ..errors import InputError
+    from ..data.errors import InputError
     from .data import make_suite
 
     new = list(new)
@@ -244,7 +244,7 @@ def new_model_check(art, new, reference: dict, chance: dict | None = None) -> pd
     reference is the mean of the members'. ``chance``: optional member name -> chance level (pp).
     Returns one row per member and ``mean``: ``estimate``, ``lower``, ``upper``, ``reference``,
     ``difference`` (estimate - reference), ``inside`` (the reference within the interval), and ``chance``."""
-    from ..errors import InputError
+    from ..data.errors import InputError
 
     est = art.estimate(new)
     if len(est) != 1:
@@ -280,8 +280,8 @@ def weighting_study(suite: Suite, seed: int = 0, configs=("random", "relative:tr
     member by a ridge (penalty by CV) fitted on training + validation models; RMSE (pp) on the test models,
     per member, ``avg`` (their mean) and ``mean`` (the suite mean's RMSE). One row per config. One search per
     config (``searches=1``): the study compares fitnesses, not the pick among searches."""
-    from .._runtime import single_thread
-    from ..reconstruct import RidgeReconstructor
+    from ..data._runtime import single_thread
+    from ..reconstructors.simple import RidgeReconstructor
     from .select import select_suite
 
     sp = suite_split(suite, seed, test, val)
@@ -317,8 +317,8 @@ def search_curve(suite: Suite, seed: int = 0, generations=(0, 25, 50, 100, 150, 
     validation models, its test RMSE (pp): ``avg`` (mean of the members') and ``mean`` (the suite mean's).
     ``params``: other joint settings (one search unless ``searches`` is given, so the runs nest). One row per
     number of generations."""
-    from .._runtime import single_thread
-    from ..reconstruct import RidgeReconstructor
+    from ..data._runtime import single_thread
+    from ..reconstructors.simple import RidgeReconstructor
     from .select import select_suite
 
     sp = suite_split(suite, seed, test, val)

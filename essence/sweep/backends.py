@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import traceback
 
-from ..errors import UsageError
+from ..data.errors import UsageError
 from ..methods import METHOD_TABLE
 from .worker import _base_record, _execute, _one_line, _Task
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..checks import cli_whole_number, parse_params
-from ..errors import UsageError
+from ..data.checks import cli_whole_number, parse_params
+from ..data.errors import UsageError
 from .plan import run_sweep
 from .tables import format_summary, summarise
 

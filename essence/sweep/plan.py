@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 
 from .. import data as _data
-from .._io import jsonable, write_atomic
-from ..checks import whole_number
-from ..errors import InputError, UsageError
+from ..data._io import jsonable, write_atomic
+from ..data.checks import whole_number
+from ..data.errors import InputError, UsageError
 from .backends import _expected_cost, _run_dask, _run_local
 from .records import (COLUMNS, _METRICS, _error_rows, _key_name, _read_record, _rows, _split_id, _stale_reason,
                       _write_table, run_path)
@@ -233,7 +233,7 @@ def _method_signatures(methods, ks, seeds, method_params, kinds=("single",)):
     method's source hash (and under ``"essence.suite"`` the suite code's). ``kinds``: what the sweep holds,
     ``"single"`` datasets and/or ``"suite"`` entries. A parameter outside its domain (the method's on a
     single dataset; the suite method's on a suite) is the user's error: UsageError before anything runs."""
-    from ..compressed import compress
+    from ..artifact.compressed import compress
     from ..methods import get_method, make_method
     from ..suite import SUITE_METHODS
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import data as _data
-from .._io import atomic_path
+from ..data._io import atomic_path
 from .suites import suite_rows
 
 __all__ = ["RUN_SCHEMA", "RUN_SCHEMA_VERSION", "COLUMNS", "SUMMARY_COLUMNS", "run_path", "load_runs"]
@@ -87,7 +87,7 @@ def _read_record(path: Path) -> dict | None:
 def load_runs(out) -> dict:
     """Every cached run under ``out/runs``: ``{(dataset, method, k, seed): record}``.
 
-    A record holds ``figures`` (``{"test": {...}, "validation": {...}}``, see :func:`essence.metrics.summary`),
+    A record holds ``figures`` (``{"test": {...}, "validation": {...}}``, see :func:`essence.data.metrics.summary`),
     ``items`` (the chosen item ids, ``(k,)``), ``seconds``, ``signature`` and, unless the sweep was run
     with ``keep_artifacts=False``, ``artifact`` (``Compressed.from_dict(record["artifact"])``).
     """
@@ -124,7 +124,7 @@ def _rows(rec: dict, meta: dict) -> list[dict]:
 
 
 def _row(rec: dict, meta: dict, benchmark: str, test: dict, preselected: bool) -> dict:
-    """One table row: ``test`` is the test summary of ``benchmark`` (:func:`essence.metrics.summary`)."""
+    """One table row: ``test`` is the test summary of ``benchmark`` (:func:`essence.data.metrics.summary`)."""
     return {
         "dataset": rec["dataset"],
         "benchmark": benchmark,

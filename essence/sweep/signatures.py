@@ -14,9 +14,9 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 
 #: modules whose changes are reported by the core-code note instead of making cached runs stale
 _CORE_MODULES = frozenset({
-    "essence", "essence.data", "essence.compressed", "essence.reconstruct", "essence.intervals",
-    "essence.metrics", "essence.methods", "essence.methods.base", "essence.cli", "essence.sweep",
-    "essence.tables", "essence.errors", "essence.checks",
+    "essence", "essence.data", "essence.artifact.compressed", "essence.reconstructors.simple", "essence.reconstructors.intervals",
+    "essence.data.metrics", "essence.methods", "essence.methods.base", "essence.cli", "essence.sweep",
+    "essence.reconstructors.tables", "essence.data.errors", "essence.data.checks",
 })
 
 

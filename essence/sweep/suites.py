@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import data as _data
-from ..errors import InputError
+from ..data.errors import InputError
 
 __all__ = ["SUITE_SEP", "SUITE_SWEEP_SETTINGS", "SUITE_SWEEP_JOINT", "sweep_joint_params", "suite_members",
            "build_suite", "load_suite_entry", "suite_settings", "suite_params", "suite_rows", "MEAN"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import data as _data
-from ..errors import InputError
-from ..metrics import paired_with_random, ratio_to_random
+from ..data.errors import InputError
+from ..data.metrics import paired_with_random, ratio_to_random
 from .records import SUMMARY_COLUMNS
 
 __all__ = ["summarise", "ratio_table", "mean_sd", "verdict", "format_summary", "format_wide"]
@@ -21,7 +21,7 @@ def _with_benchmark(df):
 
 
 def _paired(df, method: str, k: int, dataset: str, benchmark: str):
-    """:func:`essence.metrics.paired_with_random` on one benchmark of one dataset (a suite has several rows
+    """:func:`essence.data.metrics.paired_with_random` on one benchmark of one dataset (a suite has several rows
     per run: one per member and the mean; they are paired member by member)."""
     return paired_with_random(df[df["benchmark"] == benchmark], method, k, [dataset])
 
@@ -85,7 +85,7 @@ def summarise(df):
     ``df``: a results table (:data:`COLUMNS`). Failed runs are left out of the means and counted in
     ``n_failed``; ``error`` repeats the first failure's message ("" if none). The sd is the sample sd
     (ddof=1): NaN with fewer than two finished seeds. ``ratio_to_random`` is
-    :func:`essence.metrics.ratio_to_random` over the seeds both the method and ``random`` finished on
+    :func:`essence.data.metrics.ratio_to_random` over the seeds both the method and ``random`` finished on
     that dataset and k (NaN without random runs). ``benchmark`` is a suite's member or ``"mean"`` (the
     dataset's name for a single dataset; a table without the column is read so). Returns columns
     :data:`SUMMARY_COLUMNS`, one row per dataset x benchmark x method x k in the order they first appear in
@@ -182,7 +182,7 @@ def ratio_table(results, k: int, methods=None, datasets=None):
     """Test RMSE relative to random at one ``k``: a DataFrame, one row per dataset (a suite: one per member
     and one for its mean, named ``suite: member``), one column per method.
 
-    Each cell is :func:`essence.metrics.ratio_to_random` over the seeds both the method and ``random``
+    Each cell is :func:`essence.data.metrics.ratio_to_random` over the seeds both the method and ``random``
     finished on that dataset (NaN when there are none). ``results``: a sweep's results table
     (:data:`~essence.sweep.records.COLUMNS`); ``methods``, ``datasets``: order (default: first appearance).
     """

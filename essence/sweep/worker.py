@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import __version__
+from ..data._version import __version__
 from .. import data as _data
-from .._io import jsonable
-from .._runtime import single_thread
+from ..data._io import jsonable
+from ..data._runtime import single_thread
 from .records import RUN_SCHEMA, RUN_SCHEMA_VERSION
 from .signatures import _core_hash
 from .suites import build_suite
@@ -115,7 +115,7 @@ def _execute(task: _Task) -> dict:
 
 def _compress_run(task: _Task, data, split, rec: dict) -> None:
     """One single-dataset run: ``compress`` on the sweep's split with the sweep's settings; fills ``rec``."""
-    from ..compressed import compress
+    from ..artifact.compressed import compress
 
     predictors = task.signature["settings"].get("predictors", "all")  # the sweep's fixed setting
     art = compress(data, task.k, task.method, task.seed, split=split, progress=False, predictors=predictors,

@@ -1,0 +1,87 @@
+"""What an estimate means: the lines ``essence estimate`` (on a terminal, or with ``--context``) and
+``essence run`` print under the numbers.
+
+For each model: the estimate and its interval (pp), how many of the chosen items it was scored on,
+where the estimate falls among the artifact's reference models (the models of the dataset it was
+compressed on: ``dataset["target_quantiles"]``, their full scores' percentiles 0..100, recorded by
+``essence compress``), the chance level where it is known, and a note when the estimate lies beyond
+every reference model (the reconstructor then extrapolates).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["CHANCE", "percentile_among", "answered_counts", "context_lines"]
+
+#: Chance level (pp) of the shipped benchmarks whose items all have the same number of options
+#: (arc and mmlu: 4 choices; winogrande: 2; gsm8k: free-form answers). truthfulqa (mc1) items have 2-13
+#: choices: its chance level depends on the items (``essence run`` computes it from the harness requests).
+CHANCE = {"arc": 25.0, "mmlu": 25.0, "winogrande": 50.0, "gsm8k": 0.0}
+
+
+def percentile_among(value: float, quantiles) -> float:
+    """Percent of reference models scoring below ``value``, from their score percentiles ``quantiles``
+    ``(101,)`` (pp, at 0, 1, ..., 100 %), by linear interpolation; 0 or 100 beyond the ends."""
+    q = np.asarray(quantiles, dtype=np.float64)
+    if value <= q[0]:
+        return 0.0
+    if value >= q[-1]:
+        return 100.0
+    # several equal quantiles (ties): use the middle of their span
+    lo = np.searchsorted(q, value, side="left")
+    hi = np.searchsorted(q, value, side="right")
+    if hi > lo:
+        return float(np.linspace(0, 100, q.size)[lo:hi].mean())
+    return float(np.interp(value, q, np.linspace(0, 100, q.size)))
+
+
+def answered_counts(art, responses) -> dict:
+    """``{model: number of the artifact's chosen items it has a result on}`` for a :class:`Responses`."""
+    pos = {s: i for i, s in enumerate(responses.items.tolist())}
+    cols = [pos[i] for i in art.items if i in pos]
+    have = (~np.isnan(responses.responses[:, cols])).sum(axis=1)
+    return dict(zip(responses.models.tolist(), have.tolist()))
+
+
+def context_lines(art, estimates, n_answered=None, chance: dict | float | None = None) -> list[str]:
+    """Human lines for the rows of ``estimates`` (a DataFrame ``model, estimate, lower, upper`` in pp, as
+    :meth:`~essence.artifact.compressed.Compressed.estimate` returns). ``n_answered``: ``{model: items with a
+    result}`` (default: not shown); ``chance``: pp, one value or ``{model: pp}`` (default: :data:`CHANCE`
+    for the artifact's dataset, when known)."""
+    ds = art.dataset
+    q = ds.get("target_quantiles")
+    name = ds.get("name", "the dataset")
+    level = f"{art.interval.level:.0%}"
+    lines = []
+    for row in estimates.itertuples(index=False):
+        est, lo, hi = float(row.estimate), float(row.lower), float(row.upper)
+        used = "" if n_answered is None else f", scored on {n_answered.get(row.model, '?')} of the {art.k} chosen items"
+        lines.append(f"{row.model}: estimated full score {est:.2f} pp, {level} interval [{lo:.2f}, {hi:.2f}] "
+                     f"({art.method}, k={art.k}{used})")
+        n_ref = ds.get("n_models", "?")
+        if q is None:
+            lines.append(f"  among the {n_ref} reference models: unknown (the artifact records no score distribution; "
+                         "re-run `essence compress` to record it)")
+        else:
+            pct = percentile_among(est, q)
+            lines.append(f"  among the {n_ref} reference models of {name} (full scores {q[0]:.1f}-{q[-1]:.1f} pp, "
+                         f"median {q[50]:.1f}): percentile {pct:.1f}")
+            if est < q[0] or est > q[-1]:
+                side = "below the weakest" if est < q[0] else "above the strongest"
+                lines.append(f"  note: the estimate is {side} reference model: the reconstructor was fitted on models "
+                             f"scoring {q[0]:.1f}-{q[-1]:.1f} pp and extrapolates here; treat it with care")
+            elif pct < 2 or pct > 98:
+                side = "weakest" if pct < 2 else "strongest"
+                lines.append(f"  note: among the {side} 2% of the reference models, where estimates are least accurate "
+                             "(the reconstructor has few models to learn from there)")
+        c = chance.get(row.model) if isinstance(chance, dict) else chance
+        if c is None and not isinstance(chance, dict):
+            c = CHANCE.get(name)
+        if c is not None and not math.isnan(c):
+            rel = "below" if hi < c else ("above" if lo > c else "within the interval of")
+            lines.append(f"  chance level: {c:.1f} pp; the estimate is {rel} chance"
+                         + (" (guessing scores about this much)" if rel != "above" else ""))
+    return lines

@@ -1,0 +1,443 @@
+"""Two-parameter logistic (2PL) item response theory: fitting with py-irt, ability, information, cache.
+
+The 2PL model gives the probability that a model of ability ``theta`` answers item ``j`` correctly as
+
+    P_j(theta) = sigmoid(a_j * (theta - b_j)),
+
+with discrimination ``a_j >= 0`` and difficulty ``b_j`` on the ability scale. Its Fisher information
+about ``theta`` is ``I_j(theta) = a_j^2 P_j(theta) (1 - P_j(theta))``.
+
+What lives here (shared by the ``irt`` and ``tinybench`` methods):
+
+* :func:`fit_2pl` fits item parameters with py-irt's 2PL model (``py_irt.models.TwoParamLog``) by
+  stochastic variational inference, with the optimiser py-irt's own trainer uses (Adam + exponential
+  learning-rate decay). The loop is driven here, step for step as ``py_irt.training.IrtModelTrainer``
+  does it (``tests/test_irt.py`` checks the two give identical parameters), so that it can show a tqdm
+  bar and skip the trainer's per-epoch parameter export. The fitted scale is then *standardised*: the
+  training models' abilities get mean 0 and sd 1, so the N(0, 1) prior of :func:`estimate_ability` is
+  the right prior for a new model.
+* Items that are constant over the training models (e.g. the 109 all-zero lcb_codegen problems) carry
+  no information about ability and have no finite 2PL fit: they are not given to py-irt; they get
+  ``a = 0`` (zero information, never move an ability estimate), ``b = 0`` and a fixed probability
+  ``p_fixed`` = their smoothed training rate ``(successes + 0.5) / (n + 1)``.
+* :func:`estimate_ability`: MAP ability under a normal prior, by vectorised Newton steps.
+* :func:`fisher_information`, :func:`prob`.
+* :func:`fit_2pl_cached`: the fit, cached on disk under ``cache_root() / "irt"`` (one JSON file per
+  training-data fingerprint + settings; atomic writes) and in memory, so a sweep over k reuses one fit
+  per split, and ``irt`` and ``tinybench`` share it.
+* :func:`binarize`: the 2PL model needs 0/1 responses; continuous scores (alpaca_eval2, lcb_codegen)
+  are thresholded, ``x >= threshold`` -> 1. Both IRT methods take the threshold as their ``binarize``
+  parameter (default 0.5), record it in the artifact and warn when it changes the data.
+
+Units: abilities and difficulties are on the standardised logit scale (training models: mean 0, sd 1);
+probabilities are fractions in [0, 1].
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..data._io import write_atomic
+from ..data.checks import Flag, OneOf, Real, Whole, check_params
+from ..data.errors import InputError
+
+__all__ = [
+    "ItemParams",
+    "binarize",
+    "prob",
+    "fisher_information",
+    "estimate_ability",
+    "fit_2pl",
+    "fit_2pl_cached",
+    "irt_cache_dir",
+    "DEFAULT_FIT",
+    "IRT_SETTINGS",
+    "IRT_DOMAINS",
+    "fit_item_params",
+]
+
+#: Default py-irt settings, chosen with ``benchmarks/irt_fit.py`` (see its output and the docstring of
+#: :func:`fit_2pl`): hierarchical priors converge in far fewer epochs than py-irt's "vague" ones.
+DEFAULT_FIT = {"epochs": 150, "lr": 0.1, "lr_decay": 0.9999, "priors": "hierarchical", "max_models": 500}
+
+#: The IRT settings a selector exposes (``irt`` and ``tinybench`` share them and their cached fit):
+#: the binarisation threshold, :data:`DEFAULT_FIT`'s keys, the MAP ability's prior sd and the disk cache.
+IRT_SETTINGS = ("binarize", "epochs", "lr", "lr_decay", "priors", "max_models", "prior_sd", "cache")
+
+#: Allowed values of :data:`IRT_SETTINGS` (checked by :func:`essence.data.checks.check_params` at fit time).
+IRT_DOMAINS = {
+    "binarize": Real(0.0, 1.0),
+    "epochs": Whole(1),
+    "lr": Real(0.0, open_min=True),
+    "lr_decay": Real(0.0, 1.0, open_min=True),
+    "priors": OneOf("hierarchical", "vague"),
+    "max_models": Whole(2, none=True),
+    "prior_sd": Real(0.0, open_min=True),
+    "cache": Flag(),
+}
+
+#: Bumped whenever the fitting procedure changes in a way that changes fitted numbers (cache key).
+_ALGO_VERSION = 1
+_MEMO: dict[str, "ItemParams"] = {}
+
+
+# ----------------------------------------------------------------------------------------------
+# Parameters
+# ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class ItemParams:
+    """Fitted 2PL parameters of ``n_items`` items.
+
+    Attributes
+    ----------
+    a : ndarray (n_items,)
+        Discrimination (>= 0; 0 for items constant over the training models).
+    b : ndarray (n_items,)
+        Difficulty on the standardised ability scale (0 for constant items).
+    p_fixed : ndarray (n_items,)
+        NaN for fitted items; for constant items their fixed probability of success.
+    settings : dict
+        The fit's settings (epochs, lr, priors, max_models, seed, ...).
+    info : dict
+        Diagnostics: models used, constant items, seconds, final loss, standardisation.
+    """
+
+    a: np.ndarray
+    b: np.ndarray
+    p_fixed: np.ndarray
+    settings: dict = field(default_factory=dict)
+    info: dict = field(default_factory=dict)
+
+    @property
+    def n_items(self) -> int:
+        return int(self.a.size)
+
+    def prob(self, theta) -> np.ndarray:
+        """``(n_theta, n_items)`` success probabilities; constant items give their ``p_fixed``."""
+        p = prob(theta, self.a, self.b)
+        fixed = ~np.isnan(self.p_fixed)
+        if fixed.any():
+            p[:, fixed] = self.p_fixed[fixed]
+        return p
+
+    def subset(self, idx) -> "ItemParams":
+        idx = np.asarray(idx, dtype=np.intp)
+        return ItemParams(self.a[idx], self.b[idx], self.p_fixed[idx], dict(self.settings), dict(self.info))
+
+    def to_dict(self) -> dict:
+        return {
+            "a": [float(v) for v in self.a],
+            "b": [float(v) for v in self.b],
+            "p_fixed": [None if np.isnan(v) else float(v) for v in self.p_fixed],
+            "settings": self.settings,
+            "info": self.info,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ItemParams":
+        pf = np.array([np.nan if v is None else float(v) for v in d["p_fixed"]], dtype=np.float64)
+        return cls(np.asarray(d["a"], dtype=np.float64), np.asarray(d["b"], dtype=np.float64), pf,
+                   dict(d.get("settings", {})), dict(d.get("info", {})))
+
+
+# ----------------------------------------------------------------------------------------------
+# Pure formulas
+# ----------------------------------------------------------------------------------------------
+def binarize(responses, threshold: float = 0.5) -> np.ndarray:
+    """0/1 copy of ``responses`` ``(n_models, n_items)``: ``1`` where ``x >= threshold``, NaN kept.
+
+    0/1 data are unchanged by any threshold in (0, 1]. ValueError for a threshold outside (0, 1].
+    """
+    if not (isinstance(threshold, (int, float, np.floating)) and 0 < float(threshold) <= 1):
+        raise InputError(f"binarize: threshold {threshold!r} must be a number in (0, 1], e.g. 0.5")
+    R = np.asarray(responses, dtype=np.float64)
+    return np.where(np.isnan(R), np.nan, (R >= float(threshold)).astype(np.float64))
+
+
+def _sigmoid(z):
+    return 0.5 * (1.0 + np.tanh(0.5 * z))
+
+
+def prob(theta, a, b) -> np.ndarray:
+    """2PL success probability ``sigmoid(a (theta - b))``: ``theta`` ``(n,)``, ``a``, ``b`` ``(m,)`` -> ``(n, m)``."""
+    theta = np.atleast_1d(np.asarray(theta, dtype=np.float64))
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    return _sigmoid(a[None, :] * (theta[:, None] - b[None, :]))
+
+
+def fisher_information(theta, a, b) -> np.ndarray:
+    """Fisher information ``a^2 P (1 - P)`` of each item at each ability: ``(n_theta, n_items)``."""
+    p = prob(theta, a, b)
+    a = np.asarray(a, dtype=np.float64)
+    return (a[None, :] ** 2) * p * (1.0 - p)
+
+
+def estimate_ability(X, a, b, prior_mean: float = 0.0, prior_sd: float = 1.0, max_iter: int = 100,
+                     tol: float = 1e-10) -> np.ndarray:
+    """MAP ability of each model from its 0/1 responses under a ``N(prior_mean, prior_sd^2)`` prior.
+
+    ``X`` is ``(n_models, k)`` with values in {0, 1} or NaN (missing cells are left out of the
+    likelihood); ``a``, ``b`` are the ``(k,)`` item parameters. The log posterior
+    ``sum_j [x_j log P_j + (1 - x_j) log(1 - P_j)] - (theta - mu)^2 / (2 sd^2)`` is strictly concave,
+    so damped Newton steps (at most 1 logit each) from ``theta = mu`` converge to the unique optimum;
+    all models are updated at once. A model with no observed response gets the prior mean.
+    Returns ``(n_models,)`` abilities on the standardised scale.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise InputError(f"X: expected (n_models, k), got shape {X.shape}")
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape != (X.shape[1],) or b.shape != (X.shape[1],):
+        raise InputError(f"a, b: expected shape ({X.shape[1]},) to match X's columns, got {a.shape} and {b.shape}")
+    if not prior_sd > 0:
+        raise InputError(f"prior_sd: {prior_sd} must be positive")
+    obs = ~np.isnan(X)
+    Xo = np.where(obs, X, 0.0)
+    W = obs.astype(np.float64)
+    prec = 1.0 / prior_sd**2
+    theta = np.full(X.shape[0], float(prior_mean))
+    for _ in range(max_iter):
+        p = _sigmoid(a[None, :] * (theta[:, None] - b[None, :]))
+        grad = ((Xo - p) * W) @ a - (theta - prior_mean) * prec
+        hess = (p * (1.0 - p) * W) @ (a**2) + prec
+        step = np.clip(grad / hess, -1.0, 1.0)
+        theta = theta + step
+        if np.max(np.abs(step), initial=0.0) < tol:
+            break
+    return theta
+
+
+# ----------------------------------------------------------------------------------------------
+# Fitting with py-irt
+# ----------------------------------------------------------------------------------------------
+def fit_2pl(
+    responses,
+    *,
+    epochs: int = DEFAULT_FIT["epochs"],
+    lr: float = DEFAULT_FIT["lr"],
+    lr_decay: float = DEFAULT_FIT["lr_decay"],
+    priors: str = DEFAULT_FIT["priors"],
+    max_models: int | None = DEFAULT_FIT["max_models"],
+    seed: int = 0,
+    threads: int = 1,
+    progress: bool = True,
+) -> ItemParams:
+    """Fit a 2PL model to 0/1 ``responses`` ``(n_models, n_items)`` (NaN = missing) with py-irt.
+
+    Parameters
+    ----------
+    epochs : int, default 150
+        Full-batch SVI steps (py-irt's own default is 2000). With ``priors="hierarchical"`` the held-out
+        log-likelihood on gsm8k barely moves after 100-200 (-0.3149 at 100, -0.3122 at 200 epochs on
+        500 models; -0.3104 at 300 on 1000) and the ``irt`` / ``tinybench`` validation RMSE is the same
+        within noise for 500 x 100 and 1000 x 200 (see ``benchmarks/irt_fit.py`` and the report).
+    lr, lr_decay : float, default 0.1, 0.9999
+        Adam learning rate and its per-epoch exponential decay (py-irt's defaults).
+    priors : {"hierarchical", "vague"}, default "hierarchical"
+        py-irt's prior family. "vague" fixes b ~ N(0, 0.1^2), a ~ LogNormal(0, 0.1^2) and converges slowly.
+    max_models : int or None, default 500
+        If more models than this are given, a seeded random subset of this many is used for the fit
+        (an epoch costs a fixed ~25-50 ms of Python plus time linear in the number of responses: on
+        gsm8k 486 items, ~50 ms at 500 models, ~100 ms at 1000, ~260 ms at all 3260 on a loaded 2-core
+        machine). None uses all. Abilities and GAMs downstream always use every training model.
+    seed : int
+        Seeds the model subsample and pyro (``pyro.set_rng_seed``; py-irt's config seed is ignored by
+        its Python API).
+    threads : int, default 1
+        torch CPU threads during the fit (restored afterwards); 1 is fastest on a shared 2-core machine.
+
+    Returns an :class:`ItemParams` on the standardised ability scale (fitted abilities of the models
+    used: mean 0, sd 1). ValueError when the responses are not 0/1 (use :func:`binarize`) or when fewer
+    than 2 items vary over the models.
+    """
+    R = np.asarray(responses, dtype=np.float64)
+    if R.ndim != 2:
+        raise InputError(f"responses: expected (n_models, n_items), got shape {R.shape}")
+    vals = R[~np.isnan(R)]
+    if vals.size and not np.all((vals == 0) | (vals == 1)):
+        raise InputError("responses: the 2PL model needs 0/1 responses; threshold continuous scores first "
+                         "with essence.features.irt.binarize(responses, threshold)")
+    given = {"priors": priors, "epochs": epochs, "max_models": max_models, "lr": lr, "lr_decay": lr_decay}
+    check_params(SimpleNamespace(**given), {name: IRT_DOMAINS[name] for name in given})
+    n_models, n_items = R.shape
+    settings = {"epochs": int(epochs), "lr": float(lr), "lr_decay": float(lr_decay), "priors": priors,
+                "max_models": None if max_models is None else int(max_models), "seed": int(seed)}
+
+    # constant items: fixed probability, not fitted
+    obs = ~np.isnan(R)
+    n_obs = obs.sum(axis=0)
+    succ = np.where(obs, R, 0.0).sum(axis=0)
+    constant = (succ == 0) | (succ == n_obs)
+    p_fixed = np.where(constant, (succ + 0.5) / (n_obs + 1.0), np.nan)
+    fit_items = np.flatnonzero(~constant)
+    if fit_items.size < 2:
+        raise InputError(f"responses: only {fit_items.size} of {n_items} items vary over the models; the 2PL "
+                         "model needs at least 2 items that some models pass and some fail")
+
+    rng = np.random.default_rng(seed)
+    rows = np.arange(n_models)
+    if max_models is not None and n_models > max_models:
+        rows = np.sort(rng.choice(n_models, size=int(max_models), replace=False))
+    sub = R[np.ix_(rows, fit_items)]
+    keep = (~np.isnan(sub)).any(axis=1)
+    rows, sub = rows[keep], sub[keep]
+    if rows.size < 2:
+        raise InputError("responses: fewer than 2 models answered any varying item; give more models")
+
+    t0 = time.perf_counter()
+    ability, diff, disc, loss = _pyirt_svi(sub, epochs=int(epochs), lr=float(lr), lr_decay=float(lr_decay),
+                                           priors=priors, seed=int(seed), threads=threads, progress=progress)
+    seconds = time.perf_counter() - t0
+    if not (np.isfinite(ability).all() and np.isfinite(diff).all() and np.isfinite(disc).all()):
+        raise InputError(f"py-irt 2PL fit diverged (non-finite parameters); lower the learning rate lr={lr}")
+
+    # standardise: fitted abilities of the models used -> mean 0, sd 1
+    mu, sd = float(np.mean(ability)), float(np.std(ability))
+    if not sd > 0:
+        sd = 1.0
+    a = np.zeros(n_items)
+    b = np.zeros(n_items)
+    a[fit_items] = disc * sd
+    b[fit_items] = (diff - mu) / sd
+    info = {"n_models": int(n_models), "n_models_fit": int(rows.size), "n_items": int(n_items),
+            "n_constant_items": int(constant.sum()), "seconds": round(seconds, 3), "final_loss": float(loss),
+            "ability_mean_raw": mu, "ability_sd_raw": sd}
+    return ItemParams(a, b, p_fixed, settings, info)
+
+
+def _pyirt_svi(R, *, epochs, lr, lr_decay, priors, seed, threads, progress):
+    """Run py-irt's 2PL model + guide as ``IrtModelTrainer.train`` does; return raw ability, diff, disc, loss.
+
+    ``R`` ``(n, m)`` 0/1 with NaN. The calls (param-store clear, one model and one guide pass before
+    the loop, then ``svi.step`` + ``scheduler.step`` per epoch) mirror the trainer, so the same seed gives
+    the same numbers as the trainer's ``last_params``.
+    """
+    import pyro
+    import torch
+    from pyro.infer import SVI, Trace_ELBO
+    from py_irt.models.two_param_logistic import TwoParamLog
+    from tqdm.auto import tqdm
+
+    s_idx, i_idx = np.nonzero(~np.isnan(R))
+    old_threads = torch.get_num_threads()
+    torch.set_num_threads(max(1, int(threads)))
+    try:
+        pyro.set_rng_seed(seed)
+        pyro.clear_param_store()
+        model = TwoParamLog(priors=priors, num_items=R.shape[1], num_subjects=R.shape[0], device="cpu")
+        pm, pg = model.get_model(), model.get_guide()
+        scheduler = pyro.optim.ExponentialLR(
+            {"optimizer": torch.optim.Adam, "optim_args": {"lr": lr}, "gamma": lr_decay})
+        svi = SVI(pm, pg, scheduler, loss=Trace_ELBO())
+        subjects = torch.tensor(s_idx, dtype=torch.long)
+        items = torch.tensor(i_idx, dtype=torch.long)
+        obs = torch.tensor(R[s_idx, i_idx], dtype=torch.float)
+        _ = pm(subjects, items, obs)
+        _ = pg(subjects, items, obs)
+        loss = float("nan")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                for _ in tqdm(range(epochs), desc="py-irt 2PL", unit="epoch", disable=not progress, leave=False):
+                    loss = svi.step(subjects, items, obs)
+                    scheduler.step()
+            except ValueError as exc:  # pyro's distribution checks fire on NaN parameters
+                raise InputError(f"py-irt 2PL fit diverged (non-finite parameters: {str(exc).splitlines()[0][:120]}); "
+                                 f"lower the learning rate lr={lr} (e.g. to 0.05)") from None
+        out = model.export()
+    finally:
+        torch.set_num_threads(old_threads)
+    return (np.asarray(out["ability"], dtype=np.float64), np.asarray(out["diff"], dtype=np.float64),
+            np.asarray(out["disc"], dtype=np.float64), loss)
+
+
+# ----------------------------------------------------------------------------------------------
+# Cache
+# ----------------------------------------------------------------------------------------------
+def irt_cache_dir() -> Path:
+    """Where fitted item parameters are cached: ``essence.features.cache.cache_root() / "irt"``."""
+    from .cache import cache_root
+
+    return Path(cache_root()) / "irt"
+
+
+def _pyirt_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("py-irt")
+    except Exception:  # pragma: no cover - metadata missing
+        return "unknown"
+
+
+def fit_2pl_cached(train, *, threshold: float = 0.5, cache: bool = True, progress: bool = True,
+                   **settings) -> ItemParams:
+    """:func:`fit_2pl` on ``binarize(train.responses, threshold)``, cached by data and settings.
+
+    ``train`` is the training :class:`~essence.data.Responses`; ``settings`` are :func:`fit_2pl`'s
+    keywords (``epochs, lr, lr_decay, priors, max_models, seed``; defaults as there). The key is the
+    SHA-256 of the training data's fingerprint (responses, model and item ids, target), the threshold,
+    the settings, the py-irt version and this module's algorithm version. Hits are read from memory,
+    else from ``irt_cache_dir()/<key>.json`` (written atomically: temp file + rename); a damaged file
+    is refitted and replaced. ``cache=False`` always fits and writes nothing.
+    """
+    full = {k: settings.get(k, v) for k, v in DEFAULT_FIT.items()}
+    full["seed"] = int(settings.get("seed", 0))
+    unknown = set(settings) - set(full) - {"threads"}
+    if unknown:
+        raise InputError(f"fit_2pl_cached: unknown setting(s) {sorted(unknown)}; accepted: {sorted(full)}")
+    threads = settings.get("threads", 1)
+    key_src = json.dumps({"data": train.fingerprint(), "threshold": float(threshold), "settings": full,
+                          "py_irt": _pyirt_version(), "algo": _ALGO_VERSION}, sort_keys=True)
+    key = hashlib.sha256(key_src.encode()).hexdigest()[:24]
+    if cache and key in _MEMO:
+        _MEMO[key].info["cache"] = "memory"
+        return _MEMO[key]
+    path = irt_cache_dir() / f"{key}.json"
+    if cache and path.is_file():
+        try:
+            params = ItemParams.from_dict(json.loads(path.read_text()))
+            if params.n_items == train.n_items:
+                params.info["cache"] = "disk"
+                _MEMO[key] = params
+                return params
+        except (OSError, ValueError, KeyError, TypeError):
+            pass  # damaged or foreign file: refit and overwrite
+    R = binarize(train.responses, threshold)
+    params = fit_2pl(R, threads=threads, progress=progress, **full)
+    params.info["cache"] = "miss"
+    if cache:
+        write_atomic(path, json.dumps(params.to_dict()))
+        _MEMO[key] = params
+    return params
+
+
+_binarize = binarize  # fit_item_params's keyword ``binarize`` (the selectors' parameter name) shadows it
+
+
+def fit_item_params(train, *, method: str, binarize: float = 0.5, cache: bool = True, progress: bool = True,
+                    seed: int = 0, **settings) -> tuple[ItemParams, np.ndarray, dict]:
+    """2PL parameters of every item of the training :class:`~essence.data.Responses` ``train``.
+
+    ``binarize`` thresholds continuous scores (``x >= binarize`` -> 1), with a warning naming ``method``;
+    ``settings`` are :data:`DEFAULT_FIT`'s keys, passed to :func:`fit_2pl_cached` with ``cache``,
+    ``progress`` and ``seed``. Returns ``(params, Rb, record)``: the (cached) item parameters for
+    ``train.n_items`` items, the binarised responses ``(n_train, n_items)`` and a JSON-able record of
+    the fit (settings, cache hit, timing, threshold) for a selector's ``info_``. Writes nothing else.
+    """
+    Rb = _binarize(train.responses, binarize)
+    if not train.is_binary:
+        warnings.warn(f"{method}: {train.name} has continuous scores; the 2PL model sees them "
+                      f"thresholded at binarize={binarize} (x >= {binarize} -> 1)", UserWarning, stacklevel=4)
+    params = fit_2pl_cached(train, threshold=binarize, cache=cache, progress=progress, seed=seed, **settings)
+    return params, Rb, {**params.settings, **params.info, "binarize": binarize}

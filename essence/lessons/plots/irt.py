@@ -1,0 +1,103 @@
+"""Figures of notebook 06 (IRT): item curves and information, MetaBench's ability bins, the GSM8K test.
+
+All text is at least 9 pt. Each function returns its Figure.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["plot_item_curves", "plot_bins", "plot_hypothesis"]
+
+_SEL_COLORS = {"irt": "#8c564b", "above_floor_bins": "#bcbd22", "score_levels": "#e377c2", "random": "#7f7f7f"}
+
+
+def plot_item_curves(theta, P, info, labels, test_info: dict | None = None):
+    """Item characteristic curves and item information, and optionally test information.
+
+    ``theta`` ``(g,)`` ability grid; ``P``, ``info`` ``(g, m)`` success probability and Fisher information of
+    ``m`` items; ``labels`` ``(m,)`` legend entries; ``test_info`` maps a label to a ``(g,)`` test information
+    curve (a third panel).
+    """
+    import matplotlib.pyplot as plt
+
+    n = 3 if test_info else 2
+    fig, axes = plt.subplots(1, n, figsize=(5.0 * n, 4.2))
+    for j, lab in enumerate(labels):
+        axes[0].plot(theta, P[:, j], lw=2, label=lab)
+        axes[1].plot(theta, info[:, j], lw=2, label=lab)
+    axes[0].set(xlabel="ability θ", ylabel="P(correct)", title="item characteristic curves")
+    axes[1].set(xlabel="ability θ", ylabel="Fisher information", title="item information")
+    axes[0].legend(fontsize=9, loc="upper left")
+    if test_info:
+        for lab, v in test_info.items():
+            axes[2].plot(theta, v, lw=2, label=lab, color=_SEL_COLORS.get(lab.split()[0]))
+        axes[2].set(xlabel="ability θ", ylabel="test information", title="test information of k items")
+        axes[2].legend(fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_bins(theta, y, curve, table, floor: float, title: str = ""):
+    """Full score against ability of the training models, MetaBench's bins and the items they take.
+
+    ``theta``, ``y`` ``(n_models,)``; ``curve`` a :class:`~essence.reconstructors.tables.Table1D` (full score vs ability);
+    ``table`` :func:`essence.lessons.irt.bin_table` output (bin edges and chosen items' ``b``); ``floor`` pp.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8.0, 4.6))
+    ax.axhspan(0, floor, color="#fde0dd", alpha=0.6, lw=0, label=f"floor (< {floor:g} pp)")
+    ax.scatter(theta, y, s=4, alpha=0.3, color="#555555", linewidths=0, label="training models")
+    g = np.linspace(np.min(theta), np.max(theta), 400)
+    ax.plot(g, curve(g), color="#d62728", lw=2, label="full score vs ability (GAM)")
+    for edge in table["theta_lo"].to_numpy()[1:]:
+        ax.axvline(edge, color="#1f77b4", lw=0.6, alpha=0.5)
+    ax.plot(table["b"], np.full(len(table), -3.0), "|", color="#8c564b", ms=14, mew=1.5,
+            label="difficulty b of the item each bin takes")
+    ax.set(xlabel="ability θ (blue lines: bin edges, equal numbers of models)", ylabel="full score (pp)",
+           ylim=(-6, 100))
+    if title:
+        ax.set_title(title)
+    ax.legend(fontsize=9, loc="upper left")
+    fig.tight_layout()
+    _star_note(fig, title)
+    return fig
+
+
+def plot_hypothesis(df, title: str = ""):
+    """Test RMSE by selection for each split: overall, floor and above-floor test models.
+
+    ``df`` :func:`essence.lessons.irt.hypothesis_runs` output; random draws as mean ± sd.
+    """
+    import matplotlib.pyplot as plt
+
+    cols = [("rmse", "all test models"), ("rmse_floor", "test models at the floor"),
+            ("rmse_above", "test models above the floor")]
+    fig, axes = plt.subplots(1, 3, figsize=(14.0, 4.2), sharey=False)
+    seeds = sorted(df["split_seed"].unique())
+    sels = [s for s in _SEL_COLORS if s in set(df["selection"])]
+    for ax, (col, name) in zip(axes, cols):
+        for i, sel in enumerate(sels):
+            sub = df[df["selection"] == sel]
+            g = sub.groupby("split_seed")[col].agg(["mean", "std"]).reindex(seeds)
+            xs = np.arange(len(seeds)) + (i - (len(sels) - 1) / 2) * 0.18
+            ax.errorbar(xs, g["mean"], yerr=g["std"].fillna(0), fmt="o", ms=6, capsize=3,
+                        color=_SEL_COLORS[sel], label=sel)
+        ax.set_xticks(np.arange(len(seeds)), [f"split {s}" for s in seeds])
+        ax.set(ylabel="test RMSE (pp)", title=name)
+    axes[0].legend(fontsize=9)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    _star_note(fig, title)
+    return fig
+
+
+def _star_note(fig, title: str) -> None:
+    """The metabench pool caveat (9 pt) under a figure whose title is starred."""
+    if "*" in title:
+        from ...data import POOL_CAVEAT
+
+        fig.text(0.01, -0.02, f"* {POOL_CAVEAT}.", fontsize=9, style="italic", ha="left", va="top", color="#444444",
+                 wrap=True)

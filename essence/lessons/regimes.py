@@ -1,0 +1,210 @@
+"""The regime map: how each method does with few reference models (20-300 and all) and on whole item pools.
+
+For one dataset, model count ``m`` and draw ``d``: ``m`` models are drawn at random (seed ``1000 + d``;
+``"all"`` keeps every model), then split into ``folds`` folds (cross-validation over models). Each fold is
+held out once as test models; the method chooses and fits on the other models (split 90 / 10 into training
+/ validation inside, as ``compress`` does) and predicts the held-out ones. With few models one split of 4
+test models says nothing; here every model is a test model once. Per run (:func:`run_one`):
+
+* RMSE (pp) over all ``m`` models' out-of-fold predictions;
+* the baseline on the same folds: random items + a least-squares line of the full score on their mean,
+  fitted on all non-test models of the fold (what a user tries first). Each fold draws its own items with
+  the seed every method gets in that fold, so ``random`` has the baseline's items and differs from it only
+  by its reconstructor;
+* ratio = method RMSE / baseline RMSE (:func:`essence.data.metrics.ratio_to_random`).
+
+:func:`summarise` gives, per (dataset, models, method), the RMSE mean +- sd over draws and the ratio as the
+geometric mean over draws +- the sd of the per-draw ratios; a method that refuses (e.g. IRT with too few
+models) keeps its reason. Each run is cached as JSON under ``out`` (named by dataset, m, draw, method, k and
+folds) with the version of the code that produced it (:func:`code_version`: the method's source and the
+shared core, as the sweep keys its runs); a cached run of other code is recomputed, or, with
+``cached_only``, left out. ``benchmarks/regimes.py`` is the command line;
+notebook 08 runs a small map.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from ..data import METABENCH, Responses, split_models
+from ..methods import make_method
+from ..data.metrics import ratio_to_random
+from ..reconstructors.simple import LineReconstructor, model_folds
+from ..sweep.signatures import code_version
+
+__all__ = ["code_version", "default_k", "run_path", "run_one", "regime_map", "summarise", "wide_table", "WHOLE_POOLS"]
+
+#: datasets used with all their models (whole item pools, tens of systems)
+WHOLE_POOLS = ("alpaca_eval2", "lcb_codegen")
+
+
+def default_k(name: str, n_items: int) -> int:
+    """50 on the metabench pools; N/20 (rounded) on whole item pools."""
+    return 50 if name in METABENCH else max(1, int(round(n_items / 20)))
+
+
+def _code(method: str) -> str:
+    """:func:`code_version` of ``method``; a few-model candidate of ``auto`` measured alone is auto's code."""
+    from ..methods.auto import FEW_MODEL_SELECTORS
+
+    return code_version("auto" if method in FEW_MODEL_SELECTORS else method)
+
+
+def _make(method: str, k: int, seed: int, params: dict | None):
+    """A registered method, or a few-model candidate of ``auto`` (:data:`essence.methods.auto.FEW_MODEL_SELECTORS`,
+    e.g. ``screened`` or ``ruler_bagged``) alone, with auto's line rule (:func:`~essence.methods.auto.few_model_candidate`)."""
+    from ..methods.auto import FEW_MODEL_SELECTORS, few_model_candidate
+
+    if method in FEW_MODEL_SELECTORS:
+        return few_model_candidate(method, k, seed=seed, **(params or {}))
+    return make_method(method, k=k, seed=seed, progress=False, **(params or {}))
+
+
+def _cached(path: Path, method: str) -> dict | None:
+    """The cached run at ``path`` when it was produced by the current code of ``method``; else None."""
+    if not path.exists():
+        return None
+    rec = json.loads(path.read_text())
+    return rec if rec.get("code") == _code(method) else None
+
+
+def run_path(out, name: str, m, draw: int, method: str, k: int, folds: int, params: dict | None = None) -> Path:
+    """The cache file of one run under ``out``."""
+    tag = "" if not params else "_" + "_".join(f"{a}{b}" for a, b in sorted(params.items()))
+    return Path(out) / f"{name}_m{m}_d{draw}_{method}{tag}_k{k}_f{folds}.json"
+
+
+def run_one(data: Responses, name: str, m, draw: int, method: str, k: int, folds: int, out: Path,
+            params: dict | None = None) -> dict:
+    """One cached run: ``m`` models (int or ``"all"``) of ``data``, draw ``draw``, ``folds``-fold CV over them.
+
+    Returns (and caches under ``out``) a dict with ``rmse``, ``baseline_rmse`` (pp), ``ratio``, the per-fold
+    RMSEs, the reconstructor (or auto's method/reconstructor) choice per fold and ``seconds``; or
+    ``refused`` with the method's first error line. ``params``: extra method parameters (part of the cache
+    name when given).
+    """
+    path = run_path(out, name, m, draw, method, k, folds, params)
+    cached = _cached(path, method)
+    if cached is not None:
+        return cached
+    rng = np.random.default_rng(1000 + draw)
+    sub = data if m == "all" else data.subset(models=np.sort(rng.choice(data.n_models, size=int(m), replace=False)))
+    lab = model_folds(sub.n_models, folds, seed=draw)
+    y = sub.target
+    pred, base = np.full(sub.n_models, np.nan), np.full(sub.n_models, np.nan)
+    rec = {"dataset": name, "models": m, "n_models": sub.n_models, "draw": draw, "method": method, "k": k,
+           "folds": folds, "code": _code(method), "choices": []}
+    t0 = time.perf_counter()
+    for f in np.unique(lab):
+        te = lab == f
+        rest = sub.subset(models=~te)
+        fold_seed = draw * 100 + int(f)  # the baseline's items are what `random` draws with this seed
+        b_idx = np.sort(np.random.default_rng(fold_seed).choice(sub.n_items, size=k, replace=False))
+        line = LineReconstructor().fit(rest.responses[:, b_idx], rest.target)
+        base[te] = line.predict(sub.responses[np.ix_(te, b_idx)])
+        tr, va, _ = split_models(rest, test=0.0, val=0.1, seed=draw)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                sel = _make(method, k, fold_seed, params).fit(rest.subset(models=tr), rest.subset(models=va))
+        except (ValueError, RuntimeError) as exc:
+            rec["refused"] = str(exc).splitlines()[0][:300]
+            break
+        pred[te] = sel.reconstructor_.predict(sub.responses[np.ix_(te, sel.items_)])
+        rec.setdefault("fold_rmse", []).append(float(np.sqrt(np.mean((pred[te] - y[te]) ** 2))))
+        rec.setdefault("fold_baseline_rmse", []).append(float(np.sqrt(np.mean((base[te] - y[te]) ** 2))))
+        auto = getattr(sel, "info_", {}).get("auto")
+        rec["choices"].append(sel.reconstructor_choice_ if auto is None else
+                              f"{auto['choice']}/{sel.reconstructor_choice_}")
+    rec["seconds"] = round(time.perf_counter() - t0, 2)
+    if "refused" not in rec:
+        rec["rmse"] = float(np.sqrt(np.mean((pred - y) ** 2)))
+        rec["baseline_rmse"] = float(np.sqrt(np.mean((base - y) ** 2)))
+        rec["ratio"] = ratio_to_random([rec["rmse"]], [rec["baseline_rmse"]])
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(rec))
+    tmp.replace(path)
+    return rec
+
+
+def regime_map(datasets, models=("20", "35", "50", "100", "300", "all"), methods=("random", "auto"), draws: int = 3,
+               folds: int = 5, k: int | None = None, out="build/regimes", method_params: dict | None = None,
+               load=None, progress: bool = True, cached_only: bool = False) -> list[dict]:
+    """Every (dataset, model count, draw, method) run of the map, cached: a list of :func:`run_one` records.
+
+    ``models``: counts for the metabench pools (a count not below the dataset's models is skipped; the
+    whole pools of :data:`WHOLE_POOLS` always use all theirs); ``"all"`` gets one draw. ``k``: None =
+    :func:`default_k`. ``method_params``: method -> extra parameters. ``load``: dataset name ->
+    Responses (default :func:`essence.data.load`). ``progress``: one line per run. ``cached_only``: only
+    the runs already in the cache from the current code (nothing is computed; a dataset is loaded only to
+    know its size).
+    """
+    from ..data import load as load_data
+
+    load = load or load_data
+    rows = []
+    for name in datasets:
+        data = load(name)
+        kk = k or default_k(name, data.n_items)
+        counts = ["all"] if name in WHOLE_POOLS else [str(m) for m in models]
+        for m in counts:
+            if m != "all" and int(m) >= data.n_models:
+                continue
+            for draw in range(1 if m == "all" else draws):
+                for method in methods:
+                    mm = m if m == "all" else int(m)
+                    if cached_only and _cached(run_path(out, name, mm, draw, method, kk, folds,
+                                                        (method_params or {}).get(method)), method) is None:
+                        continue
+                    r = run_one(data, name, m if m == "all" else int(m), draw, method, kk, folds, Path(out),
+                                (method_params or {}).get(method))
+                    rows.append(r)
+                    if progress:
+                        msg = r.get("refused") or f"rmse {r['rmse']:.2f} ratio {r['ratio']:.2f}"
+                        print(f"{name} m={m} draw={draw} {method} k={kk}: {msg} ({r['seconds']} s)", flush=True)
+    return rows
+
+
+def summarise(rows: list[dict]) -> list[dict]:
+    """Mean and sd over draws per (dataset, models, method); ``refused`` (the reason) when no draw ran."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["dataset"], str(r["models"]), r["method"]), []).append(r)
+    out = []
+    for (ds, m, meth), rs in groups.items():
+        ok = [r for r in rs if "rmse" in r]
+        row = {"dataset": ds, "models": m, "method": meth, "draws": len(rs), "n_models": rs[0]["n_models"]}
+        if not ok:
+            row["refused"] = rs[0].get("refused", "")
+        else:
+            e, q = np.array([r["rmse"] for r in ok]), np.array([r["ratio"] for r in ok])
+            row.update(rmse=e.mean(), rmse_sd=e.std(ddof=1) if e.size > 1 else 0.0,
+                       ratio=ratio_to_random(e, [r["baseline_rmse"] for r in ok]),
+                       ratio_sd=q.std(ddof=1) if q.size > 1 else 0.0,
+                       baseline=float(np.mean([r["baseline_rmse"] for r in ok])))
+        out.append(row)
+    return out
+
+
+def wide_table(summary: list[dict], methods) -> list[list[str]]:
+    """Rows ``[dataset, models, draws, baseline pp, one cell per method]`` of the wide table: each cell the
+    ratio to the baseline (geometric mean over draws) ± the sd of the per-draw ratios, ``refused`` or empty;
+    a cell over fewer draws than the row's (the most any method has) says how many, e.g. ``(1 draw)``."""
+    cells: dict[tuple, dict] = {}
+    for s in summary:
+        cells.setdefault((s["dataset"], s["models"], s["n_models"]), {})[s["method"]] = s
+    rows = []
+    for (ds, m, n), row in cells.items():
+        base = next((c["baseline"] for c in row.values() if "baseline" in c), float("nan"))
+        most = max(c["draws"] for c in row.values())
+        vals = [("refused" if "refused" in row[x] else f"{row[x]['ratio']:.2f} ± {row[x]['ratio_sd']:.2f}"
+                 + ("" if row[x]["draws"] == most else f" ({row[x]['draws']} draw{'s' * (row[x]['draws'] > 1)})"))
+                if x in row else "" for x in methods]
+        rows.append([ds, m if m != "all" else f"all ({n})", str(most), f"{base:.2f}", *vals])
+    return rows
