@@ -3,7 +3,7 @@
 Issue 12 asks the default (``auto``) for at most 0.9 x "random items + least-squares line" (the baseline)
 from 35 models up, also on GENERATED matrices (40 models x 800 items, 30 x 500). This script measures,
 with the regime map's protocol (:func:`essence.lessons.regimes.run_one`: all models, draw 0, 5-fold CV over the
-models by :func:`essence.reconstructors.simple.model_folds` with seed 0, k = N/20, fold ``f``'s baseline items drawn
+models by :func:`essence.reconstructors.base.model_folds` with seed 0, k = N/20, fold ``f``'s baseline items drawn
 with seed ``f``, the line fitted on all non-test models of the fold), how close to 0.9 x selections get
 that KNOW what no user knows:
 
@@ -60,7 +60,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from essence.data import split_models  # noqa: E402
 from essence.methods.base import Selector  # noqa: E402
-from essence.reconstructors.simple import LineReconstructor, model_folds  # noqa: E402
+from essence.reconstructors.simple import LineReconstructor  # noqa: E402
+from essence.reconstructors.base import model_folds  # noqa: E402
 from essence.search.fitness_cv import LOOLineFitness  # noqa: E402
 from essence.search.genetic import genetic_search  # noqa: E402
 from essence.search.screen import item_statistics  # noqa: E402

@@ -34,11 +34,12 @@ from essence.data._runtime import single_thread  # noqa: E402
 from essence.reconstructors.boost import BoostReconstructor  # noqa: E402
 from essence.data import POOL_CAVEAT  # noqa: E402
 from essence.data.metrics import rmse  # noqa: E402
-from essence.reconstructors.ensemble import WithExtraModels, oof_predictions  # noqa: E402
-from essence.reconstructors.simple import fit_reconstructor  # noqa: E402
+from essence.reconstructors.combine import WithExtraModels  # noqa: E402
+from essence.reconstructors.choose import oof_predictions  # noqa: E402
+from essence.reconstructors.base import fit_reconstructor  # noqa: E402
 from essence.suite import load_suite  # noqa: E402
-from essence.suite.artifact import (_member_blocks, boost_candidates, kernel_candidates,  # noqa: E402
-                                    outside_candidates, own_candidates, suite_candidates)
+from essence.suite.artifact import _member_blocks, boost_candidates, outside_candidates, own_candidates, suite_candidates
+from essence.suite.select import kernel_candidates
 from essence.suite.select import select_suite  # noqa: E402
 from essence.suite.study import suite_split  # noqa: E402
 

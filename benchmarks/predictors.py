@@ -11,11 +11,11 @@ the CV choice) and scored on the test models, on two item sets:
   pick EssenceBench (too few models); its items are still the ones used, so the row is "EssenceBench's items".
 
 Kinds: ``line``, ``mean_ridge`` (the few-model pair every method gets), ``gam``, ``ridge``, ``ridge_gam``
-(EssenceBench's own candidates), ``latent`` and ``mlp`` (essence.reconstructors.ensemble), and ``boost`` (essence.reconstructors.boost,
+(EssenceBench's own candidates), ``latent`` and ``mlp`` (essence.reconstructors.combine), and ``boost`` (essence.reconstructors.boost,
 boosted trees on the subset score and the items: offered to suite members only, measured here alone). Two more rows are the CV
 choice as ``Selector.fit`` makes it (5-fold CV over the non-test models, then the choice refitted on all):
 ``cv_old`` among the first five, ``cv_new`` with ``latent`` and ``mlp`` added where
-:func:`essence.reconstructors.ensemble.pool_candidates` offers them (enough models). Figures: test RMSE and MAE (pp),
+:func:`essence.reconstructors.choose.pool_candidates` offers them (enough models). Figures: test RMSE and MAE (pp),
 Kendall's tau, fit seconds (one fit on all non-test models, one BLAS thread), artifact size (bytes of the
 reconstructor's JSON). Means over seeds. On the metabench pools the items are pre-selected by metabench
 and the target is the whole benchmark's score (the caveat every metabench figure carries). Each
@@ -45,9 +45,12 @@ from essence.data._runtime import single_thread  # noqa: E402
 from essence.reconstructors.boost import BoostReconstructor  # noqa: E402
 from essence.data import METABENCH, load, split_models  # noqa: E402
 from essence.data.metrics import kendall, mae, rmse  # noqa: E402
-from essence.reconstructors.ensemble import LatentReconstructor, MLPReconstructor, pool_candidates  # noqa: E402
-from essence.reconstructors.simple import (GAMReconstructor, LineReconstructor, MeanRidgeReconstructor,  # noqa: E402
-                                 RidgeGAMReconstructor, RidgeReconstructor, cv_rmse, fit_reconstructor)
+from essence.reconstructors.latent import LatentReconstructor  # noqa: E402
+from essence.reconstructors.mlp import MLPReconstructor  # noqa: E402
+from essence.reconstructors.choose import pool_candidates  # noqa: E402
+from essence.reconstructors.simple import GAMReconstructor, LineReconstructor, MeanRidgeReconstructor, RidgeGAMReconstructor, RidgeReconstructor
+from essence.reconstructors.choose import cv_rmse
+from essence.reconstructors.base import fit_reconstructor
 
 DATASETS = ("arc", "gsm8k", "mmlu", "truthfulqa", "winogrande", "alpaca_eval2", "lcb_codegen")
 OLD = ("line", "mean_ridge", "gam", "ridge", "ridge_gam")

@@ -33,7 +33,8 @@ from essence.artifact.compressed import compress  # noqa: E402
 from essence.data import METABENCH, POOL_CAVEAT, load, split_models  # noqa: E402
 from essence.data.metrics import kendall, rmse  # noqa: E402
 from essence.data.metrics import ratio_to_random  # noqa: E402
-from essence.reconstructors.simple import choose_on_validation, reconstructor_makers  # noqa: E402
+from essence.reconstructors.choose import choose_on_validation  # noqa: E402
+from essence.reconstructors.simple import reconstructor_makers  # noqa: E402
 
 QUICK = {"generations": 150, "group_generations": 100, "rounds": 1, "ebm_elites": 3}
 

@@ -7,7 +7,7 @@ split, or with ``--holdout`` the models held out of everything). Every candidate
 :func:`essence.suite.artifact.fit_members` weighs for a member (:func:`essence.suite.artifact.member_candidates`)
 is cross-fitted on the training + validation models (the 5 folds of the artifact) and fitted on all of them to
 predict the evaluation models; both are cached (``build/suite/combine-*.npz``). Each way of combining
-(:func:`essence.reconstructors.ensemble.combine_oof`: ``equal``, the default before ``greedy`` replaced it, and ``greedy`` with
+(:func:`essence.reconstructors.combine.combine_oof`: ``equal``, the default before ``greedy`` replaced it, and ``greedy`` with
 ``--steps``) then picks its weights on the out-of-fold predictions alone, exactly as ``compress_suite`` does,
 and is scored on the evaluation models: per-benchmark RMSE, their mean, its ratio to the five separate
 artifacts trained on whole pools (``benchmarks/suite.py --separate-pool``'s baseline, computed and cached under
@@ -35,8 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from essence.data._runtime import single_thread  # noqa: E402
 from essence.data import POOL_CAVEAT  # noqa: E402
 from essence.data.metrics import rmse  # noqa: E402
-from essence.reconstructors.ensemble import GREEDY_STEPS, combine_oof  # noqa: E402
-from essence.reconstructors.simple import fit_reconstructor, oof_predictions  # noqa: E402
+from essence.reconstructors.combine import GREEDY_STEPS, combine_oof  # noqa: E402
+from essence.reconstructors.base import fit_reconstructor  # noqa: E402
+from essence.reconstructors.choose import oof_predictions  # noqa: E402
 from essence.suite import load_suite  # noqa: E402
 from essence.suite.artifact import member_candidates  # noqa: E402
 from essence.suite.select import budget_split, select_suite  # noqa: E402

@@ -38,9 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from essence.data._runtime import single_thread  # noqa: E402
 from essence.data import POOL_CAVEAT  # noqa: E402
 from essence.data.metrics import rmse  # noqa: E402
-from essence.reconstructors.simple import fit_reconstructor  # noqa: E402
+from essence.reconstructors.base import fit_reconstructor  # noqa: E402
 from essence.suite import load_suite  # noqa: E402
-from essence.suite.artifact import kernel_candidates, outside_candidates  # noqa: E402
+from essence.suite.select import kernel_candidates  # noqa: E402
+from essence.suite.artifact import outside_candidates  # noqa: E402
 from essence.suite.select import SEARCH_SEED_STEP, budget_split, pick_by_cv, select_suite  # noqa: E402
 from essence.suite.study import leave_out_models, run_pair, suite_split  # noqa: E402
 

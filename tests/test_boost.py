@@ -10,7 +10,8 @@ import pytest
 
 from essence.reconstructors.boost import BoostReconstructor, block_means
 from essence.data.errors import InputError
-from essence.reconstructors.simple import RidgeReconstructor, reconstructor_from_dict
+from essence.reconstructors.simple import RidgeReconstructor
+from essence.reconstructors.base import reconstructor_from_dict
 
 
 def _binary(n, k, seed):

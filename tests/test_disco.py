@@ -9,8 +9,9 @@ import pytest
 from sklearn.base import clone
 
 from essence.artifact.compressed import Compressed, compress
-from essence.methods.disco import SignatureKNNReconstructor, disagreement, top_disagreement
-from essence.reconstructors.simple import reconstructor_from_dict
+from essence.reconstructors.signature import SignatureKNNReconstructor
+from essence.methods.disco import disagreement, top_disagreement
+from essence.reconstructors.base import reconstructor_from_dict
 
 
 def _matrix_with_accuracies(acc, n=20):

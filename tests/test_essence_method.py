@@ -37,7 +37,7 @@ def test_end_to_end_through_compress(small, tmp_path):
     assert sel["rounds"][0]["best_group"] in ("high", "low", "random")
     assert set(sel["seconds"]) >= {"filter", "ga", "ebm", "group_ga"}
     assert sel["reconstructor_choice"] in ("gam", "ridge", "ridge_gam", "line", "mean_ridge", "latent", "mlp")
-    # + essence.reconstructors.ensemble' latent and mlp: small has 480 non-test models
+    # + essence.reconstructors.combine' latent and mlp: small has 480 non-test models
     assert set(sel["reconstructor_val_rmse"]) == {"gam", "ridge", "ridge_gam", "line", "mean_ridge", "latent", "mlp"}
     # the fitness trace never gets worse: the global best is kept by fitness (keep_best default)
     trace = [t["fitness_rmse"] for t in sel["val_rmse_trace"]]

@@ -14,7 +14,9 @@ from essence.data import split_models
 from essence.data.errors import InputError
 from essence.features.irt import binarize
 from essence.methods import METHODS, get_method, make_method
-from essence.reconstructors.simple import RECONSTRUCTOR_KINDS, fit_reconstructor, reconstructor_class, reconstructor_from_dict
+from essence.reconstructors import KINDS as RECONSTRUCTOR_KINDS
+from essence.reconstructors.base import fit_reconstructor
+from essence.reconstructors.base import reconstructor_class, reconstructor_from_dict
 
 
 def _item_params(R):

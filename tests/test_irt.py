@@ -17,7 +17,8 @@ from essence.features import irt
 from essence.artifact.compressed import Compressed, compress
 from essence.features.irt import (ItemParams, binarize, estimate_ability, fisher_information, fit_2pl, fit_2pl_cached,
                          prob)
-from essence.methods.irt import IRTGAMReconstructor, IRTSelector, fit_gam2_tables, select_by_information
+from essence.reconstructors.irt import IRTGAMReconstructor, fit_gam2_tables
+from essence.methods.irt import IRTSelector, select_by_information
 
 FAST = {"epochs": 25, "max_models": 200}  # py-irt settings that keep tests quick
 
@@ -275,7 +276,7 @@ def test_irt_reconstructor_round_trip(small, fitted_small, use_score):
     pred = rec.predict(X[400:])
     assert pred.shape == (200,) and (pred >= 0).all() and (pred <= 100).all()
     d = json.loads(json.dumps(rec.to_dict()))
-    from essence.reconstructors.simple import reconstructor_from_dict
+    from essence.reconstructors.base import reconstructor_from_dict
 
     np.testing.assert_array_equal(reconstructor_from_dict(d).predict(X[400:]), pred)
     from sklearn.base import clone

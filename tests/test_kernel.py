@@ -9,7 +9,8 @@ import pytest
 
 from essence.data.errors import InputError
 from essence.reconstructors.kernel import KernelReconstructor, loo_kernel_ridge
-from essence.reconstructors.simple import RidgeReconstructor, reconstructor_from_dict
+from essence.reconstructors.simple import RidgeReconstructor
+from essence.reconstructors.base import reconstructor_from_dict
 
 
 def _binary(n, k, seed):

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from essence.artifact.compressed import Compressed, compress
-from essence.methods.kmeans import KMeansSelector, _exact_low_dim, item_features, kmeans_anchors
-from essence.reconstructors.simple import reconstructor_from_dict
+from essence.methods.kmeans import KMeansSelector
+from essence.search.anchors import _exact_low_dim, item_features, kmeans_anchors
+from essence.reconstructors.base import reconstructor_from_dict
 
 
 def test_item_features_impute_item_means():
@@ -105,7 +106,7 @@ def test_kmeans_on_continuous_scores(alpaca):
 
 
 def test_weighted_line_by_hand_and_round_trip():
-    from essence.methods.kmeans import WeightedLineReconstructor
+    from essence.reconstructors.simple import WeightedLineReconstructor
 
     X = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 1], [1, 1, 1]], dtype=float)
     w = [2.0, 1.0, 1.0]
@@ -133,7 +134,7 @@ def test_kmeans_refuses_continuous_scores_with_few_models(alpaca):
 
 def test_faithful_candidate_is_the_papers_estimator_alone(small):
     from essence.data import split_models
-    from essence.reconstructors.simple import subset_score
+    from essence.reconstructors.base import subset_score
 
     sp = split_models(small, seed=0)
     tr, va = small.subset(models=sp.train), small.subset(models=sp.val)

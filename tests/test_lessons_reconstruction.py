@@ -10,7 +10,8 @@ from essence.data import split_models
 from essence.data.errors import InputError
 from essence.reconstructors.intervals import IntervalModel, cross_fitted_predictions
 from essence.data.metrics import coverage
-from essence.reconstructors.simple import LineReconstructor, MeanRidgeReconstructor, choose_by_cv
+from essence.reconstructors.simple import LineReconstructor, MeanRidgeReconstructor
+from essence.reconstructors.choose import choose_by_cv
 
 
 def test_ladder_order_and_unknown_names():

@@ -12,10 +12,12 @@ import pytest
 from essence.data import load
 from essence.reconstructors.intervals import IntervalModel
 from essence.lmeval import standalone
-from essence.reconstructors.simple import (RECONSTRUCTOR_KINDS, GAMReconstructor, LineReconstructor, MeanRidgeReconstructor,
-                                 RidgeGAMReconstructor, RidgeReconstructor, WeightedMeanReconstructor,
-                                 fit_reconstructor, reconstructor_from_dict)
-from essence.reconstructors.ensemble import LatentReconstructor, MLPReconstructor
+from essence.reconstructors import KINDS as RECONSTRUCTOR_KINDS
+from essence.reconstructors.simple import GAMReconstructor, LineReconstructor, MeanRidgeReconstructor, RidgeGAMReconstructor, RidgeReconstructor, WeightedMeanReconstructor
+from essence.reconstructors.base import fit_reconstructor
+from essence.reconstructors.base import reconstructor_from_dict
+from essence.reconstructors.latent import LatentReconstructor
+from essence.reconstructors.mlp import MLPReconstructor
 from essence.reconstructors.kernel import KernelReconstructor
 from essence.reconstructors.boost import BoostReconstructor
 
@@ -29,11 +31,11 @@ def slice_():
 
 
 def _recs(k):
-    from essence.methods.disco import SignatureKNNReconstructor
-    from essence.methods.irt import IRTGAMReconstructor
-    from essence.methods.kmeans import WeightedLineReconstructor
-    from essence.methods.tinybench import GPIRTReconstructor
-    from essence.reconstructors.ensemble import AverageReconstructor, ColumnsReconstructor
+    from essence.reconstructors.signature import SignatureKNNReconstructor
+    from essence.reconstructors.irt import IRTGAMReconstructor
+    from essence.reconstructors.simple import WeightedLineReconstructor
+    from essence.reconstructors.irt import GPIRTReconstructor
+    from essence.reconstructors.combine import AverageReconstructor, ColumnsReconstructor
 
     rng = np.random.default_rng(1)
     a, b = rng.uniform(0.3, 2.0, k), rng.normal(0, 1, k)

@@ -1,7 +1,7 @@
 """Every figure function, drawn on small inputs, keeps its text readable and its layout promises.
 
 The figures are shown in the committed notebooks at the page's width; text below
-:data:`essence.lessons.plots.MIN_FONT_PT` (9 pt) is hard to read there. Each figure function in
+:data:`essence.lessons.plots.style.MIN_FONT_PT` (9 pt) is hard to read there. Each figure function in
 ``essence.lessons.plots`` is drawn on a small real slice (gsm8k) or a few numbers of the shape it documents,
 and every visible text artist of the figure (titles, labels, tick labels, legend entries, annotations,
 colour-bar labels, notes) must be at least 9 pt. A new figure function without a case here fails
@@ -18,7 +18,7 @@ from essence.lessons import plots
 
 RNG = np.random.default_rng(0)
 
-#: the issue's floor (the figures' own constant, essence.lessons.plots.MIN_FONT_PT, must not be below it)
+#: the issue's floor (the figures' own constant, essence.lessons.plots.style.MIN_FONT_PT, must not be below it)
 MIN_PT = 9.0
 
 

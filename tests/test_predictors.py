@@ -1,4 +1,4 @@
-"""The stronger reconstructors (essence.reconstructors.ensemble): JSON round trip with equal predictions, the latent model's
+"""The stronger reconstructors (essence.reconstructors.combine): JSON round trip with equal predictions, the latent model's
 pool score, the CV choice that offers them only with enough models, and the exported estimator."""
 
 from __future__ import annotations
@@ -13,9 +13,11 @@ from essence.data.errors import InputError
 from essence.lmeval import standalone
 from essence.methods import make_method
 from essence.data import split_models
-from essence.reconstructors.ensemble import (MIN_MODELS_LATENT, MIN_MODELS_MLP, LatentReconstructor, MLPReconstructor,
-                                factor_model, pool_candidates)
-from essence.reconstructors.simple import fit_reconstructor, reconstructor_from_dict
+from essence.reconstructors.latent import MIN_MODELS_LATENT, LatentReconstructor, factor_model
+from essence.reconstructors.mlp import MIN_MODELS_MLP, MLPReconstructor
+from essence.reconstructors.choose import pool_candidates
+from essence.reconstructors.base import fit_reconstructor
+from essence.reconstructors.base import reconstructor_from_dict
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +118,7 @@ def test_compress_with_the_latent_model_saves_and_estimates(small, tmp_path):
 
 # -- the average of several kinds ---------------------------------------------------------------
 def test_average_predicts_the_mean_of_its_parts_and_round_trips(parts):
-    from essence.reconstructors.ensemble import AverageReconstructor
+    from essence.reconstructors.combine import AverageReconstructor
     from essence.reconstructors.simple import RidgeReconstructor
 
     R_tr, y_tr, R_te, _, items = parts
@@ -136,7 +138,7 @@ def test_average_predicts_the_mean_of_its_parts_and_round_trips(parts):
 
 @pytest.mark.parametrize("parts_", [[], "ridge", [{"kind": "average", "params": {}}], [{"params": {}}]])
 def test_average_refuses_bad_parts(parts, parts_):
-    from essence.reconstructors.ensemble import AverageReconstructor
+    from essence.reconstructors.combine import AverageReconstructor
 
     R_tr, y_tr, _, _, items = parts
     with pytest.raises(InputError, match="average"):
@@ -144,8 +146,10 @@ def test_average_refuses_bad_parts(parts, parts_):
 
 
 def test_choose_average_by_cv_scores_averages_on_shared_folds(parts):
-    from essence.reconstructors.ensemble import AverageReconstructor, choose_average_by_cv, oof_predictions
-    from essence.reconstructors.simple import RidgeReconstructor, cv_rmse
+    from essence.reconstructors.combine import AverageReconstructor
+    from essence.reconstructors.choose import choose_average_by_cv, oof_predictions
+    from essence.reconstructors.simple import RidgeReconstructor
+    from essence.reconstructors.choose import cv_rmse
 
     R_tr, y_tr, _, _, items = parts
     X, y_tr = np.nan_to_num(R_tr[:200, items], nan=0.5), y_tr[:200]
@@ -169,7 +173,7 @@ def test_choose_average_by_cv_scores_averages_on_shared_folds(parts):
 
 
 def test_greedy_ensemble_adds_with_replacement_the_part_that_lowers_the_error_most():
-    from essence.reconstructors.ensemble import greedy_ensemble
+    from essence.reconstructors.combine import greedy_ensemble
 
     y = np.linspace(0.0, 10.0, 50)
     noise = np.sin(np.arange(50.0))
@@ -192,7 +196,8 @@ def test_greedy_ensemble_adds_with_replacement_the_part_that_lowers_the_error_mo
 
 
 def test_choose_average_by_cv_greedy_weights_the_parts_and_round_trips(parts):
-    from essence.reconstructors.ensemble import AverageReconstructor, choose_average_by_cv, greedy_ensemble, oof_predictions
+    from essence.reconstructors.combine import AverageReconstructor, greedy_ensemble
+    from essence.reconstructors.choose import choose_average_by_cv, oof_predictions
     from essence.reconstructors.simple import RidgeReconstructor
 
     R_tr, y_tr, R_te, _, items = parts
@@ -219,7 +224,7 @@ def test_choose_average_by_cv_greedy_weights_the_parts_and_round_trips(parts):
 
 @pytest.mark.parametrize("weights", [[0.5], [0.7, 0.7], [-0.5, 1.5], [float("nan"), 1.0], "half"])
 def test_average_refuses_bad_weights(parts, weights):
-    from essence.reconstructors.ensemble import AverageReconstructor
+    from essence.reconstructors.combine import AverageReconstructor
 
     R_tr, y_tr, _, _, items = parts
     specs = [{"kind": "ridge", "params": {}}, {"kind": "mean_ridge", "params": {}}]
@@ -229,7 +234,7 @@ def test_average_refuses_bad_weights(parts, weights):
 
 # -- a reconstructor on some of the chosen items ------------------------------------------------
 def test_columns_reads_only_its_columns_and_round_trips(parts):
-    from essence.reconstructors.ensemble import AverageReconstructor, ColumnsReconstructor
+    from essence.reconstructors.combine import AverageReconstructor, ColumnsReconstructor
     from essence.reconstructors.simple import RidgeReconstructor
 
     R_tr, y_tr, R_te, _, items = parts
@@ -258,7 +263,7 @@ def test_columns_reads_only_its_columns_and_round_trips(parts):
                                         ([0], "ridge"), ([0], {"kind": "columns"}), ([0], {"kind": "average"}),
                                         ([99], {"kind": "ridge"})])
 def test_columns_refuses_bad_specs(parts, cols, part):
-    from essence.reconstructors.ensemble import ColumnsReconstructor
+    from essence.reconstructors.combine import ColumnsReconstructor
 
     R_tr, y_tr, _, _, items = parts
     with pytest.raises(InputError, match="columns"):
@@ -268,7 +273,8 @@ def test_columns_refuses_bad_specs(parts, cols, part):
 # -- extra training models ----------------------------------------------------------------------
 def test_with_extra_models_fits_on_both_and_stores_only_the_inner_kind(parts):
     from essence.reconstructors.boost import BoostReconstructor
-    from essence.reconstructors.ensemble import AverageReconstructor, WithExtraModels, choose_average_by_cv
+    from essence.reconstructors.combine import AverageReconstructor, WithExtraModels
+    from essence.reconstructors.choose import choose_average_by_cv
     from essence.reconstructors.simple import RidgeReconstructor
 
     R_tr, y_tr, R_te, _, items = parts
@@ -309,7 +315,7 @@ def test_with_extra_models_fits_on_both_and_stores_only_the_inner_kind(parts):
 def test_kernel_with_extra_models_tunes_on_the_given_ones_and_imputes_their_missing_blocks(parts):
     from essence.reconstructors.impute import impute_blocks
     from essence.reconstructors.kernel import KernelReconstructor
-    from essence.reconstructors.ensemble import WithExtraModels
+    from essence.reconstructors.combine import WithExtraModels
 
     R_tr, y_tr, R_te, _, items = parts
     X, Xe, ye = np.nan_to_num(R_tr[:150, items], nan=0.0), R_tr[150:, items].copy(), y_tr[150:]

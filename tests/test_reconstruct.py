@@ -11,18 +11,10 @@ import pytest
 from sklearn.base import clone
 
 from essence.reconstructors.intervals import IntervalModel, cross_fitted_predictions
-from essence.reconstructors.simple import (
-    GAMReconstructor,
-    RidgeGAMReconstructor,
-    RidgeReconstructor,
-    Table1D,
-    WeightedMeanReconstructor,
-    choose_on_validation,
-    fit_gam_table,
-    reconstructor_from_dict,
-    reconstructor_makers,
-    subset_score,
-)
+from essence.reconstructors.simple import GAMReconstructor, RidgeGAMReconstructor, RidgeReconstructor, WeightedMeanReconstructor, reconstructor_makers
+from essence.reconstructors.tables import Table1D, fit_gam_table
+from essence.reconstructors.choose import choose_on_validation
+from essence.reconstructors.base import reconstructor_from_dict, subset_score
 
 
 def test_subset_score_handles_nan_and_weights():

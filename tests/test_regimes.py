@@ -12,8 +12,9 @@ from essence.artifact.compressed import Compressed, compress
 from essence.methods import make_method
 from essence.methods.auto import MIN_MODELS, check_models_for_k
 from essence.methods.disco import disagreement, stratified_disagreement
-from essence.reconstructors.simple import (LineReconstructor, MeanRidgeReconstructor, RidgeReconstructor, choose_by_cv,
-                                 cv_rmse, reconstructor_from_dict, subset_score)
+from essence.reconstructors.simple import LineReconstructor, MeanRidgeReconstructor, RidgeReconstructor
+from essence.reconstructors.choose import choose_by_cv, cv_rmse
+from essence.reconstructors.base import reconstructor_from_dict, subset_score
 from essence.search.fitness_cv import LOORidgeFitness
 
 from script_loader import load_script

@@ -191,7 +191,7 @@ def test_new_model_check_compares_one_model_with_a_reference(art, suite):
 
 
 def test_fit_members_average_scores_the_winner_on_its_own_folds(suite):
-    from essence.reconstructors.ensemble import AverageReconstructor
+    from essence.reconstructors.combine import AverageReconstructor
     from essence.suite.artifact import fit_members, suite_candidates
 
     idx = np.arange(0, suite.pooled().n_items, 5)  # 20 pooled items
@@ -213,7 +213,7 @@ def test_fit_members_average_scores_the_winner_on_its_own_folds(suite):
 
 
 def test_fit_members_greedy_weighting_records_the_weights_it_predicts_with(suite):
-    from essence.reconstructors.ensemble import AverageReconstructor
+    from essence.reconstructors.combine import AverageReconstructor
     from essence.suite import compress_suite
     from essence.suite.artifact import fit_members
 
@@ -237,7 +237,7 @@ def test_fit_members_greedy_weighting_records_the_weights_it_predicts_with(suite
 
 
 def test_suite_artifact_with_an_average_member_round_trips(art, suite, tmp_path):
-    from essence.reconstructors.ensemble import AverageReconstructor
+    from essence.reconstructors.combine import AverageReconstructor
     from essence.suite.artifact import SuiteCompressed
 
     import copy
@@ -681,7 +681,7 @@ def test_outside_rows_gather_each_models_answers_from_every_member_it_has(member
 
 
 def test_outside_candidates_train_on_the_outside_models_and_cv_holds_out_shared_ones(suite):
-    from essence.reconstructors.ensemble import MIN_MODELS_MLP
+    from essence.reconstructors.mlp import MIN_MODELS_MLP
     from essence.suite.artifact import outside_candidates
 
     idx = np.r_[np.arange(0, 40, 4), np.arange(40, 70, 5), np.arange(70, 100, 6)]
@@ -720,8 +720,8 @@ def test_searches_keep_the_search_that_the_kernel_cv_prefers(suite):
     """``searches=3``: three joint searches under seeds seed, seed + 1000, seed + 2000; the one kept is the
     lowest mean per-member kernel CV error over training + validation models, recomputed here by hand."""
     from essence.data.metrics import rmse
-    from essence.reconstructors.simple import oof_predictions
-    from essence.suite.artifact import kernel_candidates
+    from essence.reconstructors.choose import oof_predictions
+    from essence.suite.select import kernel_candidates
     from essence.suite.select import pick_by_cv
 
     small = dict(population=8, generations=3, elites=2, tau_text=1.0, progress=False)
@@ -752,7 +752,8 @@ def test_searches_keep_the_search_that_the_kernel_cv_prefers(suite):
 def test_pick_by_cv_falls_back_to_ridge_with_few_models(suite):
     """Under 300 models there is no kernel candidate: the CV reads a ridge on all chosen items instead."""
     from essence.data.metrics import rmse
-    from essence.reconstructors.simple import RidgeReconstructor, oof_predictions
+    from essence.reconstructors.simple import RidgeReconstructor
+    from essence.reconstructors.choose import oof_predictions
     from essence.suite.select import pick_by_cv
 
     tr, va = suite.subset(np.arange(60)), suite.subset(np.arange(60, 90))

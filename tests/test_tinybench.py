@@ -10,8 +10,8 @@ from sklearn.base import clone
 
 from essence.artifact.compressed import Compressed, compress
 from essence.features.irt import ItemParams, estimate_ability, prob
-from essence.methods.tinybench import GPIRTReconstructor, gp_lambda, gpirt_components
-from essence.reconstructors.simple import reconstructor_from_dict
+from essence.reconstructors.irt import GPIRTReconstructor, gp_lambda, gpirt_components
+from essence.reconstructors.base import reconstructor_from_dict
 
 FAST = {"epochs": 25, "max_models": 200}
 
@@ -93,7 +93,7 @@ def test_tinybench_end_to_end(small, tmp_path):
     assert again.items == art.items
     # the same K-Means anchors as the kmeans method
     from essence.data import split_models
-    from essence.methods.kmeans import kmeans_anchors
+    from essence.search.anchors import kmeans_anchors
 
     idx, _, _ = kmeans_anchors(small.responses[split_models(small, seed=0).train], 10, seed=0)
     assert small.items[idx].tolist() == art.items

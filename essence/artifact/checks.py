@@ -74,7 +74,7 @@ def check_artifact(d: dict, source: str):
     """Refuse a damaged artifact dict (``InputError`` naming the field); return ``(reconstructor, interval)``
     rebuilt from it."""
     from ..reconstructors.intervals import IntervalModel
-    from ..reconstructors.simple import reconstructor_from_dict
+    from ..reconstructors.base import reconstructor_from_dict
 
     k = d["k"]
     if not _is_number(k) or not float(k).is_integer() or k < 1:

@@ -256,10 +256,10 @@ def compress(
     sees the training and validation models only; the test models are used once, for ``figures['test']``.
     Items answered by fewer than ``min_answered`` training models are left out with a warning that
     counts them. Too few models for ``k`` get a warning or an InputError saying how many are needed
-    (:func:`essence.methods.base.check_models_for_k`). Missing cells elsewhere are left out of subset means and
+    (:func:`essence.methods.auto.check_models_for_k`). Missing cells elsewhere are left out of subset means and
     filled with training item means in ridge (see :mod:`essence.reconstructors.simple`).
     ``predictors``: ``"all"`` lets the reconstructor's CV also weigh the stronger kinds of
-    :mod:`essence.reconstructors.ensemble` (latent from 100, MLP from 300 non-test models; they add tens of seconds on
+    :mod:`essence.reconstructors.combine` (latent from 100, MLP from 300 non-test models; they add tens of seconds on
     thousands of models); ``"basic"`` keeps to the method's own kinds plus the line and shrinkage ones (what
     the comparison sweep uses, so selectors are compared at equal reconstructors).
     ``params`` go to the method's constructor.

@@ -163,7 +163,7 @@ def profile_lines(responses, chosen: dict, k: int, n_draws: int = 50, seed: int 
 
     ``responses``: ``(n_models, n_items)``; ``chosen``: :func:`choose_kmeans_herding`'s output (``kmeans``,
     ``kmeans_w``, ``herding``); ``k``, ``n_draws``, ``seed``: the random subsets (:func:`random_profiles`).
-    Returns ``(panel, extra)``. ``panel`` is what :func:`essence.lessons.plots.plot_mean_profile` draws:
+    Returns ``(panel, extra)``. ``panel`` is what :func:`essence.lessons.plots.profile.plot_mean_profile` draws:
     ``profiles`` (``full``, ``kmeans`` weighted by cluster size, ``herding``; each ``(n_models,)`` pp),
     ``random_draws`` ``(n_draws, n_models)`` and ``distance`` (RMSE from the full line, pp; random as a
     "one draw: mean ± sd" label). ``extra``: unweighted K-Means' distance, the two biases (pp) and the

@@ -17,8 +17,8 @@ import numpy as np
 from ..data.errors import InputError
 from ..reconstructors.intervals import IntervalModel, cross_fitted_predictions
 from ..data.metrics import coverage, rmse
-from ..reconstructors.simple import (GAMReconstructor, LineReconstructor, MeanRidgeReconstructor, RidgeGAMReconstructor,
-                          RidgeReconstructor, WeightedMeanReconstructor, choose_by_cv)
+from ..reconstructors.simple import GAMReconstructor, LineReconstructor, MeanRidgeReconstructor, RidgeGAMReconstructor, RidgeReconstructor, WeightedMeanReconstructor
+from ..reconstructors.choose import choose_by_cv
 
 __all__ = ["LADDER", "ladder_makers", "error_grid", "interval_for_subset", "coverage_table", "suite_reconstruction"]
 
@@ -95,7 +95,7 @@ def interval_for_subset(R, y, split, items, candidates: dict, level: float = 0.9
 
     ``R`` ``(n_models, n_items)``, ``y`` ``(n_models,)`` pp, ``split`` (train, val, test index arrays),
     ``items`` ``(k,)`` positions, ``candidates`` ``{label: factory}``. The reconstructor is chosen by 5-fold
-    CV over training + validation models and refitted on all of them (:func:`essence.reconstructors.simple.choose_by_cv`);
+    CV over training + validation models and refitted on all of them (:func:`essence.reconstructors.choose.choose_by_cv`);
     its cross-fitted predictions give the residual scale (training part) and the conformal calibration
     (validation part, joined by the training part when too few); the test models are predicted once.
     Returns ``{"choice", "interval" (fitted IntervalModel), "y_test", "estimate", "lower", "upper" (each

@@ -34,7 +34,8 @@ import numpy as np
 from ..data import METABENCH, Responses, split_models
 from ..methods import make_method
 from ..data.metrics import ratio_to_random
-from ..reconstructors.simple import LineReconstructor, model_folds
+from ..reconstructors.simple import LineReconstructor
+from ..reconstructors.base import model_folds
 from ..sweep.signatures import code_version
 
 __all__ = ["code_version", "default_k", "run_path", "run_one", "regime_map", "summarise", "wide_table", "WHOLE_POOLS"]

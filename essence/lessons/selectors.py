@@ -91,9 +91,11 @@ def faithful_run(data, k: int, seed: int = 0, cache_dir=None, tinybench_params=N
             return rec
     from ..methods.kmeans import KMeansSelector
     from ..methods.random import RandomSelector
-    from ..methods.tinybench import TinyBenchSelector, gpirt_components
+    from ..methods.tinybench import TinyBenchSelector
+    from ..reconstructors.irt import gpirt_components
     from ..data.metrics import mae, rmse
-    from ..reconstructors.simple import LineReconstructor, subset_score
+    from ..reconstructors.simple import LineReconstructor
+    from ..reconstructors.base import subset_score
 
     sp, tr, va = _split_parts(data, seed)
     R, y = np.asarray(data.responses, dtype=np.float64), data.target

@@ -273,7 +273,8 @@ def subset_figures(R, y, split, items, reconstructors=("gam", "ridge", "ridge_ga
     "test_kendall"}``; the test models only measure.
     """
     from ..data.metrics import kendall, rmse
-    from ..reconstructors.simple import choose_on_validation, reconstructor_makers
+    from ..reconstructors.choose import choose_on_validation
+    from ..reconstructors.simple import reconstructor_makers
 
     makers = reconstructor_makers(reconstructors)
     R = np.asarray(R, dtype=np.float64)

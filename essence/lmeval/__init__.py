@@ -36,17 +36,9 @@ from __future__ import annotations
 
 from .commands import add_subcommand, read_items_file
 from .export import ExportResult, export_task, find_task_yaml, validate_with_harness
-from .samples import (
-    MATCH_ORDER,
-    ImportResult,
-    LoggedDoc,
-    default_id_mapping,
-    default_metric,
-    doc_hash,
-    import_samples,
-    read_samples,
-    write_responses,
-)
+from .matching import MATCH_ORDER, default_id_mapping, default_metric
+from .samples import ImportResult, import_samples, write_responses
+from .logs import LoggedDoc, doc_hash, read_samples
 
 __all__ = [
     "MATCH_ORDER",

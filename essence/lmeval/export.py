@@ -42,7 +42,7 @@ from ..data._version import __version__
 from ..data import METABENCH
 from ..data._io import jsonable
 from . import standalone
-from .samples import METABENCH_METRICS, default_id_mapping
+from .matching import METABENCH_METRICS, default_id_mapping
 from .taskfiles import group_yaml, hook_text, task_yaml
 from ..data.errors import InputError
 

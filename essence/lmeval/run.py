@@ -101,7 +101,8 @@ def run_artifact(artifact, model: str, model_args: str = "", *, name: str | None
     :func:`~essence.lmeval.export.export_task`'s."""
     from ..artifact.compressed import Compressed
     from .export import export_task
-    from .samples import import_samples, read_samples
+    from .samples import import_samples
+    from .logs import read_samples
 
     art = artifact if isinstance(artifact, Compressed) else Compressed.load(artifact)
     model, model_args, device = _resolve_model(model, model_args, device, offline)

@@ -29,7 +29,6 @@ Without DATA (``data=None``) every document becomes its own item, named by the i
 from __future__ import annotations
 
 import math
-import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -129,7 +129,7 @@ def _mean_ridge(d, X):
 
 
 def _latent(d, X):
-    """essence.reconstructors.ensemble.LatentReconstructor: posterior abilities, then observed + predicted pool answers."""
+    """essence.reconstructors.latent.LatentReconstructor: posterior abilities, then observed + predicted pool answers."""
     f = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
     mu, psi, A = f(d["mu"]), f(d["psi"]), f(d["loadings"]).reshape(len(d["mu"]), -1)
     obs = ~np.isnan(X)
@@ -144,7 +144,7 @@ def _latent(d, X):
 
 
 def _mlp(d, X):
-    """essence.reconstructors.ensemble.MLPReconstructor: one tanh hidden layer on the (filled) answers."""
+    """essence.reconstructors.mlp.MLPReconstructor: one tanh hidden layer on the (filled) answers."""
     f = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
     W1 = f(d["W1"]).reshape(X.shape[1], -1)
     h = np.tanh(_filled(d, X) @ W1 + f(d["b1"]))
@@ -212,7 +212,7 @@ _PREDICT = {
 
 
 def _average(d, X):
-    """essence.reconstructors.ensemble.AverageReconstructor: its parts' mean, weighted by ``part_weights`` when given."""
+    """essence.reconstructors.combine.AverageReconstructor: its parts' mean, weighted by ``part_weights`` when given."""
     preds = np.array([np.clip(_PREDICT[p["kind"]](p, X), 0.0, 100.0) for p in d["fitted"]])
     w = d["params"].get("part_weights")
     return preds.mean(axis=0) if w is None else np.asarray(w, dtype=np.float64) @ preds
@@ -220,7 +220,7 @@ def _average(d, X):
 
 _PREDICT["average"] = _average
 _PREDICT["columns"] = lambda d, X: np.clip(_PREDICT[d["fitted"]["kind"]](d["fitted"], X[:, [int(c) for c in d["params"]["columns"]]]),
-                                           0.0, 100.0)  # essence.reconstructors.ensemble.ColumnsReconstructor: its part on its columns
+                                           0.0, 100.0)  # essence.reconstructors.combine.ColumnsReconstructor: its part on its columns
 KINDS = tuple(_PREDICT)
 
 

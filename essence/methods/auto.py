@@ -41,7 +41,8 @@ import numpy as np
 from ..data import Responses, split_models
 from ..data.checks import Flag, Real, Whole
 from ..data.errors import InputError, warn
-from ..reconstructors.simple import LineReconstructor, model_folds
+from ..reconstructors.base import model_folds
+from ..reconstructors.simple import LineReconstructor
 from .base import Selector
 from .registry import BASE_METHODS, make_from
 
@@ -211,8 +212,8 @@ def check_models_for_k(k: int, n_models: int, n_items: int | None = None) -> Non
 
 def oof_sq_errors(make, X, y, folds: int = 5, seed: int = 0, R=None) -> np.ndarray:
     """``(n,)`` squared out-of-fold errors (pp^2) of one reconstructor factory on the folds of
-    :func:`~essence.reconstructors.simple.choose_by_cv` (:func:`essence.reconstructors.simple.oof_predictions`)."""
-    from ..reconstructors.simple import oof_predictions
+    :func:`~essence.reconstructors.choose.choose_by_cv` (:func:`essence.reconstructors.choose.oof_predictions`)."""
+    from ..reconstructors.choose import oof_predictions
 
     y = np.asarray(y, dtype=np.float64)
     return (oof_predictions(make, X, y, folds, seed, R) - y) ** 2
@@ -232,7 +233,7 @@ def prefer_line(sel: Selector, train: Responses, val: Responses) -> Selector:
     miss a new model by much. Records ``sel.info_["line_rule"]``; returns ``sel``."""
     if sel.reconstructor_choice_ == "line":
         return sel
-    from ..reconstructors.simple import fit_reconstructor
+    from ..reconstructors.base import fit_reconstructor
 
     R = np.vstack([train.responses, val.responses])
     y = np.r_[train.target, val.target]

@@ -10,7 +10,7 @@ A method is a scikit-learn-style estimator:
   - ``items_``: ``(k,)`` int, distinct positions into ``train.items``;
   - ``reconstructor_``: the reconstructor for those items, chosen among the method's candidates plus
     ``line`` and ``mean_ridge`` (:data:`essence.reconstructors.simple.FEW_MODEL_CHOICES`) by 5-fold cross-validation
-    over all training + validation models (:func:`essence.reconstructors.simple.choose_by_cv`), then refitted on
+    over all training + validation models (:func:`essence.reconstructors.choose.choose_by_cv`), then refitted on
     all of them (``reconstructor_fitted_on_ = "train+val"``);
   - ``reconstructor_choice_`` and ``reconstructor_scores_``: the label chosen and each candidate's
     cross-validated RMSE (pp);
@@ -27,14 +27,15 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import BaseEstimator
 
+from ..data import Responses
 from ..data._io import jsonable
 from ..data._runtime import single_thread
 from ..data.checks import Flag, Whole, check_params, whole_number
-from ..data import Responses
-from ..features.irt import IRT_SETTINGS, fit_item_params
-from ..reconstructors.ensemble import pool_candidates
-from ..reconstructors.simple import FEW_MODEL_CHOICES, GAMReconstructor, choose_by_cv
 from ..data.errors import InputError
+from ..features.irt import IRT_SETTINGS, fit_item_params
+from ..reconstructors.choose import choose_by_cv
+from ..reconstructors.choose import pool_candidates
+from ..reconstructors.simple import FEW_MODEL_CHOICES, GAMReconstructor
 
 __all__ = ["Selector", "check_k", "require_texts", "irt_item_params"]
 
@@ -100,7 +101,7 @@ class Selector(BaseEstimator):
     item_limit_reason = ""
     #: False where the plain mean of the chosen items is the wrong summary (K-Means anchors carry weights)
     plain_mean_choices = True
-    #: False keeps the latent and MLP kinds of essence.reconstructors.ensemble out of the CV choice (``compress(predictors=
+    #: False keeps the latent and MLP kinds of essence.reconstructors.combine out of the CV choice (``compress(predictors=
     #: "basic")``, what the comparison sweep uses); an instance attribute, set by ``compress``
     stronger_predictors = True
 
@@ -152,7 +153,7 @@ class Selector(BaseEstimator):
         self.items_ = idx
         # every method also gets the few-model reconstructors; the choice is cross-validated over all
         # non-test models (train + val) and the chosen one is refitted on all of them
-        # (and, with enough models, the stronger ones of essence.reconstructors.ensemble), unless the method keeps to its own
+        # (and, with enough models, the stronger ones of essence.reconstructors.combine), unless the method keeps to its own
         R = np.vstack([train.responses, val.responses])
         stronger = pool_candidates(idx, R.shape[0], seed=self.seed) if self.stronger_predictors else {}
         extra = {**FEW_MODEL_CHOICES, **stronger} if self.plain_mean_choices else {}

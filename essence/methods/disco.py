@@ -23,13 +23,14 @@ import warnings
 
 import numpy as np
 
-from ..data.checks import ListOf, OneOf, Real, Whole, check_params
-from ..reconstructors.simple import GAMReconstructor, Reconstructor, RidgeReconstructor
-from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES, round_list
-from .base import Selector
+from ..data.checks import ListOf, OneOf, Real, Whole
 from ..data.errors import InputError
+from ..reconstructors.signature import SignatureKNNReconstructor
+from ..reconstructors.simple import GAMReconstructor, RidgeReconstructor
+from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES
+from .base import Selector
 
-__all__ = ["DiscoSelector", "SignatureKNNReconstructor", "disagreement", "top_disagreement", "stratified_disagreement"]
+__all__ = ["DiscoSelector", "disagreement", "top_disagreement", "stratified_disagreement"]
 
 
 def disagreement(responses) -> np.ndarray:
@@ -75,100 +76,6 @@ def top_disagreement(responses, k: int, seed: int = 0) -> np.ndarray:
     perm = np.random.default_rng(seed).permutation(d.size)
     order = perm[np.argsort(-d[perm], kind="stable")]
     return order[:k].astype(np.intp)
-
-
-class SignatureKNNReconstructor(Reconstructor):
-    """Full score = distance-weighted mean target of the K nearest training models in PCA space.
-
-    Parameters
-    ----------
-    n_components : int, default 10
-        PCA components kept (at most ``k`` and ``n_train - 1``).
-    n_neighbors : int, default 10
-        ``K`` (at most the number of training models).
-
-    ``fit(X, y)``: ``X`` ``(n_train, k)`` responses on the chosen items (NaN filled with the item's
-    training mean, stored), ``y`` ``(n_train,)`` pp. PCA by SVD of the centred training signatures.
-    ``predict(X)``: weights ``1 / distance``; a model at distance < 1e-4 from training models (an
-    identical signature; stored signatures are rounded to 1e-5 to keep the artifact small, about
-    90 KB per 1000 training models and 10 components) gets their mean target. Predictions in pp, clipped to [0, 100].
-    """
-
-    kind = "signature_knn"
-    _domains = {"n_components": Whole(1), "n_neighbors": Whole(1)}
-
-    def __init__(self, n_components: int = 10, n_neighbors: int = 10):
-        self.n_components = n_components
-        self.n_neighbors = n_neighbors
-
-    def _fill(self, X) -> np.ndarray:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[1] != self.fill_.size:
-            raise InputError(f"X: expected (n_models, {self.fill_.size}) responses on the chosen items, got {X.shape}")
-        return np.where(np.isnan(X), self.fill_[None, :], X)
-
-    def transform(self, X) -> np.ndarray:
-        """PCA coordinates ``(n_models, n_components_)`` of signatures ``X`` ``(n_models, k)``."""
-        return (self._fill(X) - self.mean_) @ self.components_.T
-
-    def fit(self, X, y):
-        check_params(self)
-        X = np.asarray(X, dtype=np.float64)
-        y = np.asarray(y, dtype=np.float64)
-        if X.ndim != 2 or y.shape != (X.shape[0],):
-            raise InputError(f"X, y: expected (n, k) and (n,), got {X.shape} and {y.shape}")
-        if X.shape[0] < 2:
-            raise InputError("X: need at least 2 training models for PCA + kNN")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            m = np.nanmean(X, axis=0)
-        # every stored array is rounded here exactly as to_dict writes it, so a reloaded artifact
-        # predicts bit for bit what the fitted object predicts
-        self.fill_ = np.round(np.where(np.isnan(m), 0.0, m), 10)
-        F = np.where(np.isnan(X), self.fill_[None, :], X)
-        self.mean_ = np.round(F.mean(axis=0), 10)
-        _, _, Vt = np.linalg.svd(F - self.mean_, full_matrices=False)
-        c = int(min(self.n_components, X.shape[1], X.shape[0] - 1))
-        comps = Vt[:c]
-        # deterministic sign: the largest-magnitude loading of each component is positive
-        signs = np.sign(comps[np.arange(c), np.abs(comps).argmax(axis=1)])
-        signs[signs == 0] = 1.0
-        self.components_ = np.round(comps * signs[:, None], 10)
-        self.train_z_ = np.round((F - self.mean_) @ self.components_.T, 5)
-        self.train_y_ = np.round(y, 7)
-        return self
-
-    def predict(self, X) -> np.ndarray:
-        Z = self.transform(X)
-        T = self.train_z_
-        d2 = (Z**2).sum(axis=1)[:, None] + (T**2).sum(axis=1)[None, :] - 2.0 * Z @ T.T
-        d = np.sqrt(np.maximum(d2, 0.0))
-        K = min(self.n_neighbors, T.shape[0])
-        nn = np.argpartition(d, K - 1, axis=1)[:, :K]
-        dn = np.take_along_axis(d, nn, axis=1)
-        yn = self.train_y_[nn]
-        exact = dn <= 1e-4  # stored signatures are rounded to 1e-5: closer than this counts as identical
-        with np.errstate(divide="ignore"):
-            w = np.where(exact.any(axis=1, keepdims=True), exact.astype(float), 1.0 / dn)
-        out = (w * yn).sum(axis=1) / w.sum(axis=1)
-        return np.clip(out, 0.0, 100.0)
-
-    def to_dict(self) -> dict:
-        return {
-            "kind": self.kind, "params": self.params_dict(), "fill": round_list(self.fill_, 10),
-            "mean": round_list(self.mean_, 10), "components": [round_list(r, 10) for r in self.components_],
-            "train_z": [round_list(r, 5) for r in self.train_z_], "train_y": round_list(self.train_y_, 7),
-        }
-
-    @classmethod
-    def from_dict(cls, d: dict):
-        obj = cls(**d["params"])
-        obj.fill_ = np.asarray(d["fill"], dtype=np.float64)
-        obj.mean_ = np.asarray(d["mean"], dtype=np.float64)
-        obj.components_ = np.asarray(d["components"], dtype=np.float64).reshape(-1, obj.fill_.size)
-        obj.train_z_ = np.asarray(d["train_z"], dtype=np.float64).reshape(-1, obj.components_.shape[0])
-        obj.train_y_ = np.asarray(d["train_y"], dtype=np.float64)
-        return obj
 
 
 class DiscoSelector(Selector):
@@ -217,7 +124,8 @@ class DiscoSelector(Selector):
         if self.selection in ("auto", "stratified"):
             sets["stratified"] = stratified_disagreement(train.responses, self.k, self.seed)
         if len(sets) > 1:
-            from ..reconstructors.simple import FEW_MODEL_CHOICES, cv_rmse
+            from ..reconstructors.choose import cv_rmse
+            from ..reconstructors.simple import FEW_MODEL_CHOICES
 
             R = np.vstack([train.responses, val.responses])
             y = np.r_[train.target, val.target]

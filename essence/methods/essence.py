@@ -46,11 +46,12 @@ from typing import Callable
 
 import numpy as np
 
-from ..reconstructors.simple import choose_on_validation, reconstructor_makers
-from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES
 from ..data.checks import Flag, ListOf, OneOf, Real, Whole, check_params
-from .base import Selector
 from ..data.errors import InputError
+from ..reconstructors.choose import choose_on_validation
+from ..reconstructors.simple import reconstructor_makers
+from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES
+from .base import Selector
 
 __all__ = ["EssenceSelector"]
 

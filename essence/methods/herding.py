@@ -31,8 +31,8 @@ import numpy as np
 
 from ..data import Responses
 from ..data.checks import Real, Whole, whole_number
-from .base import TextOnlySelector, check_k, require_texts
 from ..data.errors import InputError
+from .base import TextOnlySelector, check_k, require_texts
 
 __all__ = ["HerdingSelector", "kernel_herding", "median_heuristic", "rbf_kernel", "require_texts"]
 

@@ -17,21 +17,22 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
-from ..features.irt import DEFAULT_FIT, IRT_DOMAINS, binarize, estimate_ability, fisher_information
-from ..data.checks import Flag, Real, Whole, check_params
+from ..data.checks import Real, Whole
 from ..data.errors import InputError
-from ..reconstructors.simple import GAMReconstructor, Reconstructor, RidgeReconstructor, subset_score
-from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table, round_list
+from ..features.irt import (
+    DEFAULT_FIT,
+    IRT_DOMAINS,
+    estimate_ability,
+    fisher_information,
+)
+from ..reconstructors.irt import IRTGAMReconstructor
+from ..reconstructors.simple import GAMReconstructor, RidgeReconstructor
+from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES, round_list
 from .base import Selector, irt_item_params
 
-__all__ = ["IRTSelector", "IRTGAMReconstructor", "select_by_information", "fit_gam2_tables"]
-
-#: abilities are clipped to [-THETA_MAX, THETA_MAX] before the GAM (the tables' grid)
-THETA_MAX = 6.0
+__all__ = ["IRTSelector", "select_by_information"]
 
 
 def select_by_information(a, b, theta, k: int) -> np.ndarray:
@@ -63,132 +64,6 @@ def select_by_information(a, b, theta, k: int) -> np.ndarray:
         taken[j] = True
         chosen.append(j)
     return np.asarray(chosen, dtype=np.intp)
-
-
-def fit_gam2_tables(Z, y, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, theta_max: float = THETA_MAX,
-                    n_grid_theta: int = 2401, n_grid_score: int = 2001):
-    """Fit pygam ``LinearGAM(s(0) + s(1))`` on ``Z = [theta, score]`` ``(n, 2)`` -> ``y`` (pp).
-
-    Returns ``(intercept, t_theta, t_score, gam)``: the prediction is
-    ``intercept + t_theta(theta) + t_score(score)``, each term a :class:`Table1D` on
-    ``[-theta_max, theta_max]`` (step 0.005) and ``[0, 100]`` pp (step 0.05), which reproduce pygam's
-    predictions within 1e-3 pp inside those ranges. ValueError when either column has fewer than 4
-    distinct values (the spline terms are then not identifiable).
-    """
-    from pygam import LinearGAM, s
-
-    Z = np.asarray(Z, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if Z.ndim != 2 or Z.shape[1] != 2 or Z.shape[0] != y.shape[0]:
-        raise InputError(f"Z: expected (n, 2) matching y's {y.shape[0]} rows, got {Z.shape}")
-    nd = [np.unique(Z[:, c]).size for c in range(2)]
-    if min(nd) < 4:
-        raise InputError(f"GAM on (theta, score): only {nd} distinct values; need at least 4 in each column")
-    ns = [int(min(n_splines, max(4, d))) for d in nd]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        gam = LinearGAM(s(0, n_splines=ns[0], lam=lam) + s(1, n_splines=ns[1], lam=lam)).fit(Z, y)
-        gt = np.linspace(-theta_max, theta_max, n_grid_theta)
-        gs = np.linspace(0.0, 100.0, n_grid_score)
-        Xt = np.column_stack([gt, np.full_like(gt, np.median(Z[:, 1]))])
-        Xs = np.column_stack([np.full_like(gs, np.median(Z[:, 0])), gs])
-        ft = gam.partial_dependence(term=0, X=Xt)
-        fs = gam.partial_dependence(term=1, X=Xs)
-    intercept = float(gam.coef_[-1])  # pygam puts the intercept term last
-    return intercept, Table1D(gt, ft), Table1D(gs, fs), gam
-
-
-class IRTGAMReconstructor(Reconstructor):
-    """Full score from the chosen items through the 2PL ability: GAM on (theta, subset score) or theta.
-
-    Parameters
-    ----------
-    a, b : sequence of float, length k
-        2PL discrimination and difficulty of the chosen items (standardised ability scale).
-    threshold : float, default 0.5
-        Responses are binarised (``x >= threshold``) for the ability estimate; 0/1 data are unchanged.
-        The subset score uses the raw responses.
-    prior_sd : float, default 1.0
-        Standard deviation of the N(0, prior_sd^2) prior of the MAP ability.
-    use_score : bool, default True
-        True: ``y ~ s(theta) + s(subset score)`` (MetaBench); False: ``y ~ s(theta)``.
-    n_splines, lam : default essence.reconstructors.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
-        Spline basis size and smoothing penalty of each GAM term.
-
-    ``X`` is ``(n_models, k)`` in [0, 1] with NaN for missing (left out of both the ability and the
-    score). Predictions are in pp, clipped to [0, 100]. The fitted GAM is stored as lookup tables.
-    """
-
-    kind = "irt_gam"
-    _domains = {"threshold": Real(0.0, 1.0), "prior_sd": Real(0.0, open_min=True), "use_score": Flag(),
-                "n_splines": Whole(4), "lam": Real(0.0)}
-
-    def __init__(self, a, b, threshold: float = 0.5, prior_sd: float = 1.0, use_score: bool = True,
-                 n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM):
-        self.a = a
-        self.b = b
-        self.threshold = threshold
-        self.prior_sd = prior_sd
-        self.use_score = use_score
-        self.n_splines = n_splines
-        self.lam = lam
-
-    def _ab(self) -> tuple[np.ndarray, np.ndarray]:
-        a, b = np.asarray(self.a, dtype=np.float64).ravel(), np.asarray(self.b, dtype=np.float64).ravel()
-        if a.size != b.size:
-            raise InputError(f"a, b: lengths {a.size} and {b.size} differ; give one of each per item")
-        return a, b
-
-    def _check(self, X) -> np.ndarray:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[1] != len(self.a):
-            raise InputError(f"X: expected (n_models, {len(self.a)}) responses on the chosen items, "
-                             f"got shape {X.shape}")
-        return X
-
-    def theta(self, X) -> np.ndarray:
-        """MAP abilities ``(n_models,)`` from responses ``X`` ``(n_models, k)``, clipped to +-THETA_MAX."""
-        X = self._check(X)
-        a, b = self._ab()
-        th = estimate_ability(binarize(X, float(self.threshold)), a, b, prior_sd=float(self.prior_sd))
-        return np.clip(th, -THETA_MAX, THETA_MAX)
-
-    def fit(self, X, y):
-        check_params(self)
-        self._ab()
-        X = self._check(X)
-        y = np.asarray(y, dtype=np.float64)
-        th = self.theta(X)
-        if self.use_score:
-            self.intercept_, t_theta, t_score, _ = fit_gam2_tables(
-                np.column_stack([th, subset_score(X)]), y, self.n_splines, self.lam)
-            self.t_score_ = Table1D.from_dict(t_score.to_dict())  # as stored: reloads predict bit for bit
-        else:
-            self.intercept_ = 0.0
-            t_theta = fit_gam_table(th, y, self.n_splines, self.lam, lo=-THETA_MAX, hi=THETA_MAX, n_grid=2401)
-            self.t_score_ = None
-        self.t_theta_ = Table1D.from_dict(t_theta.to_dict())
-        return self
-
-    def predict(self, X) -> np.ndarray:
-        X = self._check(X)
-        out = self.intercept_ + self.t_theta_(self.theta(X))
-        if self.t_score_ is not None:
-            out = out + self.t_score_(subset_score(X))
-        return np.clip(out, 0.0, 100.0)
-
-    def to_dict(self) -> dict:
-        return {"kind": self.kind, "params": self.params_dict(), "intercept": float(self.intercept_),
-                "t_theta": self.t_theta_.to_dict(),
-                "t_score": None if self.t_score_ is None else self.t_score_.to_dict()}
-
-    @classmethod
-    def from_dict(cls, d: dict):
-        obj = cls(**d["params"])
-        obj.intercept_ = float(d["intercept"])
-        obj.t_theta_ = Table1D.from_dict(d["t_theta"])
-        obj.t_score_ = None if d.get("t_score") is None else Table1D.from_dict(d["t_score"])
-        return obj
 
 
 class IRTSelector(Selector):

@@ -28,32 +28,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..search.anchors import _exact_low_dim, item_features, kmeans_anchors  # noqa: F401  (re-exported)
-from ..data.errors import InputError
 from ..data.checks import ListOf, OneOf, Real, Whole
+from ..data.errors import InputError
+from ..reconstructors.simple import (
+    GAMReconstructor,
+    RidgeReconstructor,
+    WeightedLineReconstructor,
+    WeightedMeanReconstructor,
+)
 from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES
-from ..reconstructors.simple import GAMReconstructor, LineReconstructor, RidgeReconstructor, WeightedMeanReconstructor
+from ..search.anchors import _exact_low_dim, item_features, kmeans_anchors  # noqa: F401  (re-exported)
 from .base import Selector
 
-__all__ = ["KMeansSelector", "WeightedLineReconstructor", "kmeans_anchors", "item_features"]
+__all__ = ["KMeansSelector", "kmeans_anchors", "item_features"]
 
 _CANDIDATES = ("weighted_line", "weighted_mean", "gam", "gam_unweighted", "ridge")
-
-
-class WeightedLineReconstructor(LineReconstructor):
-    """Full score = ``a + b * m_w``: a least-squares line on the weighted subset score ``m_w`` (pp,
-    ``100 * sum_j w_j x_j / sum_j w_j``, :func:`essence.reconstructors.simple.subset_score`).
-
-    The anchor-weighted mean estimates the item pool's accuracy; the line maps it to the target (a whole
-    benchmark of which the pool is a part, or another scale) with two numbers, so it holds with a handful
-    of models. With one distinct ``m_w`` it predicts the mean target. ``X`` ``(n_models, k)``; pp out,
-    clipped to [0, 100]. Fit, prediction and JSON are :class:`essence.reconstructors.simple.LineReconstructor`'s.
-    """
-
-    kind = "weighted_line"
-
-    def __init__(self, weights=None):
-        self.weights = weights
 
 
 class KMeansSelector(Selector):

@@ -16,8 +16,8 @@ import numpy as np
 
 from ..data import Responses
 from ..data.checks import Whole, whole_number
-from .base import TextOnlySelector, check_k, require_texts
 from ..data.errors import InputError
+from .base import TextOnlySelector, check_k, require_texts
 
 __all__ = ["PPLSelector", "quantile_bins", "largest_remainder", "stratified_sample"]
 

@@ -35,157 +35,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..search.anchors import kmeans_anchors
-from ..data.checks import Flag, ListOf, OneOf, Real, Whole, check_params
-from ..features.irt import DEFAULT_FIT, IRT_DOMAINS, ItemParams, binarize, estimate_ability
-from ..reconstructors.simple import Reconstructor
-from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table, round_list
-from .base import Selector, irt_item_params
+from ..data.checks import ListOf, OneOf, Real, Whole
 from ..data.errors import InputError
+from ..features.irt import DEFAULT_FIT, IRT_DOMAINS
+from ..reconstructors.irt import GPIRTReconstructor, gp_lambda, gpirt_components
+from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES, round_list
+from ..search.anchors import kmeans_anchors
+from .base import Selector, irt_item_params
 
-__all__ = ["TinyBenchSelector", "GPIRTReconstructor", "gp_lambda", "gpirt_components"]
-
-
-def gp_lambda(b: float, v: float) -> float:
-    """gp-IRT mixing weight ``b^2 / (v + b^2)`` of the anchor estimate (the rest goes to p-IRT).
-
-    ``b``: error scale (bias / RMSE) of p-IRT; ``v``: variance (MSE) of the anchor estimator; both in
-    the same units (fractions or pp, squared for ``v``). A noisy anchor estimate (large ``v``) shifts the
-    weight to p-IRT, a biased p-IRT (large ``b``) to the anchors. 0.5 when both are 0.
-    """
-    b, v = float(b), float(v)
-    if not (np.isfinite(b) and np.isfinite(v)) or v < 0:
-        raise InputError(f"gp_lambda: need finite b and v >= 0, got b={b}, v={v}")
-    den = v + b * b
-    return 0.5 if den == 0 else b * b / den
-
-
-def gpirt_components(X, params: ItemParams, anchors, weights, threshold: float = 0.5,
-                     prior_sd: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """Anchor estimate and p-IRT estimate (fractions, each ``(n_models,)``) from anchor responses.
-
-    ``X``: ``(n_models, k)`` responses on the anchors (NaN = missing: such an anchor counts as unseen);
-    ``params``: 2PL parameters of all ``N`` pool items; ``anchors``: ``(k,)`` their positions in the
-    pool; ``weights``: ``(k,)`` anchor weights (normalised here). The seen part of p-IRT uses the raw
-    responses; the ability uses them binarised at ``threshold``.
-    """
-    X = np.asarray(X, dtype=np.float64)
-    anchors = np.asarray(anchors, dtype=np.intp)
-    w = np.asarray(weights, dtype=np.float64)
-    if X.ndim != 2 or X.shape[1] != anchors.size or w.shape != anchors.shape:
-        raise InputError(f"X: expected (n_models, {anchors.size}) responses on the anchors, got {X.shape}")
-    obs = ~np.isnan(X)
-    den = obs @ w
-    if (den <= 0).any():
-        raise InputError(f"X: {int((den <= 0).sum())} model(s) have no result on any anchor item")
-    anchor_est = (np.where(obs, X, 0.0) @ w) / den
-    theta = estimate_ability(binarize(X, threshold), params.a[anchors], params.b[anchors], prior_sd=prior_sd)
-    P = params.prob(theta)  # (n_models, N)
-    n_pool = params.n_items
-    seen_sum = np.where(obs, X, 0.0).sum(axis=1)
-    unseen = np.ones_like(P, dtype=bool)
-    unseen[:, anchors] = ~obs
-    pirt = (seen_sum + np.where(unseen, P, 0.0).sum(axis=1)) / n_pool
-    return anchor_est, pirt
-
-
-class GPIRTReconstructor(Reconstructor):
-    """tinyBenchmarks' gp-IRT estimate of the pool score, optionally calibrated to the target by a GAM.
-
-    Parameters
-    ----------
-    pool_a, pool_b, pool_p_fixed : sequences of length N
-        2PL parameters of every pool item (``pool_p_fixed``: None, or the fixed probability of an item
-        constant over the training models; see :class:`essence.features.irt.ItemParams`).
-    anchors : sequence of int, length k
-        Positions of the anchor items in the pool (the order of ``X``'s columns).
-    weights : sequence of float, length k
-        Anchor weights (cluster shares).
-    gp_lambda : float in [0, 1]
-        Weight of the anchor estimate (:func:`gp_lambda`).
-    threshold, prior_sd : default 0.5, 1.0
-        Binarisation threshold and prior sd for the ability estimate.
-    calibrate : bool, default False
-        False: the estimate is ``100 * G`` (pp); True: a GAM (``n_splines``, ``lam``) of the target on
-        ``100 * G``, fitted on the training models.
-
-    ``X`` is ``(n_models, k)``; predictions in pp clipped to [0, 100].
-    """
-
-    kind = "gpirt"
-    _domains = {"gp_lambda": Real(0.0, 1.0), "threshold": Real(0.0, 1.0), "prior_sd": Real(0.0, open_min=True),
-                "calibrate": Flag(), "n_splines": Whole(4), "lam": Real(0.0)}
-
-    def __init__(self, pool_a, pool_b, pool_p_fixed, anchors, weights, gp_lambda: float, threshold: float = 0.5,
-                 prior_sd: float = 1.0, calibrate: bool = False, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM):
-        self.pool_a = pool_a
-        self.pool_b = pool_b
-        self.pool_p_fixed = pool_p_fixed
-        self.anchors = anchors
-        self.weights = weights
-        self.gp_lambda = gp_lambda
-        self.threshold = threshold
-        self.prior_sd = prior_sd
-        self.calibrate = calibrate
-        self.n_splines = n_splines
-        self.lam = lam
-
-    def _state(self) -> tuple[ItemParams, list[int], list[float]]:
-        """The pool's :class:`~essence.features.irt.ItemParams`, the anchors and their weights, checked."""
-        a = [float(v) for v in self.pool_a]
-        b = [float(v) for v in self.pool_b]
-        p_fixed = [np.nan if (v is None or np.isnan(v)) else float(v) for v in self.pool_p_fixed]
-        anchors = [int(v) for v in self.anchors]
-        weights = [float(v) for v in self.weights]
-        if not (len(a) == len(b) == len(p_fixed)):
-            raise InputError("pool_a, pool_b, pool_p_fixed: must have one entry per pool item")
-        if len(anchors) != len(weights) or not anchors:
-            raise InputError("anchors, weights: need one weight per anchor and at least one anchor")
-        if min(anchors) < 0 or max(anchors) >= len(a):
-            raise InputError(f"anchors: positions must lie in [0, {len(a)})")
-        if not 0.0 <= float(self.gp_lambda) <= 1.0:
-            raise InputError(f"gp_lambda: {self.gp_lambda} must be in [0, 1]")
-        return ItemParams(np.asarray(a), np.asarray(b), np.asarray(p_fixed, dtype=float)), anchors, weights
-
-    def params_dict(self) -> dict:
-        d = super().params_dict()
-        d["pool_p_fixed"] = [None if (v is None or np.isnan(v)) else float(v) for v in self.pool_p_fixed]
-        return d
-
-    def components(self, X) -> tuple[np.ndarray, np.ndarray]:
-        """``(anchor, pirt)`` estimates in pp, each ``(n_models,)``."""
-        params, anchors, weights = self._state()
-        A, P = gpirt_components(X, params, anchors, weights, float(self.threshold), float(self.prior_sd))
-        return 100.0 * A, 100.0 * P
-
-    def gpirt(self, X) -> np.ndarray:
-        """Uncalibrated gp-IRT estimate of the pool score, pp, ``(n_models,)``."""
-        A, P = self.components(X)
-        lam = float(self.gp_lambda)
-        return lam * A + (1.0 - lam) * P
-
-    def fit(self, X, y):
-        check_params(self)
-        self._state()
-        self.table_ = None
-        if self.calibrate:
-            t = fit_gam_table(self.gpirt(X), np.asarray(y, dtype=np.float64), self.n_splines, self.lam)
-            self.table_ = Table1D.from_dict(t.to_dict())  # as stored: reloads predict bit for bit
-        return self
-
-    def predict(self, X) -> np.ndarray:
-        g = self.gpirt(X)
-        return np.clip(self.table_(g) if self.table_ is not None else g, 0.0, 100.0)
-
-    def to_dict(self) -> dict:
-        return {"kind": self.kind, "params": self.params_dict(),
-                "table": None if self.table_ is None else self.table_.to_dict()}
-
-    @classmethod
-    def from_dict(cls, d: dict):
-        obj = cls(**d["params"])
-        obj.table_ = None if d.get("table") is None else Table1D.from_dict(d["table"])
-        return obj
+__all__ = ["TinyBenchSelector"]
 
 
 class TinyBenchSelector(Selector):
@@ -281,7 +139,7 @@ class TinyBenchSelector(Selector):
                       pool_p_fixed=[None if np.isnan(v) else float(v) for v in p.p_fixed],
                       anchors=[int(i) for i in idx], weights=self.weights_.tolist(), gp_lambda=self.gp_lambda_,
                       threshold=self.binarize, prior_sd=self.prior_sd, n_splines=self.n_splines, lam=self.lam)
-        from ..reconstructors.simple import reconstructor_class
+        from ..reconstructors.base import reconstructor_class
 
         weighted_line = reconstructor_class("weighted_line")  # kmeans' class, by registry (no method imports another)
         make = {

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..data.checks import Real, Whole, check_params
 from ..data.errors import InputError
-from .simple import Reconstructor, _check_X
+from .base import Reconstructor, check_X
 
 __all__ = ["BoostReconstructor", "block_means"]
 
@@ -111,7 +111,7 @@ class BoostReconstructor(Reconstructor):
         from sklearn.ensemble import HistGradientBoostingRegressor
 
         check_params(self)
-        X = _check_X(X)
+        X = check_X(X)
         y = np.asarray(y, dtype=np.float64)
         if X.shape[0] < 2:
             raise InputError(f"boost: needs at least 2 training models, got {X.shape[0]}")
@@ -149,7 +149,7 @@ class BoostReconstructor(Reconstructor):
         self.roots_ = np.asarray(roots, dtype=np.intp)
 
     def predict(self, X) -> np.ndarray:
-        X = _check_X(X, self.k_)
+        X = check_X(X, self.k_)
         F = self._features(X)
         node = np.broadcast_to(self.roots_, (F.shape[0], self.roots_.size)).copy()  # (n, trees)
         rows = np.arange(F.shape[0])[:, None]

@@ -22,8 +22,8 @@ import math
 import numpy as np
 from sklearn.base import clone
 
-from .tables import Table1D
 from ..data.errors import InputError
+from .tables import Table1D
 
 __all__ = ["IntervalModel", "cross_fitted_predictions"]
 

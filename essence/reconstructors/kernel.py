@@ -28,7 +28,7 @@ import numpy as np
 
 from ..data.checks import ListOf, Real, check_params
 from ..data.errors import InputError
-from .simple import Reconstructor, _check_X
+from .base import Reconstructor, check_X
 
 __all__ = ["KernelReconstructor", "loo_kernel_ridge"]
 
@@ -108,7 +108,7 @@ class KernelReconstructor(Reconstructor):
 
     def fit(self, X, y):
         check_params(self)
-        X = _check_X(X)
+        X = check_X(X)
         y = np.asarray(y, dtype=np.float64)
         n, k = X.shape
         if n < 3:
@@ -148,12 +148,12 @@ class KernelReconstructor(Reconstructor):
 
     def tuned(self) -> "KernelReconstructor":
         """An unfitted copy fixed to this fit's ``(w, scale, alpha)``: its ``fit`` is one solve, no
-        leave-one-out pass (:class:`essence.reconstructors.ensemble.WithExtraModels` with ``tune_on_given``)."""
+        leave-one-out pass (:class:`essence.reconstructors.combine.WithExtraModels` with ``tune_on_given``)."""
         return KernelReconstructor(own=list(self.own), own_weights=[self.w_], scales=[self.scale_],
                                    alphas=[self.alpha_])
 
     def predict(self, X) -> np.ndarray:
-        X = _check_X(X, self.k_)
+        X = check_X(X, self.k_)
         s = np.sqrt(self._weights(self.k_, self.w_))
         Xf = np.where(np.isnan(X), self.fill_, X)
         K = np.exp(-self.gamma_ * _sqdist(Xf * s, self.train_ * s))

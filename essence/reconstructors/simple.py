@@ -13,121 +13,23 @@ Every reconstructor follows one contract (scikit-learn style):
 
 Smooth 1-D functions fitted with pygam are exported as lookup tables on a fine grid
 (:class:`~essence.reconstructors.tables.Table1D`), which also makes them cheap to evaluate on a whole GA population at
-once. :data:`RECONSTRUCTOR_KINDS` names every kind an artifact can hold, including the methods' own.
+once. :data:`essence.reconstructors.base.KINDS` names every kind an artifact can hold, including the methods' own.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Callable
 
 import numpy as np
-from sklearn.base import BaseEstimator
 
-from ..data._io import jsonable
 from ..data.checks import ListOf, OneOf, Real, Whole, check_params
 from ..data.errors import InputError
+from .base import Reconstructor, check_X, subset_score
 from .tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table, round_list
 
-__all__ = [
-    "oof_predictions",
-    "Table1D",
-    "GAMReconstructor",
-    "RidgeReconstructor",
-    "RidgeGAMReconstructor",
-    "WeightedMeanReconstructor",
-    "fit_gam_table",
-    "subset_score",
-    "Reconstructor",
-    "RECONSTRUCTOR_KINDS",
-    "reconstructor_class",
-    "reconstructor_from_dict",
-    "choose_on_validation",
-    "LineReconstructor",
-    "MeanRidgeReconstructor",
-    "choose_by_cv",
-    "cv_rmse",
-    "fit_reconstructor",
-]
-
-#: Every reconstructor kind an artifact can name -> ``"module:Class"``. A static table, resolved with
-#: importlib when an artifact is loaded, so this module imports no method module (methods sit above it).
-RECONSTRUCTOR_KINDS: dict[str, str] = {
-    "gam": "essence.reconstructors.simple:GAMReconstructor",
-    "ridge": "essence.reconstructors.simple:RidgeReconstructor",
-    "ridge_gam": "essence.reconstructors.simple:RidgeGAMReconstructor",
-    "weighted_mean": "essence.reconstructors.simple:WeightedMeanReconstructor",
-    "weighted_line": "essence.methods.kmeans:WeightedLineReconstructor",
-    "irt_gam": "essence.methods.irt:IRTGAMReconstructor",
-    "gpirt": "essence.methods.tinybench:GPIRTReconstructor",
-    "signature_knn": "essence.methods.disco:SignatureKNNReconstructor",
-    "line": "essence.reconstructors.simple:LineReconstructor",
-    "mean_ridge": "essence.reconstructors.simple:MeanRidgeReconstructor",
-    "latent": "essence.reconstructors.ensemble:LatentReconstructor",
-    "mlp": "essence.reconstructors.ensemble:MLPReconstructor",
-    "kernel": "essence.reconstructors.kernel:KernelReconstructor",
-    "boost": "essence.reconstructors.boost:BoostReconstructor",
-    "average": "essence.reconstructors.ensemble:AverageReconstructor",
-    "columns": "essence.reconstructors.ensemble:ColumnsReconstructor",
-}
-
-
-def reconstructor_class(kind: str) -> type:
-    """The class registered under ``kind`` in :data:`RECONSTRUCTOR_KINDS`; InputError naming the known kinds."""
-    if kind not in RECONSTRUCTOR_KINDS:
-        raise InputError(f"reconstructor: unknown kind {kind!r}; known kinds: {', '.join(sorted(RECONSTRUCTOR_KINDS))}")
-    module, name = RECONSTRUCTOR_KINDS[kind].split(":")
-    return getattr(importlib.import_module(module), name)
-
-
-def reconstructor_from_dict(d: dict):
-    """Rebuild a fitted reconstructor from :meth:`to_dict` output."""
-    return reconstructor_class(d.get("kind")).from_dict(d)
-
-
-def subset_score(X: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
-    """Score on the chosen items, pp: ``100 * weighted nanmean(X, axis=1)``; ``X`` is ``(n_models, k)``.
-
-    Missing cells are left out of the mean (and their weight with them). A model with no result on any
-    chosen item raises ValueError.
-    """
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise InputError(f"X: expected (n_models, k), got shape {X.shape}")
-    w = np.ones(X.shape[1]) if weights is None else np.asarray(weights, dtype=np.float64)
-    if w.shape != (X.shape[1],) or not np.isfinite(w).all() or (w < 0).any() or not w.sum() > 0:
-        raise InputError(f"weights: must be {X.shape[1]} finite numbers >= 0 (one per chosen item), not all zero; got "
-                         f"{w.size} with min {w.min() if w.size else float('nan'):g} and sum {w.sum():g}")
-    obs = ~np.isnan(X)
-    den = obs.astype(np.float64) @ w
-    if (den <= 0).any():
-        bad = np.flatnonzero(den <= 0)
-        raise InputError(f"X: {bad.size} model(s) (rows {bad[:5].tolist()}) have no result on any chosen item")
-    return 100.0 * (np.where(obs, X, 0.0) @ w) / den
-
-
-def _check_X(X, k: int | None = None) -> np.ndarray:
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2:
-        raise InputError(f"X: expected (n_models, k), got shape {X.shape}")
-    if k is not None and X.shape[1] != k:
-        raise InputError(f"X: {X.shape[1]} columns, but the reconstructor was fitted on {k} items")
-    return X
-
-
-class Reconstructor(BaseEstimator):
-    """Base of every reconstructor: scikit-learn's parameter handling plus the artifact helpers.
-
-    ``kind`` names the class in :data:`RECONSTRUCTOR_KINDS`; :meth:`params_dict` is ``get_params()`` as
-    plain JSON values (what ``to_dict`` stores under ``"params"`` and ``from_dict`` passes back).
-    """
-
-    kind = "base"
-
-    def params_dict(self) -> dict:
-        """The constructor parameters as JSON values (tuples and arrays become lists)."""
-        return jsonable(self.get_params(deep=False))
-
+__all__ = ["GAMReconstructor", "RidgeReconstructor", "RidgeGAMReconstructor", "WeightedMeanReconstructor",
+           "LineReconstructor", "MeanRidgeReconstructor", "WeightedLineReconstructor", "FEW_MODEL_CHOICES",
+           "RECONSTRUCTOR_CHOICES", "reconstructor_makers"]
 
 # ----------------------------------------------------------------------------------------------
 # GAM on the subset score
@@ -168,7 +70,7 @@ class GAMReconstructor(Reconstructor):
 
     def fit(self, X, y):
         check_params(self)
-        X = _check_X(X)
+        X = check_X(X)
         self.k_ = X.shape[1]
         s = subset_score(X, self.weights)
         self.table_ = fit_gam_table(s, y, self.n_splines, self.lam)
@@ -177,7 +79,7 @@ class GAMReconstructor(Reconstructor):
         return self
 
     def predict(self, X) -> np.ndarray:
-        X = _check_X(X, self.k_)
+        X = check_X(X, self.k_)
         return np.clip(self.table_(subset_score(X, self.weights)), 0.0, 100.0)
 
     def to_dict(self) -> dict:
@@ -221,13 +123,13 @@ class RidgeReconstructor(Reconstructor):
 
     def fit(self, X, y):
         check_params(self)
-        X = _check_X(X)
+        X = check_X(X)
         self.k_ = X.shape[1]
         self.fill_, self.coef_, self.intercept_, self.alpha_ = _ridge_cv(X, y, self.alphas)
         return self
 
     def predict(self, X) -> np.ndarray:
-        X = _check_X(X, self.k_)
+        X = check_X(X, self.k_)
         Xf = np.where(np.isnan(X), self.fill_, X)
         return np.clip(Xf @ self.coef_ + self.intercept_, 0.0, 100.0)
 
@@ -278,7 +180,7 @@ class RidgeGAMReconstructor(RidgeReconstructor):
         from sklearn.linear_model import Ridge
 
         super().fit(X, y)
-        X = _check_X(X)
+        X = check_X(X)
         y = np.asarray(y, dtype=np.float64)
         n = X.shape[0]
         folds = min(self.folds, n)
@@ -299,7 +201,7 @@ class RidgeGAMReconstructor(RidgeReconstructor):
         return self
 
     def predict(self, X) -> np.ndarray:
-        X = _check_X(X, self.k_)
+        X = check_X(X, self.k_)
         Xf = np.where(np.isnan(X), self.fill_, X)
         return np.clip(self.table_(Xf @ self.coef_ + self.intercept_), 0.0, 100.0)
 
@@ -331,11 +233,11 @@ class WeightedMeanReconstructor(Reconstructor):
         self.weights = weights
 
     def fit(self, X, y=None):
-        self.k_ = _check_X(X).shape[1]
+        self.k_ = check_X(X).shape[1]
         return self
 
     def predict(self, X) -> np.ndarray:
-        return np.clip(subset_score(_check_X(X, self.k_), self.weights), 0.0, 100.0)
+        return np.clip(subset_score(check_X(X, self.k_), self.weights), 0.0, 100.0)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "params": self.params_dict(), "k": self.k_}
@@ -364,31 +266,6 @@ def reconstructor_makers(names=RECONSTRUCTOR_CHOICES, n_splines: int = GAM_N_SPL
     return {n: makers[n] for n in names}
 
 
-def choose_on_validation(candidates: dict[str, Callable[[], object]], X_train, y_train, X_val, y_val):
-    """Fit each candidate reconstructor on training models and keep the one with the lowest validation RMSE.
-
-    ``candidates`` maps a label to a zero-argument factory. Returns ``(label, fitted, val_rmse_by_label)``.
-    A candidate whose fit fails is skipped (its error is recorded); ValueError if all fail.
-    """
-    from ..data.metrics import rmse
-
-    scores: dict[str, float | str] = {}
-    best = None
-    for label, make in candidates.items():
-        try:
-            rec = make().fit(X_train, y_train)
-            err = rmse(y_val, rec.predict(X_val))
-        except (ValueError, np.linalg.LinAlgError) as exc:
-            scores[label] = f"failed: {exc}"
-            continue
-        scores[label] = err
-        if best is None or err < best[2]:
-            best = (label, rec, err)
-    if best is None:
-        raise InputError(f"no reconstructor could be fitted: {scores}")
-    return best[0], best[1], scores
-
-
 # ----------------------------------------------------------------------------------------------
 # Few-model reconstructors and the cross-validated choice
 # ----------------------------------------------------------------------------------------------
@@ -403,7 +280,7 @@ class LineReconstructor(Reconstructor):
     weights = None
 
     def fit(self, X, y):
-        X = _check_X(X)
+        X = check_X(X)
         y = np.asarray(y, dtype=np.float64)
         self.k_ = X.shape[1]
         m = subset_score(X, self.weights)
@@ -415,7 +292,7 @@ class LineReconstructor(Reconstructor):
         return self
 
     def predict(self, X) -> np.ndarray:
-        X = _check_X(X, self.k_)
+        X = check_X(X, self.k_)
         return np.clip(self.intercept_ + self.slope_ * subset_score(X, self.weights), 0.0, 100.0)
 
     def to_dict(self) -> dict:
@@ -444,7 +321,7 @@ class MeanRidgeReconstructor(Reconstructor):
         self.alphas = alphas
 
     def fit(self, X, y):
-        X = _check_X(X)
+        X = check_X(X)
         y = np.asarray(y, dtype=np.float64)
         self.line_ = LineReconstructor().fit(X, y)
         self.k_ = X.shape[1]
@@ -453,7 +330,7 @@ class MeanRidgeReconstructor(Reconstructor):
         return self
 
     def predict(self, X) -> np.ndarray:
-        X = _check_X(X, self.k_)
+        X = check_X(X, self.k_)
         base = self.line_.intercept_ + self.line_.slope_ * subset_score(X)
         return np.clip(base + np.where(np.isnan(X), self.fill_, X) @ self.coef_ + self.intercept_, 0.0, 100.0)
 
@@ -477,80 +354,17 @@ class MeanRidgeReconstructor(Reconstructor):
 FEW_MODEL_CHOICES = {"line": LineReconstructor, "mean_ridge": MeanRidgeReconstructor}
 
 
-def model_folds(n: int, folds: int = 5, seed: int = 0) -> np.ndarray:
-    """Fold label ``(n,)`` of each of ``n`` models for K-fold CV (``min(folds, n)`` folds, seeded, balanced)."""
-    if n < 2:
-        raise InputError(f"cross-validation needs at least 2 models, got {n}")
-    f = max(2, min(int(folds), n))
-    return np.random.default_rng(seed).permutation(n) % f
+class WeightedLineReconstructor(LineReconstructor):
+    """Full score = ``a + b * m_w``: a least-squares line on the weighted subset score ``m_w`` (pp,
+    ``100 * sum_j w_j x_j / sum_j w_j``, :func:`essence.reconstructors.simple.subset_score`).
 
-
-def fit_reconstructor(rec, X, y, R=None):
-    """``rec.fit(X, y)``, or ``rec.fit(X, y, R=R)`` for a kind that says ``needs_pool`` (it models the
-    training models' answers on every pool item: ``R`` ``(n, n_pool)``, the same rows as ``X``). Returns
-    the fitted ``rec``; InputError when such a kind gets no ``R``."""
-    if getattr(rec, "needs_pool", False):
-        if R is None:
-            raise InputError(f"{rec.kind}: needs the training models' answers on every pool item (R)")
-        return rec.fit(X, y, R=R)
-    return rec.fit(X, y)
-
-
-def oof_predictions(make: Callable[[], object], X, y, folds: int = 5, seed: int = 0, R=None) -> np.ndarray:
-    """Out-of-fold predictions ``(n,)`` pp of one reconstructor factory: each fold of
-    ``model_folds(n, folds, seed)`` is predicted by ``make()`` fitted on the other folds.
-
-    ``X`` ``(n, k)``, ``y`` ``(n,)`` pp, ``R`` ``(n, n_pool)`` or None (see :func:`fit_reconstructor`). The
-    cross-fitting behind :func:`cv_rmse`, the averages of :func:`essence.reconstructors.ensemble.choose_average_by_cv` and
-    ``auto``'s paired comparisons: the same folds for every candidate.
+    The anchor-weighted mean estimates the item pool's accuracy; the line maps it to the target (a whole
+    benchmark of which the pool is a part, or another scale) with two numbers, so it holds with a handful
+    of models. With one distinct ``m_w`` it predicts the mean target. ``X`` ``(n_models, k)``; pp out,
+    clipped to [0, 100]. Fit, prediction and JSON are :class:`essence.reconstructors.simple.LineReconstructor`'s.
     """
-    X = _check_X(X)
-    y = np.asarray(y, dtype=np.float64)
-    lab = model_folds(len(y), folds, seed)
-    pred = np.empty(len(y))
-    for f in np.unique(lab):
-        te = lab == f
-        pred[te] = fit_reconstructor(make(), X[~te], y[~te], None if R is None else R[~te]).predict(X[te])
-    return pred
 
+    kind = "weighted_line"
 
-def cv_rmse(make: Callable[[], object], X, y, folds: int = 5, seed: int = 0, R=None) -> tuple[float, list[float]]:
-    """K-fold CV over models of one reconstructor factory: ``(pooled out-of-fold RMSE, per-fold RMSEs)``, pp,
-    from :func:`oof_predictions` (same arguments)."""
-    y = np.asarray(y, dtype=np.float64)
-    pred = oof_predictions(make, X, y, folds, seed, R)
-    lab = model_folds(len(y), folds, seed)
-    per = [float(np.sqrt(np.mean((pred[lab == f] - y[lab == f]) ** 2))) for f in np.unique(lab)]
-    return float(np.sqrt(np.mean((pred - y) ** 2))), per
-
-
-def choose_by_cv(candidates: dict[str, Callable[[], object]], X, y, folds: int = 5, seed: int = 0, R=None):
-    """Choose a reconstructor by K-fold cross-validation over *all* the given models, then refit it on them.
-
-    With 20-70 models a validation set of 2-7 models cannot tell candidates apart (its RMSE is noise);
-    every model serves once as held-out here. ``candidates`` maps a label to a zero-argument factory;
-    ``X`` ``(n, k)``, ``y`` ``(n,)`` pp (typically training + validation models), ``R`` their answers on
-    every pool item (or None; :func:`fit_reconstructor`). Returns
-    ``(label, fitted_on_all, scores)`` with ``scores[label]`` the pooled out-of-fold RMSE (pp) or
-    ``"failed: ..."``; ties go to the earlier label. The per-fold RMSEs of the choice are in
-    ``fitted_on_all.cv_folds_`` (pp). InputError if every candidate fails.
-    """
-    scores: dict[str, float | str] = {}
-    best = None
-    for label, make in candidates.items():
-        try:
-            err, per = cv_rmse(make, X, y, folds, seed, R)
-        except (ValueError, np.linalg.LinAlgError) as exc:
-            scores[label] = f"failed: {exc}"
-            continue
-        if not np.isfinite(err):
-            scores[label] = "failed: non-finite predictions"
-            continue
-        scores[label] = err
-        if best is None or err < best[1]:
-            best = (label, err, per)
-    if best is None:
-        raise InputError(f"no reconstructor could be fitted: {scores}")
-    rec = fit_reconstructor(candidates[best[0]](), X, y, R)
-    rec.cv_folds_ = best[2]
-    return best[0], rec, scores
+    def __init__(self, weights=None):
+        self.weights = weights

@@ -10,7 +10,7 @@ member's sub-score (:func:`boost_candidates`), the same trees trained on the mem
 suite as well, on all chosen items or its own (:func:`outside_candidates`), and two MLPs on the member's own
 chosen items, combined by a weighted greedy ensemble (``combine="greedy"``; ``"equal"``: the best plain
 average of up to three): :func:`fit_members`; any kind registered in
-:data:`essence.reconstructors.simple.RECONSTRUCTOR_KINDS` can be named), with a conformal interval as
+:data:`essence.reconstructors.base.KINDS` can be named), with a conformal interval as
 :func:`essence.artifact.compressed.compress` does. The suite mean's estimate is the mean of the member estimates,
 with its own interval calibrated on their cross-fitted means; with ``suite_mean="cv"`` a reconstructor of
 the suite mean itself (chosen by CV among the same kinds on all chosen items, :func:`fit_mean`) may replace
@@ -35,8 +35,11 @@ from ..artifact.compressed import _figures
 from ..data import Responses, split_models
 from ..data.errors import InputError
 from ..reconstructors.intervals import IntervalModel, cross_fitted_predictions
-from ..reconstructors.ensemble import COMBINES, choose_average_by_cv, pool_candidates
-from ..reconstructors.simple import RECONSTRUCTOR_KINDS, choose_by_cv, reconstructor_class
+from ..reconstructors.combine import COMBINES
+from ..reconstructors.choose import choose_average_by_cv, pool_candidates
+from ..reconstructors.base import KINDS as RECONSTRUCTOR_KINDS
+from ..reconstructors.choose import choose_by_cv
+from ..reconstructors.base import reconstructor_class
 from .data import SEP, Suite
 from .select import kernel_candidates, select_suite
 
@@ -52,7 +55,7 @@ SUITE_SCHEMA_VERSION = 1
 #: reconstructor kinds tried per member by default (kinds registered later can be named in ``reconstructors``)
 DEFAULT_RECONSTRUCTORS = ("ridge", "ridge_gam", "mean_ridge")
 #: How :func:`compress_suite` combines a member's candidates: a weighted greedy ensemble
-#: (:func:`essence.reconstructors.ensemble.greedy_ensemble`). Measured against ``"equal"`` (the best unweighted average of up to
+#: (:func:`essence.reconstructors.combine.greedy_ensemble`). Measured against ``"equal"`` (the best unweighted average of up to
 #: three, the default before) on the same chosen items and models (``benchmarks/suite_combine.py --seeds 0 1 2 3
 #: 4``, with and without ``--holdout``; README "Suites", "How a member's candidates are combined"): a lower mean
 #: per-benchmark RMSE over the five seeds of both (held out of everything 1.650 -> 1.643 pp, lower on four seeds).
@@ -263,10 +266,10 @@ def suite_candidates(idx, n_models: int, seed: int = 0) -> dict:
     """The stronger kinds a suite member's CV also weighs: ``latent`` (a factor model of *every* pooled item of
     the suite, so one ability model spans all members), the single-benchmark default ``mlp`` (L2 penalty 1)
     and two MLPs with more penalty (``mlp_a3``, ``mlp_a10``: alpha 3 and 10), each from the model counts of
-    :func:`essence.reconstructors.ensemble.pool_candidates`. On 250 inputs alpha 1 alone overfits (seed 0 of
+    :func:`essence.reconstructors.choose.pool_candidates`. On 250 inputs alpha 1 alone overfits (seed 0 of
     ``benchmarks/suite.py``: CV RMSE above ``mlp_a3``'s on every member), but as a partner in the averages
     it lowered both figures on each of seeds 0-2 (with ``own_mlp2``, on the same items)."""
-    from ..reconstructors.ensemble import MIN_MODELS_MLP, MLPReconstructor
+    from ..reconstructors.mlp import MIN_MODELS_MLP, MLPReconstructor
 
     out = dict(pool_candidates(idx, n_models, seed=seed))
     if n_models >= MIN_MODELS_MLP:
@@ -277,7 +280,7 @@ def suite_candidates(idx, n_models: int, seed: int = 0) -> dict:
 
 def own_candidates(idx, member_of, b: int, seed: int = 0) -> dict:
     """The candidates that read member ``b``'s *own* chosen items only: ``own_mlp``, the single-benchmark
-    default MLP (L2 penalty 1) on them (a :class:`essence.reconstructors.ensemble.ColumnsReconstructor`), as a separate
+    default MLP (L2 penalty 1) on them (a :class:`essence.reconstructors.combine.ColumnsReconstructor`), as a separate
     artifact fits, and ``own_mlp2``, the same with the next seed (a second draw of initial weights to
     average with). ``idx`` ``(k,)`` pooled positions, ``member_of`` ``(M,)`` member of each pooled item.
     Alone it loses to the kinds on all items (seed 0 of ``benchmarks/suite.py``, MMLU's 27 own items: CV
@@ -286,7 +289,7 @@ def own_candidates(idx, member_of, b: int, seed: int = 0) -> dict:
     mean per-benchmark RMSE from 0.923 to 0.897 x the separate artifacts' and the suite mean's RMSE from
     1.030 to 1.004 pp, lower on every seed; ``own_mlp2`` and ``mlp`` (:func:`suite_candidates`) together
     added a little more on every seed. Empty when ``b`` has no chosen item."""
-    from ..reconstructors.ensemble import ColumnsReconstructor
+    from ..reconstructors.combine import ColumnsReconstructor
 
     cols = np.flatnonzero(np.asarray(member_of)[np.asarray(idx, dtype=np.intp)] == b).tolist()
     if not cols:
@@ -305,14 +308,14 @@ def _member_blocks(idx, member_of) -> list[list[int]]:
 def boost_candidates(idx, member_of, n_models: int) -> dict:
     """``boost``: gradient-boosted trees on all chosen items plus each member's sub-score (the mean answer over
     the items chosen from it: :class:`essence.reconstructors.boost.BoostReconstructor` with one block per member that has
-    chosen items), offered with at least :data:`essence.reconstructors.ensemble.MIN_MODELS_MLP` models like the MLPs.
+    chosen items), offered with at least :data:`essence.reconstructors.mlp.MIN_MODELS_MLP` models like the MLPs.
     ``idx`` ``(k,)`` pooled positions, ``member_of`` ``(M,)`` member of each pooled item. Measured on the
     five metabench pools (``benchmarks/suite.py --seeds 0 1 2 3 4 --kinds``, README "Suites"): part of 24 of
     the 25 members' CV-chosen averages; both of issue 16's figures fell on every seed (five seeds: 0.867 ->
     0.849 x the separate artifacts, 0.951 -> 0.932 pp for the suite mean). On the suite mean itself it is
     poor (CV 1.01 pp against 0.77 for the mean of the members, seed 0): trees sum sub-scores badly."""
     from ..reconstructors.boost import BoostReconstructor
-    from ..reconstructors.ensemble import MIN_MODELS_MLP
+    from ..reconstructors.mlp import MIN_MODELS_MLP
 
     if n_models < MIN_MODELS_MLP:
         return {}
@@ -330,13 +333,13 @@ POOL_BOOST = {"trees": 600, "leaves": 31}
 
 def outside_candidates(suite_fit: Suite, idx, b: int, n_models: int) -> dict:
     """Member ``b``'s candidates trained on its models outside the suite too
-    (:class:`essence.reconstructors.ensemble.WithExtraModels`, rows from :meth:`Suite.outside_rows`; they lack some other
+    (:class:`essence.reconstructors.combine.WithExtraModels`, rows from :meth:`Suite.outside_rows`; they lack some other
     member's items, which the trees route as missing): ``boost_pool``, ``boost`` on all chosen items,
     ``own_pool_boost``, ``boost`` on the member's own chosen items, and ``kernel_pool``: the ``kernel`` of
     :func:`kernel_candidates` with its settings chosen on the shared models, then fitted on the shared and
     the outside models, whose missing members' answers are filled by their conditional mean given the
     members they have (:func:`essence.reconstructors.impute.impute_blocks`, fitted on the shared models of each fold).
-    Offered like the MLPs (from :data:`essence.reconstructors.ensemble.MIN_MODELS_MLP` shared models) where the member
+    Offered like the MLPs (from :data:`essence.reconstructors.mlp.MIN_MODELS_MLP` shared models) where the member
     has outside models. Folds hold out shared models only, so their CV scores are on models they did not
     see. ``kernel_pool`` measured on the five metabench pools (``benchmarks/suite.py --seeds 0 1 2 3 4
     --separate-pool --kinds``, README "Suites"): CV RMSE 1-8 % below ``kernel`` on every member, in all 25
@@ -345,7 +348,8 @@ def outside_candidates(suite_fit: Suite, idx, b: int, n_models: int) -> dict:
     JSON per member at k = 250)."""
     from ..reconstructors.boost import BoostReconstructor
     from ..reconstructors.kernel import KernelReconstructor
-    from ..reconstructors.ensemble import MIN_MODELS_MLP, ColumnsReconstructor, WithExtraModels
+    from ..reconstructors.mlp import MIN_MODELS_MLP
+    from ..reconstructors.combine import ColumnsReconstructor, WithExtraModels
 
     X_out, y_out = suite_fit.outside_rows(b, idx)
     if n_models < MIN_MODELS_MLP or not y_out.size:
@@ -366,18 +370,18 @@ def fit_members(suite_fit: Suite, idx, reconstructors=DEFAULT_RECONSTRUCTORS, n_
                 combine: str = "equal"):
     """Per member: the reconstructor chosen by 5-fold CV over ``suite_fit``'s models on the pooled items
     ``idx`` and its interval; and the mean's interval. ``stronger``: also offer the latent and MLP kinds
-    where there are enough models for them (:func:`essence.reconstructors.ensemble.pool_candidates`, as a single-benchmark
+    where there are enough models for them (:func:`essence.reconstructors.choose.pool_candidates`, as a single-benchmark
     ``compress`` does); alone (``average=1``) it did not help a suite (seed 0 of ``benchmarks/suite.py``: mean
     per-benchmark RMSE ratio 0.93 -> 0.95 of the separate artifacts). :func:`compress_suite` uses
     ``stronger=True, average=3`` (README, "Suites"). ``n_train``: the first ``n_train`` models are
     training models, the rest validation (for the interval's calibration; None: all cross-fitted).
-    ``average`` >= 2: :func:`essence.reconstructors.ensemble.choose_average_by_cv` instead, which may also choose the
+    ``average`` >= 2: :func:`essence.reconstructors.choose.choose_average_by_cv` instead, which may also choose the
     unweighted average of up to ``average`` candidates (and the stronger kinds of :func:`suite_candidates`,
     :func:`kernel_candidates`, :func:`boost_candidates` and :func:`outside_candidates` join when ``stronger``); the winner's out-of-fold
     predictions set the intervals. ``own`` (with ``stronger`` and ``average`` >= 2): each member's candidates
     also hold :func:`own_candidates`. ``combine`` (with ``average`` >= 2): ``"equal"``, the best unweighted
     average of up to ``average`` candidates, or ``"greedy"``, a weighted greedy ensemble of any of them
-    (:func:`essence.reconstructors.ensemble.greedy_ensemble`; the weights are recorded in ``choice``).
+    (:func:`essence.reconstructors.combine.greedy_ensemble`; the weights are recorded in ``choice``).
     Returns ``(recs, intervals, mean_interval, choice, cv_pred (n, B))``."""
     unknown = [r for r in reconstructors if r not in RECONSTRUCTOR_KINDS]
     if unknown or not reconstructors:
@@ -495,7 +499,7 @@ def compress_suite(suite: Suite, k: int, method: str = "essence", seed: int = 0,
     (:func:`own_candidates`). ``suite_mean``: ``"members"`` (the suite mean is the mean of the member
     estimates) or ``"cv"`` (:func:`fit_mean` may give it its own reconstructor). ``combine`` (with
     ``average`` >= 2): ``"greedy"`` (:data:`COMBINE_DEFAULT`: a weighted greedy ensemble of any candidates,
-    :func:`essence.reconstructors.ensemble.greedy_ensemble`) or ``"equal"`` (the best unweighted average of up to ``average``).
+    :func:`essence.reconstructors.combine.greedy_ensemble`) or ``"equal"`` (the best unweighted average of up to ``average``).
     """
     if not isinstance(suite, Suite):
         raise InputError("suite: expected a Suite (see essence.suite.load_suite)")

@@ -192,7 +192,7 @@ def load_suite(sources, names=None, keep=None) -> Suite:
     """Load every source (a shipped name or a file, see :func:`essence.data.load`) and make a suite.
 
     ``keep``: optional, one function per source taking the loaded member and returning the items to keep
-    (anything :meth:`essence.data.Responses.subset` takes as ``items``), e.g. the items a new model was run on
+    (anything :meth:`essence.data.responses.Responses.subset` takes as ``items``), e.g. the items a new model was run on
     (``essence compress A B --items-from FA --items-from FB``)."""
     from ..data import load
 

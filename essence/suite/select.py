@@ -227,12 +227,12 @@ def _own_extra(train: Suite, pool, own_models: str, fitness_models: str, own_wei
 def kernel_candidates(idx, member_of, b: int | None, n_models: int) -> dict:
     """``kernel``: RBF kernel ridge on all chosen items (:class:`essence.reconstructors.kernel.KernelReconstructor`) whose
     distance may count member ``b``'s own chosen items more (the weight chosen by leave-one-out among 0, 3
-    and 9; ``b`` None: every item once), offered with at least :data:`essence.reconstructors.ensemble.MIN_MODELS_MLP`
+    and 9; ``b`` None: every item once), offered with at least :data:`essence.reconstructors.mlp.MIN_MODELS_MLP`
     models like the MLPs. ``idx`` ``(k,)`` pooled positions, ``member_of`` ``(M,)`` member of each pooled item.
     Measured on the five metabench pools (``benchmarks/suite.py --seeds 0 1 2``, README "Suites"): the best
     single kind by CV on ARC, TruthfulQA and WinoGrande, and a partner in most members' averages."""
     from ..reconstructors.kernel import KernelReconstructor
-    from ..reconstructors.ensemble import MIN_MODELS_MLP
+    from ..reconstructors.mlp import MIN_MODELS_MLP
 
     if n_models < MIN_MODELS_MLP:
         return {}
@@ -244,10 +244,11 @@ def pick_by_cv(train: Suite, val: Suite, choices, seed: int = 0, folds: int = 5)
     """``(len(choices),)`` CV errors (pp): for each choice (``(k,)`` pooled positions), the mean over members of
     the out-of-fold RMSE of one fixed reconstructor on all chosen items, ``folds``-fold over the training and
     validation models together (the same folds for every choice). The reconstructor is the ``kernel`` kind
-    (:func:`kernel_candidates`) from :data:`essence.reconstructors.ensemble.MIN_MODELS_MLP` models up,
+    (:func:`kernel_candidates`) from :data:`essence.reconstructors.mlp.MIN_MODELS_MLP` models up,
     ridge on all chosen items below that (the kind every suite artifact may choose)."""
     from ..data.metrics import rmse
-    from ..reconstructors.simple import oof_predictions, reconstructor_class
+    from ..reconstructors.choose import oof_predictions
+    from ..reconstructors.base import reconstructor_class
 
     R = np.vstack([train.pooled().responses, val.pooled().responses])
     Y = np.vstack([train.targets, val.targets])

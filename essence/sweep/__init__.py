@@ -45,7 +45,8 @@ from __future__ import annotations
 
 from .backends import DASK_CONNECT_TIMEOUT
 from .cli import add_subcommand
-from .plan import SUITE_SWEEP_SETTINGS, SWEEP_SETTINGS, run_sweep
+from .suites import SUITE_SWEEP_SETTINGS
+from .plan import SWEEP_SETTINGS, run_sweep
 from .records import COLUMNS, RUN_SCHEMA, RUN_SCHEMA_VERSION, SUMMARY_COLUMNS, load_runs, run_path
 from .signatures import _core_hash, _source_hash  # noqa: F401  (tests and notes use them)
 from .tables import format_summary, format_wide, mean_sd, ratio_table, summarise, verdict
