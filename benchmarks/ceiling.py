@@ -30,7 +30,6 @@ flattens above a target says more training models would not reach it either.
 from __future__ import annotations
 
 import argparse
-import inspect
 import sys
 import time
 from pathlib import Path
@@ -41,11 +40,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from essence.data import POOL_CAVEAT, load, split_models  # noqa: E402
 from essence.data.metrics import ratio_to_random  # noqa: E402
-from essence.methods.essence import EssenceSelector  # noqa: E402
-from essence.search.genetic import RidgeFitness, genetic_search, random_masks  # noqa: E402
+from essence.search.fitness import FitnessConfig  # noqa: E402
+from essence.search.fitness import RidgeFitness  # noqa: E402
+from essence.search.genetic import GAConfig, genetic_search, random_masks  # noqa: E402
 
 SETS = ("train", "val", "test")
-DEFAULT_ALPHA = inspect.signature(EssenceSelector).parameters["ridge_alpha"].default
+DEFAULT_ALPHA = FitnessConfig().ridge_alpha
 
 
 def _check_k(data, k: int) -> None:
@@ -55,8 +55,7 @@ def _check_k(data, k: int) -> None:
 
 def _ga_mask(fitness, k: int, n_items: int, seed: int, population: int, generations: int) -> np.ndarray:
     """``(1, n_items)`` bool: the best k-subset of the GA (20 elites, no progress bar) under ``fitness``."""
-    ga = genetic_search(None, None, None, None, k, population=int(population), generations=int(generations),
-                        elites=20, seed=seed, progress=False, fitness=fitness)
+    ga = genetic_search(fitness, k, GAConfig(population=int(population), generations=int(generations), elites=20), seed=seed, progress=False)
     mask = np.zeros((1, n_items), dtype=bool)
     mask[0, ga.best] = True
     return mask

@@ -19,7 +19,7 @@ that KNOW what no user knows:
 * ``est_corr`` / ``est_corr_strat``: the same two rules with the item-rest correlation ESTIMATED from the
   non-test models' answers (what a user can compute; :func:`essence.search.screen.item_statistics`);
 * ``population_ga_S``: the ruler's genetic search (200 x 200, closed-form leave-one-out line fitness,
-  :class:`essence.search.fitness_cv.LOOLineFitness`) run on S (``--pop-sizes``: 100, 300, 2,000) FRESH
+  :class:`essence.search.fitness.LOOLineFitness`) run on S (``--pop-sizes``: 100, 300, 2,000) FRESH
   models drawn from the generator's ability distribution for the same items (``fresh_models``): the subset
   the search would find with S models rather than 30-40 (2,000: about the population's), read through the
   line fitted on the fold's non-test models: how many models the search needs on such a pool;
@@ -62,8 +62,8 @@ from essence.data import split_models  # noqa: E402
 from essence.methods.base import Selector  # noqa: E402
 from essence.reconstructors.simple import LineReconstructor  # noqa: E402
 from essence.reconstructors.base import model_folds  # noqa: E402
-from essence.search.fitness_cv import LOOLineFitness  # noqa: E402
-from essence.search.genetic import genetic_search  # noqa: E402
+from essence.search.fitness import LOOLineFitness  # noqa: E402
+from essence.search.genetic import GAConfig, genetic_search  # noqa: E402
 from essence.search.screen import item_statistics  # noqa: E402
 from essence.data.synthetic import generate_mirt, mirt_parameters  # noqa: E402
 
@@ -186,8 +186,7 @@ def ceiling(n_models: int, n_items: int, seed: int, folds: int = 5, ga: int = 20
     pops = {}  # the population searches are the same for every fold
     for size in pop_sizes:
         Rf, yf = fresh_models(par, size, seed)
-        pops[size] = genetic_search(None, None, None, None, k, population=ga, generations=ga, elites=ga // 10,
-                                    seed=seed, fitness=LOOLineFitness(Rf, yf)).best
+        pops[size] = genetic_search(LOOLineFitness(Rf, yf), k, GAConfig(population=ga, generations=ga, elites=ga // 10), seed=seed).best
 
     def put(col, te, p):
         preds.setdefault(col, np.full(n_models, np.nan))[te] = p
@@ -219,8 +218,7 @@ def ceiling(n_models: int, n_items: int, seed: int, folds: int = 5, ga: int = 20
             put(f"population_ga_{size}/line", te,
                 LineReconstructor().fit(R[np.ix_(rows, pop)], y[rows]).predict(R[np.ix_(te, pop)]))
         fit = TestLineFitness(R[rows], y[rows], R[te], y[te])
-        best = genetic_search(None, None, None, None, k, population=ga, generations=ga, elites=ga // 10,
-                              seed=int(f), fitness=fit).best
+        best = genetic_search(fit, k, GAConfig(population=ga, generations=ga, elites=ga // 10), seed=int(f)).best
         put("oracle_test/line", te, LineReconstructor().fit(R[np.ix_(rows, best)], y[rows]).predict(R[np.ix_(te, best)]))
     rmse = {c: float(np.sqrt(np.mean((p - y) ** 2))) for c, p in preds.items()}
     ratio = {c: v / rmse["baseline"] for c, v in rmse.items() if c != "baseline" and not c.startswith("_")}

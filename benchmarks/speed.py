@@ -87,7 +87,8 @@ def part_pipeline(args) -> dict:
 
 def part_throughput(args) -> dict:
     from essence.data import load, split_models
-    from essence.search.genetic import RidgeFitness, SubsetFitness, genetic_search
+    from essence.search.fitness import RidgeFitness, GAMRulerFitness
+    from essence.search.genetic import GAConfig, genetic_search
 
     data = load("gsm8k")
     sp = split_models(data, seed=0)
@@ -95,10 +96,9 @@ def part_throughput(args) -> dict:
     Rv, yv = data.responses[sp.val], data.target[sp.val]
     out = {}
     for label, make in (("ridge (in-sample, default)", lambda: RidgeFitness(Rt, yt)),
-                        ("gam ruler (validation, paper)", lambda: SubsetFitness(Rt, yt, Rv, yv))):
+                        ("gam ruler (validation, paper)", lambda: GAMRulerFitness(Rt, yt, Rv, yv))):
         fit = make()
-        res = genetic_search(None, None, None, None, args.k, population=200, generations=args.generations,
-                             elites=20, seed=0, fitness=fit)
+        res = genetic_search(fit, args.k, GAConfig(population=200, generations=args.generations, elites=20), seed=0)
         out[label] = {"individuals_per_second": round(res.evaluations / res.seconds, 1),
                       "ms_per_generation": round(1000 * res.seconds / max(res.generations_run, 1), 2),
                       "generations": res.generations_run, "pool": Rt.shape[1], "k": args.k}
@@ -106,7 +106,8 @@ def part_throughput(args) -> dict:
 
 
 def part_scaling(args) -> dict:
-    from essence.search.genetic import RidgeFitness, SubsetFitness, genetic_search
+    from essence.search.fitness import RidgeFitness, GAMRulerFitness
+    from essence.search.genetic import GAConfig, genetic_search
     from essence.search.redundancy import coarse_filter
 
     out = {"note": "GENERATED random matrices (timing only): binary responses, 384-d random embeddings"}
@@ -130,13 +131,11 @@ def part_scaling(args) -> dict:
             """ms per GA generation (P = 200, 20 elites, k = 100), through genetic_search itself so that the
             BLAS thread limit and the selection / crossover / mutation / repair steps are included; the
             initial population's evaluation counts as one generation. A 1-generation warm-up run first."""
-            genetic_search(None, None, None, None, 100, population=200, generations=1, elites=20, seed=1,
-                           fitness=fit)
-            res = genetic_search(None, None, None, None, 100, population=200, generations=gens, elites=20,
-                                 seed=0, fitness=fit)
+            genetic_search(fit, 100, GAConfig(population=200, generations=1, elites=20), seed=1)
+            res = genetic_search(fit, 100, GAConfig(population=200, generations=gens, elites=20), seed=0)
             return round(1000 * res.seconds / (res.generations_run + 1), 2)
 
-        row["gam_ruler_ms_per_generation"] = per_generation(SubsetFitness(R[n_val:], y[n_val:], R[:n_val], y[:n_val]))
+        row["gam_ruler_ms_per_generation"] = per_generation(GAMRulerFitness(R[n_val:], y[n_val:], R[:n_val], y[:n_val]))
         if n_items <= 5000:
             t0 = time.perf_counter()
             rf = RidgeFitness(R[n_val:], y[n_val:])

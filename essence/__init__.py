@@ -1,14 +1,53 @@
 """essence: compress an LLM benchmark to a few items that keep its verdict.
 
-Modules: ``data`` (Responses, loading, splits), ``metrics`` (errors in percentage points, rank
-agreement), ``reconstruct`` (subset -> full score models), ``methods`` (item selectors),
-``compressed`` (the artifact and :func:`compress`), ``cli`` (the ``essence`` command).
-See docs/architecture.md.
+The front door::
+
+    import essence
+    art = essence.compress("gsm8k", k=50)              # one benchmark -> Compressed
+    art = essence.compress(["arc", "gsm8k"], k=100)    # several -> SuiteCompressed (a suite)
+    art.save("gsm8k-k50.json")
+    art = essence.load("gsm8k-k50.json")               # either kind, by its schema
+    art.estimate("new_model_results.csv")
+
+The rooms follow the stages the notebooks teach (see docs/architecture.md): ``data``, ``features``,
+``reconstructors``, ``search``, ``methods``, ``artifact``, ``suite``, ``lmeval``, ``sweep``, ``lessons``, ``cli``.
 """
 
-__version__ = "0.1.0"
+from pathlib import Path
 
-from . import data  # noqa: E402
-from .data import metrics  # noqa: E402
+from .artifact.base import load_artifact
+from .artifact.compressed import Compressed
+from .data import load as load_data
+from .data._version import __version__
+from .suite import Suite, SuiteCompressed, compress_suite, load_suite
 
-__all__ = ["data", "metrics", "__version__"]
+__all__ = ["compress", "load", "load_data", "Compressed", "SuiteCompressed", "__version__"]
+
+#: the default method, on the command line and here
+DEFAULT_METHOD = "auto"
+
+
+def compress(data, k: int, method: str = DEFAULT_METHOD, seed: int = 0, **params):
+    """Choose ``k`` items and fit the reconstructor: the one entry of ``essence compress``.
+
+    ``data``: one benchmark (a dataset name, a file path or a :class:`~essence.data.Responses`) gives a
+    :class:`~essence.artifact.compressed.Compressed`; several (a list of two or more, or a
+    :class:`~essence.suite.Suite`) give a :class:`~essence.suite.SuiteCompressed`, ``k`` items chosen across all
+    of them (``per_benchmark`` sets a floor per member; ``method="auto"`` is the joint EssenceBench there).
+    ``params`` go to :func:`essence.artifact.compressed.compress` or :func:`essence.suite.compress_suite`."""
+    from .artifact.compressed import compress as compress_one
+
+    if isinstance(data, (list, tuple)) and len(data) == 1:
+        data = data[0]
+    if isinstance(data, (list, tuple)) or isinstance(data, Suite):
+        suite = data if isinstance(data, Suite) else load_suite(list(data))
+        return compress_suite(suite, k, method="essence" if method == "auto" else method, seed=seed, **params)
+    if isinstance(data, (str, Path)):
+        data = load_data(data)
+    return compress_one(data, k, method=method, seed=seed, **params)
+
+
+def load(path):
+    """The artifact written by :meth:`essence.artifact.base.Artifact.save` at ``path``, of either kind (:class:`Compressed`, :class:`SuiteCompressed`)."""
+    return load_artifact(path)
+

@@ -25,11 +25,11 @@ import sys
 import warnings
 from pathlib import Path
 
-from .data._io import check_output
-from .data.checks import cli_whole_number, parse_params
+from .data._io import check_output, write_atomic
+from .data.checks import cli_whole_number
 from .data.errors import EssenceWarning, InputError, UsageError, plain
 
-__all__ = ["main", "write_atomic"]
+__all__ = ["main"]
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent)
 
@@ -40,24 +40,6 @@ PLUGIN_MODULES = ("essence.sweep", "essence.lmeval")
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, status 2
         raise UsageError(f"{message} (see `{self.prog} --help`)")
-
-
-def write_atomic(path: Path, text: str, force: bool = False) -> None:
-    """Write ``text`` to ``path`` via a temp file + rename; refuse to replace an existing file unless ``force``."""
-    from .data._io import write_atomic as _write
-
-    check_output(path, overwrite=force, flag="--out")
-    _write(path, text)
-
-
-def _fmt_figures(fig: dict) -> str:
-    keys = ("n_models", "rmse", "mae", "kendall", "spearman", "rank_err_5", "rank_err_10", "coverage")
-    parts = []
-    for key in keys:
-        if key in fig and fig[key] is not None:
-            v = fig[key]
-            parts.append(f"{key}={v}" if key == "n_models" else f"{key}={v:.3f}")
-    return " ".join(parts)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -76,111 +58,93 @@ def cmd_data(args) -> int:
     return 0
 
 
-def cmd_compress(args) -> int:
-    if len(args.data) > 1:  # a suite: several benchmarks compressed as one (essence.suite)
-        from .suite.commands import compress_command
+#: compress() arguments that are not method parameters (the command line keeps their defaults)
+_COMPRESS_SETTINGS = {"data", "test", "val", "level", "min_answered"}
 
-        return compress_command(args)
+
+def _source(args):
+    """DATA as one :class:`~essence.data.Responses` or, for several, a :class:`~essence.suite.Suite` (each
+    restricted to its ``--items-from`` file when given)."""
+    from .data import items_from, load
+    from .suite import load_suite
+
+    if args.items_from and len(args.items_from) != len(args.data):
+        raise UsageError(f"--items-from: give it once per benchmark, in the order of DATA ({len(args.data)} here), "
+                         f"got {len(args.items_from)}")
+    if len(args.data) > 1:
+        keep = [lambda m, src=Path(f): items_from(src, m) for f in args.items_from] if args.items_from else None
+        return load_suite(args.data, keep=keep)
     if args.per_benchmark is not None:
         raise UsageError("--per-benchmark: only for a suite (several DATA); drop it or name more benchmarks")
-    args.data = args.data[0]
-    from .artifact.compressed import compress
-    from .data import items_from, load
-    from .methods import METHODS
+    data = load(args.data[0])
+    return data.subset(items=items_from(Path(args.items_from[0]), data)) if args.items_from else data
 
-    if args.method not in METHODS:
-        raise UsageError(f"unknown method {args.method!r}; choose one of: {', '.join(METHODS)}")
-    out = Path(args.out) if args.out else Path(f"{Path(str(args.data)).stem}-{args.method}-k{args.k}-s{args.seed}.json")
-    check_output(out, overwrite=args.force, flag="--out")
+
+def cmd_compress(args) -> int:
+    from . import compress
+    from .data.checks import parse_params
+
     params = parse_params(args.param)
     settings = sorted(set(params) & _COMPRESS_SETTINGS)
     if settings:
-        raise UsageError(f"--param {settings[0]}: not a parameter of method {args.method} but a setting of compress(), "
-                         f"which the command line keeps at its default; set it in Python: "
-                         f"essence.artifact.compressed.compress(data, k, {settings[0]}=...)")
-    if args.items_from and len(args.items_from) > 1:
-        raise UsageError(f"--items-from: given {len(args.items_from)} times for one benchmark; give it once (a suite "
-                         "takes it once per benchmark)")
-    data = load(args.data)
-    if args.items_from:
-        data = data.subset(items=items_from(Path(args.items_from[0]), data))
-    art = compress(data, k=args.k, method=args.method, seed=args.seed, progress=not args.quiet, **params)
+        raise UsageError(f"--param {settings[0]}: not a method parameter but a setting of compress(), which the "
+                         f"command line keeps at its default; set it in Python: essence.compress(data, k, "
+                         f"{settings[0]}=...)")
+    source = _source(args)
+    if args.per_benchmark:
+        params["per_benchmark"] = args.per_benchmark
+    stem = "+".join(Path(str(d)).stem for d in args.data)
+    out = Path(args.out) if args.out else Path(f"{stem}-{args.method}-k{args.k}-s{args.seed}.json")
+    check_output(out, overwrite=args.force, flag="--out")
+    art = compress(source, k=args.k, method=args.method, seed=args.seed, split=args.split, progress=not args.quiet,
+                   **params)
     art.save(out, overwrite=args.force)
-    v, t = art.figures.get("validation", {}), art.figures.get("test", {})
-    print(f"{data.name}: {args.method} k={args.k} seed={args.seed} -> {out}")
-    auto = art.selection.get("auto")
-    if auto:  # the default: say what it chose and how good it expects it to be
-        print(f"auto: {auto['regime']}; chose {auto['choice']}, estimated RMSE {auto['estimate_rmse']:.2f} "
-              f"+- {auto['estimate_sd']:.2f} pp ({auto['ratio_to_baseline']:.2f} x {auto['baseline']})")
-    print(f"validation: {_fmt_figures(v)}")
-    print(f"test:       {_fmt_figures(t)}   (errors in pp; coverage of the {art.interval.level:.0%} interval)")
-    if "caveat" in art.dataset:
-        print(f"note: {art.dataset['caveat']}")
+    if len(args.data) > 1:
+        dropped = ", ".join(f"{n} {c}" for n, c in source.dropped.items())
+        print(f"suite {' + '.join(source.names)}: {source.n_models} models in all (dropped per benchmark: {dropped})")
+    print(f"{stem}: {art.method} k={args.k} seed={args.seed} -> {out}")
+    print("\n".join(art.summary_lines()))
     return 0
 
 
-#: compress() arguments that are not method parameters (the command line keeps their defaults)
-_COMPRESS_SETTINGS = {"data", "split", "test", "val", "level", "min_answered"}
-
-
 def cmd_estimate(args) -> int:
-    from .suite import is_suite_artifact
+    from . import load
+    from .data import load as load_data
 
-    if is_suite_artifact(args.artifact):  # one results file per member (essence.suite)
-        from .suite.commands import estimate_command
-
-        return estimate_command(args)
-    if len(args.responses) > 1:
-        raise UsageError(f"{args.artifact}: a single-benchmark artifact takes one RESPONSES file, got "
-                         f"{len(args.responses)}")
-    args.responses = args.responses[0]
-    from .artifact.compressed import Compressed
-    from .data import load
-
-    art = Compressed.load(args.artifact)
-    if args.out and Path(args.out).exists() and not args.force:
-        raise UsageError(f"{args.out}: already exists; choose another --out or pass --force")
-    resp = load(args.responses, allow_empty_items=True)
-    df = art.estimate(resp)
+    art = load(args.artifact)
+    paths = art.inputs(args.responses)
+    df = art.estimate(paths)
     text = df.to_csv(index=False, float_format="%.4f")
     if args.out:
-        write_atomic(Path(args.out), text, force=args.force)
+        write_atomic(Path(args.out), text, overwrite=args.force)
         print(f"{len(df)} model(s) -> {args.out}")
     else:
         sys.stdout.write(text)
-    if args.context or (args.context is None and sys.stdout.isatty()):  # essence.artifact.report: what the numbers mean
+    if art.n_inputs == 1 and (args.context or (args.context is None and sys.stdout.isatty())):
         from .artifact.report import answered_counts, context_lines
 
+        resp = load_data(paths[0], allow_empty_items=True)
         print("\n".join(context_lines(art, df, answered_counts(art, resp))))
     return 0
 
 
 def cmd_evaluate(args) -> int:
-    from .suite import is_suite_artifact
+    from . import load
+    from .artifact.base import FIGURE_KEYS
+    from .data import load as load_data
 
-    if is_suite_artifact(args.artifact):  # one data file or name per member (essence.suite)
-        from .suite.commands import evaluate_command
-
-        return evaluate_command(args)
-    if len(args.data) > 1:
-        raise UsageError(f"{args.artifact}: a single-benchmark artifact takes one DATA, got {len(args.data)}")
-    args.data = args.data[0]
-    from .artifact.compressed import Compressed
-    from .data import load
-
-    art = Compressed.load(args.artifact)
-    data = load(args.data, allow_empty_items=True)
+    art = load(args.artifact)
+    data = [load_data(d, allow_empty_items=True) for d in art.inputs(args.data)]
     res = art.evaluate(data)
-    keys = ("n_models", "rmse", "mae", "kendall", "spearman", "rank_err_5", "rank_err_10", "coverage")
-    out = {key: res.get(key) for key in keys}
     if args.json:
-        print(json.dumps(out))
+        def pick(fig):
+            return {key: fig.get(key) for key in FIGURE_KEYS}
+
+        print(json.dumps(pick(res) if art.n_inputs == 1 else
+                         {"n_models": res["n_models"], "benchmarks": {n: pick(f) for n, f in res["benchmarks"].items()},
+                          "mean": pick(res["mean"])}))
     else:
-        print(f"{data.name}: {art.method} k={art.k}: {_fmt_figures(out)}")
-        if data.fingerprint() == art.dataset.get("fingerprint"):
-            print("note: DATA is the data the artifact was fitted on; its training and validation models chose the "
-                  "items, so these figures are optimistic. The artifact's own test figures: "
-                  + _fmt_figures(art.figures.get("test", {})))
+        print("\n".join(art.evaluation_lines(res, data[0])))
     return 0
 
 
@@ -211,6 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--param", action="append", metavar="NAME=VALUE", help="a method parameter (repeatable)")
     c.add_argument("--per-benchmark", type=cli_whole_number(0), metavar="N",
                    help="suites only: at least N items of every benchmark (the rest of the split is searched)")
+    c.add_argument("--split", choices=("random", "top"), default="random",
+                   help="which models are held out for the artifact's test figures: random (stratified, the default) "
+                        "or top (the strongest 10 %%: how it does on a model better than every reference)")
     c.add_argument("--force", action="store_true", help="replace an existing --out file")
     c.add_argument("--quiet", action="store_true", help="no progress bars")
     c.set_defaults(func=cmd_compress)
@@ -248,12 +215,29 @@ def build_parser() -> argparse.ArgumentParser:
 _FOLDER_OUTPUTS = {"sweep", "export-lmeval", "replay-lmeval"}
 
 
+def _inputs(args) -> list[Path]:
+    """Every existing file a command was given as an input (its positional arguments and path options)."""
+    found = []
+    for name, value in vars(args).items():
+        if name == "out" or value is None:
+            continue
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, (str, Path)) and str(v) and Path(v).is_file():
+                found.append(Path(v))
+    return found
+
+
 def _check_out(args) -> None:
-    """Refuse an unusable ``--out`` of any subcommand before it does any work: a folder where a file is
-    written (or a file where a folder is), a file on the way to it, a folder that cannot be written, or an
-    existing file without ``--force``."""
+    """Refuse an unusable ``--out`` of any subcommand before it does any work: one of the command's own inputs
+    (even with ``--force``: a result never replaces what it was computed from), a folder where a file is written
+    (or a file where a folder is), a file on the way to it, a folder that cannot be written, or an existing file
+    without ``--force``."""
     out = getattr(args, "out", None)
     if out:
+        same = [p for p in _inputs(args) if Path(out).exists() and p.resolve() == Path(out).resolve()]
+        if same:
+            raise UsageError(f"--out {out}: is one of this command's inputs ({same[0]}); choose another path "
+                             "(--force never replaces an input)")
         folder = args.command in _FOLDER_OUTPUTS
         check_output(out, overwrite=folder or bool(getattr(args, "force", False)), folder=folder, flag="--out")
 

@@ -138,7 +138,7 @@ def test_a_few_model_candidate_runs_alone_with_the_line_rule(few):
 
 
 def test_stratified_ruler_keeps_the_best_of_its_stratified_draws(few):
-    from essence.search.fitness_cv import LOOLineFitness
+    from essence.search.fitness import LOOLineFitness
     from essence.search.screen import item_statistics, stratified_draws
 
     d, tr, va = few

@@ -401,6 +401,35 @@ def test_evaluate_on_few_models_warns(capsys, ws, base, out):
     warning(cli(capsys, "evaluate", ws / "art.json", out / "four.csv", "--json"), "only 4 model(s)")
 
 
+@pytest.mark.parametrize("command", ["compress", "estimate"])
+def test_out_naming_an_input_is_refused_even_with_force(capsys, ws, out, command):
+    """`compress data.csv --out data.csv --force` must not replace the user's data with the artifact."""
+    data = out / "data.csv"
+    data.write_bytes((ws / "base.csv").read_bytes())
+    before = snapshot(out)
+    args = (["compress", data, "--k", 5, "--method", "random", "--quiet"] if command == "compress" else
+            ["estimate", ws / "art.json", data])
+    error(cli(capsys, *args, "--out", data, "--force"), "is one of this command's inputs", "--force never replaces")
+    assert snapshot(out) == before
+
+
+def test_evaluate_warns_on_another_benchmark_under_the_same_item_ids(capsys, ws, base, out):
+    """Item means that do not follow the reference models' (another benchmark renamed to these ids) warn; the
+    same benchmark's models, even only the strongest ones, do not."""
+    assert main(["compress", str(ws / "base.csv"), "--k", "35", "--method", "random", "--quiet",
+                 "--out", str(out / "k35.json")]) == 0
+    capsys.readouterr()
+    top = base.subset(models=np.argsort(base.target)[-40:])
+    wide(top).to_csv(out / "top.csv", index=False)
+    rc, _, err = cli(capsys, "evaluate", out / "k35.json", out / "top.csv", "--json")
+    assert rc == 0 and not any("another benchmark" in e for e in err)
+    df = wide(base.subset(models=np.arange(60)))  # a benchmark whose easy items are these hard ones
+    df.iloc[:, 1:-1] = 1.0 - df.iloc[:, 1:-1]
+    df.to_csv(out / "other.csv", index=False)
+    warning(cli(capsys, "evaluate", out / "k35.json", out / "other.csv", "--json"), "another benchmark",
+            "same item ids")
+
+
 def test_warnings_are_dropped_when_the_command_fails(capsys, base, out):
     df = wide(base.subset(models=np.arange(25)))
     df.iloc[:, 1:-1] = 0.0

@@ -20,10 +20,17 @@ FAST = dict(tau_text=1.0, population=30, generations=40, elites=4, rounds=1, gro
 
 def test_registered_and_parameters_documented():
     cls = get_method("essence")
-    names = cls._param_names()
+    assert cls._param_names() == ["filter", "fitness", "ga", "k", "progress", "refine", "seed"]
+    for group in ("filter", "fitness", "ga", "refine"):
+        assert group in cls.__doc__
+    # every setting is reachable by its own name and documented by its settings object
     for p in ("tau_text", "tau_rank", "population", "generations", "tournament", "elites", "rounds",
-              "group_population", "group_generations", "ebm_elites", "ebm_max_models", "fitness"):
-        assert p in names and p in cls.__doc__
+              "group_population", "group_generations", "ebm_elites", "ebm_max_models", "fitness_models", "ridge_alpha"):
+        (group,) = [g for g, c in cls._configs.items() if p in c.__dataclass_fields__]
+        default = getattr(cls._configs[group](), p)
+        assert getattr(cls.route_params({p: default})[group], p) == default
+    sel = make_method("essence", 10, fitness="gam", generations=7, **{"refine.rounds": 0})
+    assert (sel.fitness.kind, sel.ga.generations, sel.refine.rounds) == ("gam", 7, 0)
 
 
 def test_end_to_end_through_compress(small, tmp_path):
@@ -35,29 +42,17 @@ def test_end_to_end_through_compress(small, tmp_path):
     assert "text redundancy off (tau_text >= 1)" in sel["filter"]["notes"]
     assert sel["ga"]["generations_run"] == 40 and len(sel["rounds"]) == 1
     assert sel["rounds"][0]["best_group"] in ("high", "low", "random")
-    assert set(sel["seconds"]) >= {"filter", "ga", "ebm", "group_ga"}
+    assert set(sel["seconds"]) >= {"screen", "filter", "search"}
     assert sel["reconstructor_choice"] in ("gam", "ridge", "ridge_gam", "line", "mean_ridge", "latent", "mlp")
     # + essence.reconstructors.combine' latent and mlp: small has 480 non-test models
     assert set(sel["reconstructor_val_rmse"]) == {"gam", "ridge", "ridge_gam", "line", "mean_ridge", "latent", "mlp"}
-    # the fitness trace never gets worse: the global best is kept by fitness (keep_best default)
+    # the fitness trace never gets worse: the global best is kept by fitness
     trace = [t["fitness_rmse"] for t in sel["val_rmse_trace"]]
     assert all(b <= a + 1e-12 for a, b in zip(trace, trace[1:]))
     path = art.save(tmp_path / "a.json")
     back = Compressed.load(path)
     assert back.items == art.items
     np.testing.assert_allclose(back.estimate(small)["estimate"], art.estimate(small)["estimate"], atol=1e-6)
-
-
-def test_keep_best_on_validation_never_worsens_the_validation_trace(small):
-    art = compress(small, 10, method="essence", seed=2, progress=False, keep_best="validation",
-                   **{**FAST, "rounds": 2})
-    sel = art.selection
-    trace = [t["val_rmse"] for t in sel["val_rmse_trace"]]
-    assert len(trace) == 3 and all(b <= a + 1e-12 for a, b in zip(trace, trace[1:]))
-    for r, before in zip(sel["rounds"], trace):
-        assert r["improved_global_best"] == (r["candidate_val_rmse"] < before)
-        if r["improved_global_best"]:
-            assert r["global_best_val_rmse"] == r["candidate_val_rmse"]
 
 
 def test_beats_random_on_validation_models(small):
@@ -129,7 +124,7 @@ def test_k_too_large_after_filter_is_a_value_error_and_cli_exit_2(small, tmp_pat
 
 def test_bad_parameters_are_value_errors(small):
     for bad in ({"population": 1}, {"elites": 30}, {"fitness": "mse"}, {"group_fraction": 0.0},
-                {"fitness_models": "test"}, {"ridge_alpha": 0}, {"keep_best": "test"}):
+                {"fitness_models": "test"}, {"ridge_alpha": 0}):
         with pytest.raises(ValueError):
             compress(small, 5, method="essence", seed=0, progress=False, **{**FAST, **bad})
 
@@ -166,7 +161,7 @@ def test_pre_screen_shrinks_big_pools_and_is_recorded():
     assert sel["screen"]["n_dropped"] == 250 and len(sel["screen"]["dropped"]) == 50  # first 50 listed
     assert sel["pool_size"] == sel["filter"]["n_kept"] <= 150 and sel["ga"]["pool_size"] == sel["pool_size"]
     assert not set(sel["screen"]["dropped"]) & set(art.items)
-    assert art.params["max_pool"] == 150 and art.params["screen"] == "stratified"
+    assert art.params["filter"]["max_pool"] == 150 and art.params["filter"]["screen"] == "stratified"
     plain = compress(data, 10, method="essence", seed=0, progress=False, **FAST)
     assert plain.selection["screen"]["applied"] is False and plain.selection["pool_size"] == 400
     with pytest.raises(ValueError, match="max_pool"):

@@ -112,7 +112,7 @@ BAD = [
     ("essence", {"tau_text": float("nan")}, "tau_text: must be a finite number"),
     ("essence", {"population": 0}, "population: must be a whole number >= 2, got 0"),
     ("essence", {"generations": -1}, "generations: must be a whole number >= 0, got -1"),
-    ("essence", {"fitness": "best"}, "fitness: must be one of 'gam', 'ridge', got 'best'"),
+    ("essence", {"fitness": "best"}, "fitness.kind: must be one of 'gam', 'ridge', got 'best'"),
     ("essence", {"patience": 0}, "patience: must be a whole number >= 1 (or None), got 0"),
     ("herding", {"bandwidth": -2.0}, "bandwidth: must be a finite number > 0.0 (or None)"),
     ("herding", {"batch_size": 0}, "batch_size: must be a whole number >= 1, got 0"),
@@ -138,7 +138,8 @@ def test_parameters_outside_their_domain_fail_before_any_work(method, params, me
     assert message in str(exc.value) and "\n" not in str(exc.value)
     # ... and so does fit, for a selector built directly
     sp = split_models(small, seed=0)
-    sel = get_method(method)(k=5, **params)
+    cls = get_method(method)
+    sel = cls(k=5, **cls.route_params(params))
     with pytest.raises(InputError, match=message.split(":")[0]):
         sel.fit(small.subset(models=sp.train), small.subset(models=sp.val))
     # compress stops before splitting or fitting anything

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from essence.search.genetic import (RidgeFitness, SubsetFitness, _uniform_interp, genetic_search, random_masks,
-                                    repair)
+from essence.search.fitness import RidgeFitness, GAMRulerFitness, _uniform_interp
+from essence.search.genetic import GAConfig, genetic_search, random_masks, repair
 
 
 def split3(r, seed=0):
@@ -65,7 +65,7 @@ def test_uniform_interp_equals_np_interp():
 # ----------------------------------------------------------------------------------------------
 # the vectorised fitness against a plain per-individual reference
 # ----------------------------------------------------------------------------------------------
-def reference_rmse(fit: SubsetFitness, R_val, y_val, mask) -> float:
+def reference_rmse(fit: GAMRulerFitness, R_val, y_val, mask) -> float:
     """One individual at a time: nanmean over its items, the ruler by np.interp, clipped, RMSE over models
     with at least one answer."""
     cols = np.flatnonzero(mask)
@@ -82,7 +82,7 @@ def reference_rmse(fit: SubsetFitness, R_val, y_val, mask) -> float:
 
 def test_fitness_equals_reference_on_real_binary_data(small):
     Rt, yt, Rv, yv = split3(small)
-    fit = SubsetFitness(Rt, yt, Rv, yv)
+    fit = GAMRulerFitness(Rt, yt, Rv, yv)
     masks = random_masks(30, Rt.shape[1], 12, np.random.default_rng(0))
     got = fit.rmse(masks)
     ref = [reference_rmse(fit, Rv, yv, m) for m in masks]
@@ -99,7 +99,7 @@ def test_fitness_equals_reference_with_missing_cells(alpaca):
     Rv = Rv.copy()
     Rv[0, :] = np.nan
     Rv[0, 3] = 0.4  # a model that answered a single item
-    fit = SubsetFitness(Rt, yt, Rv, yv)
+    fit = GAMRulerFitness(Rt, yt, Rv, yv)
     assert fit.has_missing
     masks = random_masks(25, Rt.shape[1], 5, np.random.default_rng(1))
     got = fit.rmse(masks)
@@ -132,11 +132,11 @@ def test_ridge_fitness_equals_sklearn_ridge(small):
 # ----------------------------------------------------------------------------------------------
 def test_ga_improves_and_keeps_its_best(small):
     Rt, yt, Rv, yv = split3(small)
-    res = genetic_search(Rt, yt, Rv, yv, 10, population=40, generations=60, elites=4, seed=0)
+    res = genetic_search(GAMRulerFitness(Rt, yt, Rv, yv), 10, GAConfig(population=40, generations=60, elites=4), seed=0)
     assert res.best.shape == (10,) and np.unique(res.best).size == 10
     assert np.all(np.diff(res.history) >= 0)  # elitism: the best never gets worse
     assert res.history[-1] > res.history[0]  # the search does find better subsets than the random start
-    fit = SubsetFitness(Rt, yt, Rv, yv)
+    fit = GAMRulerFitness(Rt, yt, Rv, yv)
     mask = np.zeros((1, Rt.shape[1]), dtype=bool)
     mask[0, res.best] = True
     assert fit(mask)[0] == pytest.approx(res.best_fitness)
@@ -149,9 +149,9 @@ def test_ga_improves_and_keeps_its_best(small):
 
 def test_ga_same_seed_same_subset(small):
     Rt, yt, Rv, yv = split3(small)
-    a = genetic_search(Rt, yt, Rv, yv, 8, population=30, generations=20, elites=3, seed=7)
-    b = genetic_search(Rt, yt, Rv, yv, 8, population=30, generations=20, elites=3, seed=7)
-    c = genetic_search(Rt, yt, Rv, yv, 8, population=30, generations=20, elites=3, seed=8)
+    a = genetic_search(GAMRulerFitness(Rt, yt, Rv, yv), 8, GAConfig(population=30, generations=20, elites=3), seed=7)
+    b = genetic_search(GAMRulerFitness(Rt, yt, Rv, yv), 8, GAConfig(population=30, generations=20, elites=3), seed=7)
+    c = genetic_search(GAMRulerFitness(Rt, yt, Rv, yv), 8, GAConfig(population=30, generations=20, elites=3), seed=8)
     np.testing.assert_array_equal(a.best, b.best)
     np.testing.assert_array_equal(a.history, b.history)
     assert not np.array_equal(a.population, c.population)
@@ -161,19 +161,20 @@ _CHILD = r"""
 import json, sys
 import numpy as np
 from essence.data import load, split_models
-from essence.search.genetic import genetic_search
+from essence.search.fitness import GAMRulerFitness
+from essence.search.genetic import GAConfig, genetic_search
 r = load("gsm8k")
 r = r.subset(models=np.arange(0, r.n_models, 6)[:600], items=np.arange(80))
 sp = split_models(r, test=0.0, val=0.25, seed=0)
-res = genetic_search(r.responses[sp.train], r.target[sp.train], r.responses[sp.val], r.target[sp.val], 8,
-                     population=30, generations=20, elites=3, seed=7)
+fit = GAMRulerFitness(r.responses[sp.train], r.target[sp.train], r.responses[sp.val], r.target[sp.val])
+res = genetic_search(fit, 8, GAConfig(population=30, generations=20, elites=3), seed=7)
 print(json.dumps(res.best.tolist()))
 """
 
 
 def test_ga_same_seed_same_subset_across_processes(small):
     Rt, yt, Rv, yv = split3(small)
-    here = genetic_search(Rt, yt, Rv, yv, 8, population=30, generations=20, elites=3, seed=7).best.tolist()
+    here = genetic_search(GAMRulerFitness(Rt, yt, Rv, yv), 8, GAConfig(population=30, generations=20, elites=3), seed=7).best.tolist()
     out = subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True, timeout=120, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == here
 
@@ -191,11 +192,11 @@ def test_ga_always_returns_k_distinct_valid_items(n_models, M, data):
     y = 100 * rng.random(n_models)
     half = n_models // 2
     ridge = data.draw(st.booleans())
-    fitness = RidgeFitness(R[:half], y[:half], R[half:], y[half:]) if ridge else None
     if not ridge and np.isnan(R[:half]).all(axis=1).sum() > half - 2:
         return  # too few training models with any answer to fit the ruler (a ValueError, tested elsewhere)
-    res = genetic_search(R[:half], y[:half], R[half:], y[half:], k, population=data.draw(st.integers(2, 12)),
-                         generations=data.draw(st.integers(0, 6)), elites=1, seed=seed, fitness=fitness)
+    fitness = (RidgeFitness if ridge else GAMRulerFitness)(R[:half], y[:half], R[half:], y[half:])
+    config = GAConfig(population=data.draw(st.integers(2, 12)), generations=data.draw(st.integers(0, 6)), elites=1)
+    res = genetic_search(fitness, k, config, seed=seed)
     assert res.best.shape == (k,)
     assert np.unique(res.best).size == k
     assert res.best.min() >= 0 and res.best.max() < M
@@ -205,21 +206,20 @@ def test_ga_always_returns_k_distinct_valid_items(n_models, M, data):
 def test_ga_rejects_bad_settings(small):
     Rt, yt, Rv, yv = split3(small)
     with pytest.raises(ValueError, match="lower k"):
-        genetic_search(Rt, yt, Rv, yv, Rt.shape[1] + 1)
+        genetic_search(GAMRulerFitness(Rt, yt, Rv, yv), Rt.shape[1] + 1)
     with pytest.raises(ValueError, match="elites"):
-        genetic_search(Rt, yt, Rv, yv, 5, population=10, elites=10)
+        genetic_search(GAMRulerFitness(Rt, yt, Rv, yv), 5, GAConfig(population=10, elites=10))
     with pytest.raises(ValueError, match="y_val"):
-        genetic_search(Rt, yt, Rv, yv[:-1], 5)
+        genetic_search(GAMRulerFitness(Rt, yt, Rv, yv[:-1]), 5)
     with pytest.raises(ValueError, match="R_val"):
-        genetic_search(Rt, yt, Rv[:, :-1], yv, 5)
+        genetic_search(GAMRulerFitness(Rt, yt, Rv[:, :-1], yv), 5)
 
 
 def test_ga_patience_and_init(small):
     Rt, yt, Rv, yv = split3(small)
-    first = genetic_search(Rt, yt, Rv, yv, 10, population=30, generations=40, elites=2, seed=1)
+    first = genetic_search(GAMRulerFitness(Rt, yt, Rv, yv), 10, GAConfig(population=30, generations=40, elites=2), seed=1)
     # starting from a good subset, the result is at least as good (elitism)
-    again = genetic_search(Rt, yt, Rv, yv, 10, population=30, generations=5, elites=2, seed=2,
-                           init=first.best[None, :])
+    again = genetic_search(GAMRulerFitness(Rt, yt, Rv, yv), 10, GAConfig(population=30, generations=5, elites=2), init=first.best[None, :], seed=2)
     assert again.best_fitness >= first.best_fitness
-    stop = genetic_search(Rt, yt, Rv, yv, 10, population=10, generations=500, elites=2, seed=3, patience=5)
+    stop = genetic_search(GAMRulerFitness(Rt, yt, Rv, yv), 10, GAConfig(population=10, generations=500, elites=2, patience=5), seed=3)
     assert stop.stopped_early and stop.generations_run < 500

@@ -293,7 +293,7 @@ def test_irt_reconstructor_round_trip(small, fitted_small, use_score):
 def test_irt_selector_end_to_end(small, tmp_path):
     art = compress(small, k=12, method="irt", seed=0, progress=False, **FAST)
     assert len(set(art.items)) == 12 and set(art.items) <= set(small.items)
-    assert art.params["binarize"] == 0.5 and art.params["epochs"] == FAST["epochs"]
+    assert art.params["irt"]["binarize"] == 0.5 and art.params["epochs"] == FAST["epochs"]
     assert "irt_fit" in art.selection and art.selection["irt_fit"]["n_models_fit"] == FAST["max_models"]
     path = art.save(tmp_path / "a.json")
     back = Compressed.load(path)
@@ -309,7 +309,7 @@ def test_irt_on_continuous_scores_warns_and_records_threshold(alpaca):
     with pytest.warns(UserWarning, match="binarize=0.5"):
         art = compress(alpaca, k=15, method="irt", seed=0, progress=False, min_models=10, **FAST)
     assert len(set(art.items)) == 15
-    assert art.params["binarize"] == 0.5
+    assert art.params["irt"]["binarize"] == 0.5
     with pytest.raises(ValueError, match="binarize: must be a finite number >= 0.0 and <= 1.0, got 2"):
         compress(alpaca, k=15, method="irt", seed=0, progress=False, binarize=2.0, min_models=10, **FAST)
 
@@ -321,7 +321,7 @@ def test_irt_skips_constant_items_on_lcb():
     d = load("lcb_codegen")
     sp = split_models(d, seed=0)
     tr, va = d.subset(models=sp.train), d.subset(models=sp.val)
-    sel = IRTSelector(30, progress=False, min_models=10, **FAST)
+    sel = IRTSelector(30, progress=False, min_models=10, **IRTSelector.route_params(FAST))
     with pytest.warns(UserWarning):
         sel.fit(tr, va)
     constant = np.flatnonzero(np.nanmax(binarize(tr.responses), axis=0) == np.nanmin(binarize(tr.responses), axis=0))

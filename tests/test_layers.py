@@ -36,8 +36,8 @@ LAYERS: list[list[str]] = [
     ["essence.suite"],  # several benchmarks compressed as one
     ["essence.sweep", "essence.lmeval"],
     ["essence.lessons"],  # everything that exists for the notebooks: helpers, plots, the regime map, the ledger
+    ["essence.__init__"],  # the package's front: compress and load, for one benchmark or a suite
     ["essence.cli"],
-    ["essence.__init__"],  # the package's front: compress, load (imported lazily)
 ]
 
 

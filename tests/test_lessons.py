@@ -7,7 +7,7 @@ import pytest
 
 from essence.lessons import stages as L
 from essence.data import split_models
-from essence.search.genetic import RidgeFitness, SubsetFitness
+from essence.search.fitness import RidgeFitness, GAMRulerFitness
 from essence.search.redundancy import coarse_filter, rank_redundancy, text_redundancy
 
 
@@ -138,7 +138,7 @@ def test_subset_figures_chooses_on_validation(small):
 def test_ga_trajectory_monotone_deterministic_and_evaluated(small):
     R, y = small.responses, small.target
     tr, va, te = split_models(small, seed=0)
-    fit = SubsetFitness(R[tr], y[tr], R[va], y[va])
+    fit = GAMRulerFitness(R[tr], y[tr], R[va], y[va])
     calls = []
 
     def evaluate(best):
@@ -162,7 +162,7 @@ def test_ga_trajectory_monotone_deterministic_and_evaluated(small):
 @pytest.mark.slow
 def test_ablation_runs_variants_through_the_cached_sweep(tmp_path):
     tiny = dict(population=10, elites=2, generations=2, ebm_elites=2, group_population=6, group_generations=2,
-                ebm_max_rounds=20, ebm_smoothing_rounds=5)
+                ebm_max_rounds=20)
     variants = {"refine": dict(tiny, rounds=1), "plain": dict(tiny, rounds=0)}
     table = L.ablation("mmlu", variants, [5], [0], tmp_path, jobs=1)
     assert list(table["variant"]) == ["refine", "plain"]
@@ -196,10 +196,10 @@ def test_fitness_setup_and_compare_fitnesses(small):
     st = L.fitness_setup(small, seed=1, n_splines=10, lam=5.0, ridge_alpha=2.0)
     tr, va, _ = split_models(small, seed=1)
     np.testing.assert_array_equal(st["split"].train, tr)
-    assert isinstance(st["paper"], SubsetFitness) and isinstance(st["ridge"], RidgeFitness)
+    assert isinstance(st["paper"], GAMRulerFitness) and isinstance(st["ridge"], RidgeFitness)
     mask = np.zeros((1, small.n_items), dtype=bool)
     mask[0, :10] = True
-    ref = SubsetFitness(small.responses[tr], small.target[tr], small.responses[va], small.target[va], 10, 5.0)
+    ref = GAMRulerFitness(small.responses[tr], small.target[tr], small.responses[va], small.target[va], 10, 5.0)
     assert st["paper"](mask)[0] == pytest.approx(ref(mask)[0])
     figures = L.subset_evaluator(st, ("gam",))(np.arange(10))
     assert figures == L.subset_figures(st["R"], st["y"], st["split"], np.arange(10), ("gam",))

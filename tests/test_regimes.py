@@ -15,7 +15,7 @@ from essence.methods.disco import disagreement, stratified_disagreement
 from essence.reconstructors.simple import LineReconstructor, MeanRidgeReconstructor, RidgeReconstructor
 from essence.reconstructors.choose import choose_by_cv, cv_rmse
 from essence.reconstructors.base import reconstructor_from_dict, subset_score
-from essence.search.fitness_cv import LOORidgeFitness
+from essence.search.fitness import LOORidgeFitness
 
 from script_loader import load_script
 
@@ -197,7 +197,7 @@ def test_a_cached_run_of_other_code_is_recomputed_not_reused(tmp_path):
 
 
 def test_loo_line_fitness_matches_brute_force(few):
-    from essence.search.fitness_cv import LOOLineFitness
+    from essence.search.fitness import LOOLineFitness
 
     R, y = few.responses, few.target
     mask = np.zeros((1, R.shape[1]), dtype=bool)
@@ -219,7 +219,7 @@ def test_loo_line_fitness_matches_brute_force(few):
 
 def test_ruler_beats_random_subsets_under_its_fitness_and_is_seeded(few):
     from essence.methods.auto import RulerSelector
-    from essence.search.fitness_cv import LOOLineFitness
+    from essence.search.fitness import LOOLineFitness
 
     tr, va = few.subset(models=np.arange(26)), few.subset(models=np.arange(26, 30))
     a = RulerSelector(10, seed=3, population=40, generations=30).fit(tr, va)

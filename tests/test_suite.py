@@ -69,32 +69,7 @@ def test_joint_fitness_in_sample_matches_explicit_ridge_and_mean_is_mean_of_memb
             preds.append(Xc @ w + Y[:, b].mean())
             assert r[p, b] == pytest.approx(np.sqrt(np.mean((preds[-1] - Y[:, b]) ** 2)), rel=1e-8)
         assert r[p, 3] == pytest.approx(np.sqrt(np.mean((np.mean(preds, axis=0) - Y.mean(axis=1)) ** 2)), rel=1e-8)
-    # scored on given models (here the same ones) it agrees, up to clipping to [0, 100]
-    explicit = JointRidgeFitness(R, Y, suite.member_of, R_fit=R, Y_fit=Y, alpha=2.0, weighting="raw")
-    np.testing.assert_allclose(explicit.member_rmse(masks), r, rtol=0.02)
     assert fit(masks) == pytest.approx(-r[:, :3].mean(axis=1))
-
-
-def test_joint_fitness_loo_matches_explicit_leave_one_out_ridge(suite):
-    R, Y = suite.pooled().responses[:60], suite.targets[:60]
-    fit = JointRidgeFitness(R, Y, suite.member_of, alpha=2.0, weighting="raw", loo=True)
-    masks = random_masks(2, R.shape[1], 10, np.random.default_rng(1))
-    r = fit.member_rmse(masks)
-    X = np.where(np.isnan(R), fit.fill, R)
-    for p in range(2):
-        Xm = X[:, masks[p]]
-        err = np.empty((60, 3))
-        for i in range(60):  # refit without model i (its own centring and intercept), predict model i
-            keep = np.arange(60) != i
-            mu, ym = Xm[keep].mean(axis=0), Y[keep].mean(axis=0)
-            Xc = Xm[keep] - mu
-            w = np.linalg.solve(Xc.T @ Xc + 2.0 * np.eye(10), Xc.T @ (Y[keep] - ym))
-            err[i] = (Xm[i] - mu) @ w + ym - Y[i]
-        np.testing.assert_allclose(r[p, :3], np.sqrt(np.mean(err ** 2, axis=0)), rtol=1e-8)
-        assert r[p, 3] == pytest.approx(np.sqrt(np.mean(err.mean(axis=1) ** 2)), rel=1e-8)
-    assert (r[:, :3] > JointRidgeFitness(R, Y, suite.member_of, alpha=2.0).member_rmse(masks)[:, :3]).all()
-    with pytest.raises(InputError, match="loo"):
-        JointRidgeFitness(R, Y, suite.member_of, R_fit=R, Y_fit=Y, loo=True)
 
 
 def test_relative_weighting_divides_by_random_reference_and_floor_penalises(suite):
@@ -113,7 +88,7 @@ def test_relative_weighting_divides_by_random_reference_and_floor_penalises(suit
 
 def test_joint_essence_same_seed_same_items_and_floor_kept(suite):
     tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
-    kw = dict(population=16, generations=4, elites=2, tau_text=1.0, searches=1)
+    kw = dict(population=16, generations=4, elites=2, tau_text=1.0)
     a, info = select_suite(tr, va, 15, seed=3, per_benchmark=4, progress=False, **kw)
     b, _ = select_suite(tr, va, 15, seed=3, per_benchmark=4, progress=False, **kw)
     np.testing.assert_array_equal(a, b)
@@ -380,50 +355,6 @@ def test_boost_candidate_has_one_block_per_member_with_chosen_items(suite):
     assert len(part.blocks) == len(suite.names) - 1 and all(len(b) for b in part.blocks)
 
 
-def test_balanced_init_starts_every_member_with_an_equal_share(suite, monkeypatch):
-    import essence.search.genetic as genetic
-
-    seen = {}
-    real = genetic.genetic_search
-
-    def spy(*a, **kw):
-        seen["init"] = kw["init"]
-        return real(*a, **kw)
-
-    monkeypatch.setattr(genetic, "genetic_search", spy)
-    tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
-    kw = dict(population=8, generations=1, elites=2, tau_text=1.0, tau_rank=1.0, searches=1)
-    select_suite(tr, va, 15, seed=0, progress=False, init="balanced", **kw)
-    counts = np.stack([seen["init"][:, tr.member_of == b].sum(axis=1) for b in range(3)], axis=1)
-    assert (counts == 5).all()  # 15 items, 3 members: 5 each in every starting candidate
-    select_suite(tr, va, 15, seed=0, progress=False, **kw)
-    assert seen["init"] is None  # the default: uniform random masks
-    with pytest.raises(InputError, match="init"):
-        select_suite(tr, va, 15, seed=0, progress=False, init="lopsided", **kw)
-
-
-def test_members_init_starts_from_the_union_of_each_members_own_search(suite, monkeypatch):
-    import essence.search.genetic as genetic
-
-    inits = []
-    real = genetic.genetic_search
-
-    def spy(*a, **kw):
-        inits.append(kw.get("init"))
-        return real(*a, **kw)
-
-    monkeypatch.setattr(genetic, "genetic_search", spy)
-    tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
-    kw = dict(population=8, generations=2, elites=2, tau_text=1.0, tau_rank=1.0, searches=1)
-    idx, _ = select_suite(tr, va, 15, seed=0, progress=False, init="members", **kw)
-    assert len(inits) == 4 and inits[:3] == [None, None, None]  # three member searches, then the joint one
-    start = inits[3]
-    counts = np.stack([start[:, tr.member_of == b].sum(axis=1) for b in range(3)], axis=1)
-    assert start.shape[0] == 8 and (counts == 5).all()
-    again, _ = select_suite(tr, va, 15, seed=0, progress=False, init="members", **kw)
-    np.testing.assert_array_equal(idx, again)
-
-
 def test_own_items_ridge_equals_a_ridge_on_each_members_own_columns(suite):
     R, Y = suite.pooled().responses, suite.targets
     fit = JointRidgeFitness(R, Y, suite.member_of, alpha=2.0, weighting="raw")
@@ -444,8 +375,6 @@ def test_own_items_ridge_equals_a_ridge_on_each_members_own_columns(suite):
     assert r[2, 1] == pytest.approx(Y[:, 1].std())
     assert r[2, 0] == pytest.approx(fit.member_rmse(masks)[2, 0], rel=1e-10)  # arc's own items are all its items
     assert (r[:2, :3] != fit.member_rmse(masks)[:2, :3]).all()
-    explicit = JointRidgeFitness(R, Y, suite.member_of, R_fit=R, Y_fit=Y, alpha=2.0, weighting="raw")
-    np.testing.assert_allclose(explicit.member_rmse(masks, own=True), r, rtol=0.02)
 
 
 def test_own_weight_mixes_the_own_items_term_and_refuses_bad_values(suite):
@@ -463,21 +392,13 @@ def test_own_weight_mixes_the_own_items_term_and_refuses_bad_values(suite):
     for bad in (-0.1, 1.5, float("nan")):
         with pytest.raises(InputError, match="own_weight"):
             JointRidgeFitness(R, Y, suite.member_of, own_weight=bad)
-    with pytest.raises(InputError, match="own_weight.*loo"):
-        JointRidgeFitness(R, Y, suite.member_of, own_weight=0.5, loo=True)
     tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
-    small = dict(population=8, generations=2, elites=2, tau_text=1.0, progress=False, searches=1)
+    small = dict(population=8, generations=2, elites=2, tau_text=1.0, progress=False)
     for bad in ("x", 2):
         with pytest.raises(InputError, match="own_weight"):
             select_suite(tr, va, 12, own_weight=bad, **small)
-    with pytest.raises(InputError, match="own_weight=0.5.*loo"):
-        select_suite(tr, va, 12, own_weight=0.5, fitness_models="loo", **small)
     a, info = select_suite(tr, va, 12, own_weight=0.5, seed=1, **small)
     assert info["settings"]["own_weight"] == 0.5 and a.size == 12
-    # loo without an own_weight of the user's: the default's own term is dropped (not refused), and recorded
-    b, info_b = select_suite(tr, va, 12, fitness_models="loo", seed=1, **small)
-    c, _ = select_suite(tr, va, 12, fitness_models="loo", own_weight=0, seed=1, **small)
-    assert info_b["settings"]["own_weight"] == 0.0 and np.array_equal(b, c)
 
 
 def test_suite_mean_cv_picks_the_lowest_cv_rmse_and_round_trips(suite, tmp_path):
@@ -516,10 +437,10 @@ def test_suite_mean_cv_picks_the_lowest_cv_rmse_and_round_trips(suite, tmp_path)
 
 def test_joint_refinement_never_worsens_the_pool_fitness_and_keeps_the_floor(suite):
     from essence.suite.fitness import JointRidgeFitness
-    from essence.suite.refine import GroupFitness, suite_attribution
+    from essence.search.refine import GroupFitness, RefineConfig, suite_attribution
 
     tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
-    kw = dict(population=16, generations=3, elites=2, tau_text=1.0, searches=1, ebm_elites=2, group_population=8,
+    kw = dict(population=16, generations=3, elites=2, tau_text=1.0, ebm_elites=2, group_population=8,
               group_generations=3)
     plain, info0 = select_suite(tr, va, 15, seed=5, per_benchmark=3, progress=False, **kw)
     refined, info = select_suite(tr, va, 15, seed=5, per_benchmark=3, progress=False, rounds=2, **kw)
@@ -529,8 +450,8 @@ def test_joint_refinement_never_worsens_the_pool_fitness_and_keeps_the_floor(sui
     assert [r["round"] for r in rec] == [1, 2] and "refinement" not in info0
     assert rec[0]["attribution"]["ebms"] == 2 * 3  # every elite x every member
     # the global best's pool fitness only goes down, and the round that improves it reports the new value
-    fits = [r["global_best_fitness"] for r in rec]
-    assert fits[1] <= fits[0] and all(r["candidate_fitness"] >= r["global_best_fitness"] - 1e-9 for r in rec)
+    fits = [r["global_best_fitness_rmse"] for r in rec]
+    assert fits[1] <= fits[0] and all(r["candidate_fitness_rmse"] >= r["global_best_fitness_rmse"] - 1e-9 for r in rec)
     assert min(info["budget"].values()) >= 3 and refined.size == 15
     # a group's fitness is the pool fitness of the same items
     pooled = tr.pooled().responses
@@ -542,9 +463,9 @@ def test_joint_refinement_never_worsens_the_pool_fitness_and_keeps_the_floor(sui
     full[:, group] = m
     np.testing.assert_allclose(GroupFitness(fit, group)(m), fit(full))
     # attribution: one value per pooled item, zero where no elite holds the item
-    A, att = suite_attribution(pooled, tr.targets, full, max_models=200, seed=0)
+    A, att = suite_attribution(pooled, tr.targets, RefineConfig(ebm_max_models=200), seed=0)(full)
     assert A.shape == (fit.n_items,) and (A[~full.any(axis=0)] == 0).all() and (A[full.any(axis=0)] >= 0).all()
-    assert att["ebm_models"] == 200
+    assert att["ebms"] == 2 * 3
 
 
 def test_suite_reconstruction_reads_own_then_all_items_with_intervals(suite):
@@ -571,17 +492,6 @@ def test_search_curve_extends_one_run_and_scores_test_models(suite):
     assert all(sum(map(int, b.split())) == 15 for b in t.budget)
 
 
-def test_fitness_on_training_and_validation_models_is_the_search_on_both(suite):
-    """``fitness_models="train+val"``: the filter and the GA see the validation models as training models."""
-    small = dict(population=8, generations=3, elites=2, tau_text=1.0, progress=False, seed=2, searches=1)
-    tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
-    both, info = select_suite(tr, va, 12, fitness_models="train+val", **small)
-    same, _ = select_suite(suite.subset(np.arange(400)), va, 12, **small)
-    alone, _ = select_suite(tr, va, 12, **small)
-    assert info["settings"]["fitness_models"] == "train+val"
-    assert np.array_equal(both, same) and not np.array_equal(both, alone)
-
-
 def test_suite_keeps_each_members_outside_models_apart(members):
     s = make_suite(members)
     common = set(s.models.tolist())
@@ -595,54 +505,6 @@ def test_suite_keeps_each_members_outside_models_apart(members):
     o = fewer.outside_of(0)
     assert list(o.items) == list(fewer.members[0].items) and o.n_models == fewer.dropped[fewer.names[0]]
     np.testing.assert_array_equal(o.responses, members[0].subset(models=o.models, items=o.items).responses)
-
-
-def test_own_items_ridge_with_outside_models_equals_explicit_ridges(suite):
-    R, Y = suite.pooled().responses, suite.targets
-    rng = np.random.default_rng(8)
-    starts = np.cumsum([0] + suite.n_items)
-    extra = [(suite.outside_of(b).responses[:60], suite.outside_of(b).target[:60]) for b in range(3)]
-    extra[1] = None  # a member without outside models keeps the training models only
-    fit = JointRidgeFitness(R, Y, suite.member_of, alpha=2.0, weighting="raw", own_weight=0.5, own_extra=extra)
-    masks = random_masks(3, R.shape[1], 15, rng)
-    r = fit.member_rmse(masks, own=True)
-    X = np.where(np.isnan(R), fit.fill, R)
-    for p in range(3):
-        preds = []
-        for b in range(3):
-            cols = np.flatnonzero(masks[p] & (suite.member_of == b))
-            A, y = X[:, cols], Y[:, b]
-            if extra[b] is not None:
-                Re = extra[b][0][:, cols - starts[b]]
-                A, y = np.vstack([A, np.where(np.isnan(Re), fit.fill[cols], Re)]), np.r_[y, extra[b][1]]
-            mu, ym = A.mean(axis=0), y.mean()
-            w = np.linalg.solve((A - mu).T @ (A - mu) + 2.0 * np.eye(cols.size), (A - mu).T @ (y - ym))
-            assert r[p, b] == pytest.approx(np.sqrt(np.mean((ym + (A - mu) @ w - y) ** 2)), rel=1e-8)
-            preds.append(ym + (X[:, cols] - mu) @ w)  # the suite mean's term: on the training models
-        assert r[p, 3] == pytest.approx(np.sqrt(np.mean((np.mean(preds, axis=0) - Y.mean(axis=1)) ** 2)), rel=1e-8)
-    same = JointRidgeFitness(R, Y, suite.member_of, alpha=2.0, weighting="raw", own_weight=0.5, own_extra=[None] * 3)
-    plain = JointRidgeFitness(R, Y, suite.member_of, alpha=2.0, weighting="raw")
-    np.testing.assert_allclose(same.member_rmse(masks, own=True), plain.member_rmse(masks, own=True), rtol=1e-9)
-    with pytest.raises(InputError, match="own_extra: 2 entries for 3 members"):
-        JointRidgeFitness(R, Y, suite.member_of, own_weight=0.5, own_extra=extra[:2])
-    with pytest.raises(InputError, match="in-sample fitness only"):
-        JointRidgeFitness(R, Y, suite.member_of, R_fit=R, Y_fit=Y, own_weight=0.5, own_extra=extra)
-    bad = [(extra[0][0][:, :3], extra[0][1]), None, None]
-    with pytest.raises(InputError, match=r"own_extra\[0\]: expected answers"):
-        JointRidgeFitness(R, Y, suite.member_of, own_weight=0.5, own_extra=bad)
-
-
-def test_own_models_pool_reads_the_outside_models_and_shared_does_not(suite):
-    tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
-    small = dict(population=8, generations=3, elites=2, tau_text=1.0, progress=False, seed=2, searches=1)
-    pool, info = select_suite(tr, va, 15, own_models="pool", **small)
-    shared, info_s = select_suite(tr, va, 15, **small)  # the default
-    assert info["settings"]["own_models"] == "pool" and info_s["settings"]["own_models"] == "shared"
-    assert not np.array_equal(pool, shared)
-    alone = make_suite(list(tr.members))  # no outside models: pool falls back to the training models
-    np.testing.assert_array_equal(select_suite(alone, va, 15, own_models="pool", **small)[0], shared)
-    with pytest.raises(InputError, match="own_models='all'"):
-        select_suite(tr, va, 15, own_models="all", **small)
 
 
 def test_with_outside_trains_a_member_on_its_whole_pool(suite):
@@ -716,55 +578,6 @@ def test_fit_members_weighs_the_outside_candidates(suite):
     assert all(isinstance(v, float) for k_, v in choice["arc"]["cv_rmse"].items() if "pool" in k_)
 
 
-def test_searches_keep_the_search_that_the_kernel_cv_prefers(suite):
-    """``searches=3``: three joint searches under seeds seed, seed + 1000, seed + 2000; the one kept is the
-    lowest mean per-member kernel CV error over training + validation models, recomputed here by hand."""
-    from essence.data.metrics import rmse
-    from essence.reconstructors.choose import oof_predictions
-    from essence.suite.select import kernel_candidates
-    from essence.suite.select import pick_by_cv
-
-    small = dict(population=8, generations=3, elites=2, tau_text=1.0, progress=False)
-    tr, va = suite.subset(np.arange(300)), suite.subset(np.arange(300, 400))
-    runs = [select_suite(tr, va, 12, seed=4 + 1000 * i, searches=1, **small)[0] for i in range(3)]
-    assert len({tuple(r) for r in runs}) == 3  # three different searches
-    idx, info = select_suite(tr, va, 12, seed=4, searches=3, **small)
-    assert [s["seed"] for s in info["searches"]] == [4, 1004, 2004] and info["settings"]["searches"] == 3
-    cv = pick_by_cv(tr, va, runs, seed=4)
-    assert [s["cv_rmse"] for s in info["searches"]] == [round(c, 5) for c in cv]
-    assert info["picked_search"] == int(np.argmin(cv)) and np.array_equal(idx, runs[int(np.argmin(cv))])
-    # pick_by_cv by hand for one choice: kernel out-of-fold RMSE per member on train + val, averaged
-    R = np.vstack([tr.pooled().responses, va.pooled().responses])
-    Y = np.vstack([tr.targets, va.targets])
-    by_hand = np.mean([rmse(Y[:, b], oof_predictions(kernel_candidates(runs[1], tr.member_of, b, 400)["kernel"],
-                                                     R[:, runs[1]], Y[:, b], 5, 4, R)) for b in range(3)])
-    assert cv[1] == pytest.approx(by_hand)
-    one, info1 = select_suite(tr, va, 12, seed=4, searches=1, **small)  # one search: no CV, no record of it
-    assert np.array_equal(one, runs[0]) and "searches" not in info1 and info1["settings"]["searches"] == 1
-    default, info_d = select_suite(tr, va, 12, seed=4, **small)  # the default is the three searches' pick
-    assert np.array_equal(default, idx) and info_d["picked_search"] == info["picked_search"]
-    assert info_d["settings"]["searches"] == 3 == JOINT_DEFAULTS["searches"]
-    for bad in (0, "x", 1.5):
-        with pytest.raises(InputError, match="searches"):
-            select_suite(tr, va, 12, searches=bad, **small)
-
-
-def test_pick_by_cv_falls_back_to_ridge_with_few_models(suite):
-    """Under 300 models there is no kernel candidate: the CV reads a ridge on all chosen items instead."""
-    from essence.data.metrics import rmse
-    from essence.reconstructors.simple import RidgeReconstructor
-    from essence.reconstructors.choose import oof_predictions
-    from essence.suite.select import pick_by_cv
-
-    tr, va = suite.subset(np.arange(60)), suite.subset(np.arange(60, 90))
-    idx = np.arange(0, 100, 7)
-    (got,) = pick_by_cv(tr, va, [idx], seed=1)
-    R = np.vstack([tr.pooled().responses, va.pooled().responses])
-    Y = np.vstack([tr.targets, va.targets])
-    want = np.mean([rmse(Y[:, b], oof_predictions(RidgeReconstructor, R[:, idx], Y[:, b], 5, 1, R)) for b in range(3)])
-    assert got == pytest.approx(want) and np.isfinite(got)
-
-
 def test_joint_search_keeps_random_items_below_min_search_models(suite):
     """Under ``min_search_models`` (24) training + validation models the joint EssenceBench keeps the random
     items ``method="random"`` chooses under the same seed, warns, and records why; 0 searches anyway."""
@@ -777,10 +590,10 @@ def test_joint_search_keeps_random_items_below_min_search_models(suite):
     rand, _ = select_suite(tr, va, 12, method="random", seed=3, progress=False)
     assert np.array_equal(idx, rand) and info["method"] == "essence" and "ga" not in info
     assert info["fallback"] == {"reason": "too_few_models", "models": 20, "min_search_models": 24}
-    forced, info_f = select_suite(tr, va, 12, seed=3, min_search_models=0, searches=1, **small)
+    forced, info_f = select_suite(tr, va, 12, seed=3, min_search_models=0, **small)
     assert "ga" in info_f and "fallback" not in info_f
     with pytest.warns(EssenceWarning):  # a lower bar than the models present falls back too
-        select_suite(tr, va, 12, seed=3, min_search_models=21, searches=1, **small)
+        select_suite(tr, va, 12, seed=3, min_search_models=21, **small)
     for bad in (-1, "x", 2.5):
         with pytest.raises(InputError, match="min_search_models"):
             select_suite(tr, va, 12, min_search_models=bad, **small)

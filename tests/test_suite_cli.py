@@ -91,13 +91,13 @@ def test_compress_items_from_keeps_each_benchmarks_listed_items(files, tmp_path)
 
 
 @pytest.mark.parametrize("case, expect", [
-    ("one_file", "one results file per benchmark"),
+    ("one_file", "results file(s) (one per benchmark"),
     ("swapped", "missing"),
     ("floor_single", "--per-benchmark: only for a suite"),
     ("floor_big", "--per-benchmark 7"),
     ("method", "does not run on a suite"),
-    ("items_from_once", "--items-from: give it once per benchmark of the suite"),
-    ("items_from_twice_single", "--items-from: given 2 times for one benchmark"),
+    ("items_from_once", "--items-from: give it once per benchmark"),
+    ("items_from_twice_single", "--items-from: give it once per benchmark"),
     ("items_from_unknown", "are not items of mmlu"),
 ])
 def test_bad_suite_arguments_exit_2_with_one_line(case, expect, suite_art, files, tmp_path):

@@ -104,4 +104,4 @@ def test_tinybench_on_continuous_scores(alpaca):
         art = compress(alpaca, k=12, method="tinybench", seed=0, progress=False, min_models=10, **FAST)
     assert len(set(art.items)) == 12
     assert art.selection["lambda_models"] == "train+validation"  # only 6 validation models
-    assert art.params["binarize"] == 0.5
+    assert art.params["irt"]["binarize"] == 0.5

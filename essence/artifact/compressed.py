@@ -10,16 +10,16 @@ intervals.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import warnings
 from dataclasses import dataclass, field
+from typing import ClassVar
 from pathlib import Path
 
 import numpy as np
 
 from ..data._version import __version__
-from ..data._io import jsonable, write_atomic
 from ..data._runtime import single_thread
+from .base import Artifact, check_same_benchmark, format_figures
 from ..data import METABENCH, POOL_CAVEAT, Responses, Split, split_models
 from ..reconstructors.intervals import IntervalModel, cross_fitted_predictions
 from ..data.metrics import summary
@@ -30,14 +30,14 @@ from ..methods.auto import check_models_for_k
 
 __all__ = ["Compressed", "compress", "SCHEMA", "SCHEMA_VERSION"]
 
-SCHEMA = "essence.artifact.compressed"
+SCHEMA = "essence.compressed"
 SCHEMA_VERSION = 1
 _REQUIRED = ("schema", "schema_version", "method", "k", "seed", "params", "items", "dataset",
              "reconstructor", "interval", "figures")
 
 
 @dataclass
-class Compressed:
+class Compressed(Artifact):
     """A compressed benchmark.
 
     ``items``: the chosen item ids ``(k,)``. ``reconstructor``: fitted, maps results on those items
@@ -60,11 +60,17 @@ class Compressed:
     created: str = ""
     essence_version: str = __version__
 
+    SCHEMA: ClassVar[str] = SCHEMA
+    SCHEMA_VERSION: ClassVar[int] = SCHEMA_VERSION
+    REQUIRED: ClassVar[tuple] = _REQUIRED
+
     # -- estimates -------------------------------------------------------------------------------
     def _matrix(self, data) -> tuple[np.ndarray, np.ndarray]:
         """Responses of ``data`` on the chosen items, in artifact order: ``(models (n,), X (n, k))``."""
         import pandas as pd
 
+        if isinstance(data, (list, tuple)):
+            (data,) = self.inputs(data)
         if isinstance(data, (str, Path)):
             from ..data import load
 
@@ -115,23 +121,47 @@ class Compressed:
 
     def evaluate(self, data) -> dict:
         """Compare estimates on ``data`` with its true full scores: :func:`essence.data.metrics.summary` + coverage."""
+        if isinstance(data, (list, tuple)):
+            (data,) = self.inputs(data)
         if isinstance(data, (str, Path)):
             from ..data import load
 
             data = load(data, allow_empty_items=True)
         if not isinstance(data, Responses):
             raise InputError("evaluate: data must be a Responses or a dataset name/path with true scores")
+        check_same_benchmark(self._matrix(data)[1], self.dataset.get("item_means"), data.name)
         est = self.estimate(data)
         return _figures(data.target, est["estimate"].to_numpy(), est["lower"].to_numpy(), est["upper"].to_numpy(),
                         f"{data.name}")
 
+    # -- what the command line prints -------------------------------------------------------------
+    def summary_lines(self) -> list[str]:
+        """What ``essence compress`` prints about the artifact it wrote."""
+        lines = []
+        auto = self.selection.get("auto")
+        if auto:  # the default: what it chose and how good it expects it to be
+            lines.append(f"auto: {auto['regime']}; chose {auto['choice']}, estimated RMSE {auto['estimate_rmse']:.2f} "
+                         f"+- {auto['estimate_sd']:.2f} pp ({auto['ratio_to_baseline']:.2f} x {auto['baseline']})")
+        lines.append(f"validation: {format_figures(self.figures.get('validation', {}))}")
+        lines.append(f"test:       {format_figures(self.figures.get('test', {}))}   (errors in pp; coverage of the "
+                     f"{self.interval.level:.0%} interval)")
+        if "caveat" in self.dataset:
+            lines.append(f"note: {self.dataset['caveat']}")
+        return lines
+
+    def evaluation_lines(self, res: dict, data) -> list[str]:
+        """What ``essence evaluate`` prints for :meth:`evaluate`'s ``res`` on ``data`` (a Responses)."""
+        lines = [f"{data.name}: {self.method} k={self.k}: {format_figures(res)}"]
+        if data.fingerprint() == self.dataset.get("fingerprint"):
+            lines.append("note: DATA is the data the artifact was fitted on; its training and validation models chose "
+                         "the items, so these figures are optimistic. The artifact's own test figures: "
+                         + format_figures(self.figures.get("test", {})))
+        return lines
+
     # -- persistence -----------------------------------------------------------------------------
     def to_dict(self) -> dict:
         return {
-            "schema": SCHEMA,
-            "schema_version": SCHEMA_VERSION,
-            "essence_version": self.essence_version,
-            "created": self.created,
+            **self.header(),
             "method": self.method,
             "k": int(self.k),
             "seed": int(self.seed),
@@ -145,29 +175,8 @@ class Compressed:
             "selection": self.selection,
         }
 
-    def save(self, path, overwrite: bool = False) -> Path:
-        """Write the artifact as JSON, atomically (temp file + rename): a crash never leaves half a file.
-
-        Refuses to replace an existing file unless ``overwrite=True``.
-        """
-        # compact: artifacts carry thousands of numbers (tables, signatures); `python -m json.tool` pretty-prints
-        text = json.dumps(jsonable(self.to_dict()), separators=(",", ":"), allow_nan=False)
-        return write_atomic(path, text, overwrite=overwrite)
-
     @classmethod
-    def from_dict(cls, d: dict, source: str = "artifact") -> "Compressed":
-        if not isinstance(d, dict) or d.get("schema") != SCHEMA:
-            raise InputError(f"{source}: not an essence artifact (schema {d.get('schema') if isinstance(d, dict) else None!r}, "
-                             f"expected {SCHEMA!r})")
-        if d.get("schema_version") != SCHEMA_VERSION:
-            raise InputError(
-                f"{source}: schema version {d.get('schema_version')!r}, this essence ({__version__}) reads version "
-                f"{SCHEMA_VERSION}; recreate it with `essence compress` or use the essence version that wrote it "
-                f"({d.get('essence_version', 'unknown')})"
-            )
-        missing = [f for f in _REQUIRED if f not in d]
-        if missing:
-            raise InputError(f"{source}: missing field(s) {', '.join(missing)}; the file is incomplete or hand-edited")
+    def _from_checked(cls, d: dict, source: str) -> "Compressed":
         from .checks import check_artifact
 
         rec, interval = check_artifact(d, source)
@@ -177,18 +186,6 @@ class Compressed:
             split=d.get("split", {}), selection=d.get("selection", {}), created=d.get("created", ""),
             essence_version=d.get("essence_version", "unknown"),
         )
-
-    @classmethod
-    def load(cls, path) -> "Compressed":
-        """Read an artifact written by :meth:`save`; ValueError with the reason for anything else."""
-        path = Path(path)
-        try:
-            d = json.loads(path.read_text())
-        except FileNotFoundError:
-            raise InputError(f"{path}: no such artifact file") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"{path}: not a readable JSON artifact ({exc})") from None
-        return cls.from_dict(d, source=str(path))
 
     def __repr__(self) -> str:
         t = self.figures.get("test", {})
@@ -239,9 +236,9 @@ def _warn_constant(data: Responses) -> bool:
 def compress(
     data: Responses,
     k: int,
-    method: str = "essence",
+    method: str = "auto",
     seed: int = 0,
-    split: Split | None = None,
+    split: Split | str | None = None,
     test: float = 0.1,
     val: float = 0.1,
     level: float = 0.9,
@@ -252,7 +249,9 @@ def compress(
 ) -> Compressed:
     """Choose ``k`` items of ``data`` with ``method`` and fit the reconstructor and its interval.
 
-    The models are split (``split_models(data, test, val, seed)`` unless ``split`` is given); the method
+    The models are split (``split_models(data, test, val, seed, kind=split)`` with ``split`` ``"random"`` (the
+    default) or ``"top"`` (the strongest models are the test models); a :class:`~essence.data.Split` is used as
+    given); the method
     sees the training and validation models only; the test models are used once, for ``figures['test']``.
     Items answered by fewer than ``min_answered`` training models are left out with a warning that
     counts them. Too few models for ``k`` get a warning or an InputError saying how many are needed
@@ -275,8 +274,8 @@ def compress(
         raise InputError(f"predictors: {predictors!r} is not a choice; use 'all' (with the latent and MLP kinds) "
                          "or 'basic' (without them)")
     selector = make_method(method, k=k, seed=seed, progress=progress, **params)
-    selector.stronger_predictors = predictors == "all"
-    split = split if split is not None else split_models(data, test=test, val=val, seed=seed)
+    kind = split if isinstance(split, str) else "random"
+    split = split if isinstance(split, Split) else split_models(data, test=test, val=val, seed=seed, kind=kind)
     train, valid, testd = (data.subset(models=ix) for ix in split)
     source, left_out = data, []
     answered = (~np.isnan(train.responses)).sum(axis=0)
@@ -294,7 +293,7 @@ def compress(
         train, valid, testd = (part.subset(items=keep) for part in (train, valid, testd))
     check_models_for_k(k, train.n_models + valid.n_models, data.n_items)
     with single_thread():  # see essence.data._runtime
-        selector.fit(train, valid)
+        selector.fit(train, valid, predictors=predictors)
         idx = selector.items_
         rec = selector.reconstructor_
         pooled = getattr(selector, "reconstructor_fitted_on_", "train") == "train+val"
@@ -317,6 +316,7 @@ def compress(
         "name": data.name, "fingerprint": source.fingerprint(), "n_models": data.n_models,
         "n_items": source.n_items, "target_source": data.target_source, "binary": data.is_binary,
         "target_quantiles": np.round(np.nanpercentile(data.target, np.arange(101)), 4).tolist(),  # essence.artifact.report
+        "item_means": np.round(np.nanmean(fit_part.responses[:, idx], axis=0), 4).tolist(),  # check_same_benchmark
     }
     if left_out:
         dataset["items_left_out"] = {"reason": f"answered by fewer than {min_answered} training models",
@@ -332,7 +332,7 @@ def compress(
     return Compressed(
         method=method, k=int(k), seed=int(seed), params=selector.params_dict(),
         items=data.items[idx].tolist(), reconstructor=rec, interval=interval, dataset=dataset, figures=figures,
-        split={"seed": int(seed), "test": test, "val": val, "n_train": train.n_models, "n_val": valid.n_models,
+        split={"seed": int(seed), "kind": kind, "test": test, "val": val, "n_train": train.n_models, "n_val": valid.n_models,
                "n_test": testd.n_models},
         selection=selection, created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     )

@@ -39,7 +39,7 @@ def percentile_among(value: float, quantiles) -> float:
 
 
 def answered_counts(art, responses) -> dict:
-    """``{model: number of the artifact's chosen items it has a result on}`` for a :class:`Responses`."""
+    """``{model: number of the artifact's chosen items it has a result on}`` for a :class:`essence.data.responses.Responses`."""
     pos = {s: i for i, s in enumerate(responses.items.tolist())}
     cols = [pos[i] for i in art.items if i in pos]
     have = (~np.isnan(responses.responses[:, cols])).sum(axis=1)

@@ -19,6 +19,7 @@ from .loading import (
     DATASETS,
     MANIFEST,
     METABENCH,
+    OPENLLM_V2,
     POOL_CAVEAT,
     PROJECT_ROOT,
     data_roots,
@@ -32,17 +33,20 @@ from .loading import (
     verify_checksum,
 )
 from .responses import Responses
-from .split import Split, split_models
+from .split import SPLIT_KINDS, Split, split_models
 from .validation import from_arrays
 
 __all__ = [
     "DATASETS",
+    "METABENCH",
+    "OPENLLM_V2",
     "Responses",
     "Split",
     "load",
     "from_arrays",
     "resolve_dataset",
     "split_models",
+    "SPLIT_KINDS",
     "verify_checksum",
     "link_shared_data",
     "describe",

@@ -104,8 +104,9 @@ def atomic_path(path, overwrite: bool = True) -> Iterator[Path]:
         tmp.unlink(missing_ok=True)
 
 
-def write_atomic(path, data: str | bytes, overwrite: bool = True) -> Path:
-    """Write text (UTF-8) or bytes to ``path`` atomically; see :func:`atomic_path`."""
+def write_atomic(path, data: str | bytes, overwrite: bool = False) -> Path:
+    """Write text (UTF-8) or bytes to ``path`` atomically; an existing file is replaced only with ``overwrite``
+    (see :func:`atomic_path`)."""
     with atomic_path(path, overwrite=overwrite) as tmp:
         if isinstance(data, str):
             tmp.write_text(data, encoding="utf-8")

@@ -13,7 +13,7 @@ from .errors import InputError, UsageError
 from .responses import Responses
 from .validation import from_arrays
 
-__all__ = ["DATASETS", "METABENCH", "POOL_CAVEAT", "load", "resolve_dataset", "data_roots", "verify_checksum",
+__all__ = ["DATASETS", "METABENCH", "OPENLLM_V2", "POOL_CAVEAT", "load", "resolve_dataset", "data_roots", "verify_checksum",
            "sha256_file", "link_shared_data", "full_benchmark_size", "describe", "items_from"]
 
 #: Shipped dataset names -> path relative to a data root (``$ESSENCE_DATA``, ``data/`` or ``../shared/data``).
@@ -25,10 +25,18 @@ DATASETS: dict[str, str] = {
     "winogrande": "metabench/winogrande.npz",
     "alpaca_eval2": "alpaca_eval/alpaca_eval2.npz",
     "lcb_codegen": "livecodebench/lcb_codegen.npz",
+    "arc_challenge": "openllm_v2/arc_challenge.npz",
+    "ifeval": "openllm_v2/ifeval.npz",
+    "musr": "openllm_v2/musr.npz",
+    "math_hard": "openllm_v2/openllm_math.npz",
 }
 
 #: The metabench pools are pre-selected, informative subsets of their benchmarks (see data/README.md).
 METABENCH = ("arc", "gsm8k", "mmlu", "truthfulqa", "winogrande")
+
+#: Whole benchmarks of the Open LLM Leaderboard v2 (every item; Zhang, Dorner & Hardt's data): the evidence for
+#: any claim about compressing a whole benchmark.
+OPENLLM_V2 = ("arc_challenge", "ifeval", "musr", "math_hard")
 
 POOL_CAVEAT = (
     "metabench pools are pre-selected informative items (100-486 of 817-14015); "
@@ -69,7 +77,7 @@ def resolve_dataset(name: str) -> Path:
             return p
     raise InputError(
         f"dataset {name!r} not found; looked in: {'; '.join(tried)}. Run `make data` or set ESSENCE_DATA "
-        "to the folder that holds metabench/, alpaca_eval/ and livecodebench/"
+        "to the folder that holds metabench/, openllm_v2/, alpaca_eval/ and livecodebench/"
     )
 
 

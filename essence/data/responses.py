@@ -36,7 +36,7 @@ class Responses:
     target_source : str
         ``"full_score"`` when the file provides the full-benchmark score, else ``"row_mean"``.
 
-    Build one with :func:`load` or :func:`from_arrays`; both validate every array.
+    Build one with :func:`essence.data.loading.load` or :func:`essence.data.validation.from_arrays`; both validate every array.
     """
 
     responses: np.ndarray

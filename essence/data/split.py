@@ -1,4 +1,5 @@
-"""Splitting models into train / validation / test, stratified by target quantiles."""
+"""Splitting models into train / validation / test: stratified by target quantiles (``random``), or with the
+strongest models as the test set (``top``: the new model is better than every reference model)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ import numpy as np
 from .errors import InputError
 from .responses import Responses
 
-__all__ = ["Split", "split_models"]
+__all__ = ["Split", "split_models", "SPLIT_KINDS"]
+
+#: how the test models are chosen: stratified at random, or the strongest ``test`` fraction
+SPLIT_KINDS = ("random", "top")
 
 
 class Split(NamedTuple):
@@ -20,8 +24,16 @@ class Split(NamedTuple):
     test: np.ndarray
 
 
-def split_models(responses: Responses | np.ndarray, test: float = 0.1, val: float = 0.1, seed: int = 0) -> Split:
-    """Split models into train / validation / test, stratified by target quantiles.
+def split_models(responses: Responses | np.ndarray, test: float = 0.1, val: float = 0.1, seed: int = 0,
+                 kind: str = "random") -> Split:
+    """Split models into train / validation / test.
+
+    ``kind="top"``: the test set is the ``round(test * n)`` models with the highest targets (ties broken by
+    the seed), so every test model is at least as strong as every training and validation model; the
+    validation set is then drawn, stratified, from the rest. This is the frontier protocol: the model a user
+    evaluates is usually newer and better than every reference model.
+
+    ``kind="random"`` (default): stratified by target quantiles.
 
     Models are sorted by target (ties broken at random) and cut into ``round(test * n)`` consecutive
     strata of (almost) equal size; one model is drawn at random from each stratum for the test set.
@@ -53,7 +65,13 @@ def split_models(responses: Responses | np.ndarray, test: float = 0.1, val: floa
         return np.array([rng.choice(chunk) for chunk in np.array_split(order, m)], dtype=np.intp)
 
     all_idx = np.arange(n)
-    te = draw(all_idx, n_test)
+    if kind not in SPLIT_KINDS:
+        raise InputError(f"split: {kind!r} is not one of {', '.join(SPLIT_KINDS)} (random: test models drawn across "
+                         "the scores; top: the strongest models)")
+    if kind == "top":
+        te = np.lexsort((rng.random(n), y))[n - n_test:] if n_test else np.array([], dtype=np.intp)
+    else:
+        te = draw(all_idx, n_test)
     rest = np.setdiff1d(all_idx, te)
     va = draw(rest, n_val)
     tr = np.setdiff1d(rest, va)

@@ -76,7 +76,7 @@ def generate_mirt(n_models: int, n_items: int, dims: int = 5, seed: int = 0, pro
     ``params`` go to :func:`mirt_parameters` (``rho``, ``a_main``, ``a_side``, ``b_mean``, ``b_sd``,
     ``guessing``). The result's ``name`` starts with ``"generated"``; ``item_extras["subject"]`` holds
     each item's main dimension and ``model_extras["ability"]`` each model's general ability (the mean of
-    its theta). ``responses`` is float64 as every :class:`Responses`, drawn in row chunks straight into it
+    its theta). ``responses`` is float64 as every :class:`essence.data.responses.Responses`, drawn in row chunks straight into it
     (no float32 copy: 4,000 x 100,000 is 3.2 GB in all; see :func:`generate_matrix` for a float32 matrix).
     """
     from . import from_arrays
@@ -93,7 +93,7 @@ def generate_mirt(n_models: int, n_items: int, dims: int = 5, seed: int = 0, pro
 def generate_matrix(n_models: int, n_items: int, dims: int = 5, seed: int = 0, progress: bool = False,
                     chunk_models: int = 256, **params) -> np.ndarray:
     """Only the ``(n_models, n_items)`` float32 0/1 matrix of :func:`generate_mirt` (same arguments, same
-    values), without building a :class:`Responses`: for writing big test files."""
+    values), without building a :class:`essence.data.responses.Responses`: for writing big test files."""
     par = mirt_parameters(n_models, n_items, dims=dims, seed=seed, **params)
     return _draw(par, seed, progress, chunk_models)
 

@@ -39,7 +39,8 @@ import hashlib
 import json
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import ClassVar
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -59,30 +60,46 @@ __all__ = [
     "fit_2pl_cached",
     "irt_cache_dir",
     "DEFAULT_FIT",
-    "IRT_SETTINGS",
-    "IRT_DOMAINS",
+    "IRTConfig",
     "fit_item_params",
 ]
 
-#: Default py-irt settings, chosen with ``benchmarks/irt_fit.py`` (see its output and the docstring of
-#: :func:`fit_2pl`): hierarchical priors converge in far fewer epochs than py-irt's "vague" ones.
+#: Default py-irt settings, chosen with ``benchmarks/irt_fit.py``: hierarchical priors converge in far fewer
+#: epochs than py-irt's "vague" ones.
 DEFAULT_FIT = {"epochs": 150, "lr": 0.1, "lr_decay": 0.9999, "priors": "hierarchical", "max_models": 500}
 
-#: The IRT settings a selector exposes (``irt`` and ``tinybench`` share them and their cached fit):
-#: the binarisation threshold, :data:`DEFAULT_FIT`'s keys, the MAP ability's prior sd and the disk cache.
-IRT_SETTINGS = ("binarize", "epochs", "lr", "lr_decay", "priors", "max_models", "prior_sd", "cache")
 
-#: Allowed values of :data:`IRT_SETTINGS` (checked by :func:`essence.data.checks.check_params` at fit time).
-IRT_DOMAINS = {
-    "binarize": Real(0.0, 1.0),
-    "epochs": Whole(1),
-    "lr": Real(0.0, open_min=True),
-    "lr_decay": Real(0.0, 1.0, open_min=True),
-    "priors": OneOf("hierarchical", "vague"),
-    "max_models": Whole(2, none=True),
-    "prior_sd": Real(0.0, open_min=True),
-    "cache": Flag(),
-}
+@dataclass(frozen=True)
+class IRTConfig:
+    """The IRT settings the ``irt`` and ``tinybench`` methods share (with their cached fit): the binarisation
+    threshold of graded scores, py-irt's fit (:data:`DEFAULT_FIT`: epochs, learning rate and its decay, priors,
+    the training models subsampled), the MAP ability's prior sd and the disk cache."""
+
+    binarize: float = 0.5
+    epochs: int = DEFAULT_FIT["epochs"]
+    lr: float = DEFAULT_FIT["lr"]
+    lr_decay: float = DEFAULT_FIT["lr_decay"]
+    priors: str = DEFAULT_FIT["priors"]
+    max_models: int | None = DEFAULT_FIT["max_models"]
+    prior_sd: float = 1.0
+    cache: bool = True
+
+    _domains: ClassVar[dict] = {"binarize": Real(0.0, 1.0), "epochs": Whole(1), "lr": Real(0.0, open_min=True),
+                                "lr_decay": Real(0.0, 1.0, open_min=True), "priors": OneOf("hierarchical", "vague"),
+                                "max_models": Whole(2, none=True), "prior_sd": Real(0.0, open_min=True),
+                                "cache": Flag()}
+
+    def replace(self, **changes) -> "IRTConfig":
+        return replace(self, **changes)
+
+    def check(self) -> "IRTConfig":
+        check_params(self)
+        return self
+
+    def fit_settings(self) -> dict:
+        """The keys of :data:`DEFAULT_FIT`, as :func:`fit_2pl_cached` takes them."""
+        return {n: getattr(self, n) for n in DEFAULT_FIT}
+
 
 #: Bumped whenever the fitting procedure changes in a way that changes fitted numbers (cache key).
 _ALGO_VERSION = 1
@@ -268,7 +285,7 @@ def fit_2pl(
         raise InputError("responses: the 2PL model needs 0/1 responses; threshold continuous scores first "
                          "with essence.features.irt.binarize(responses, threshold)")
     given = {"priors": priors, "epochs": epochs, "max_models": max_models, "lr": lr, "lr_decay": lr_decay}
-    check_params(SimpleNamespace(**given), {name: IRT_DOMAINS[name] for name in given})
+    check_params(SimpleNamespace(**given), {name: IRTConfig._domains[name] for name in given})
     n_models, n_items = R.shape
     settings = {"epochs": int(epochs), "lr": float(lr), "lr_decay": float(lr_decay), "priors": priors,
                 "max_models": None if max_models is None else int(max_models), "seed": int(seed)}
@@ -417,7 +434,7 @@ def fit_2pl_cached(train, *, threshold: float = 0.5, cache: bool = True, progres
     params = fit_2pl(R, threads=threads, progress=progress, **full)
     params.info["cache"] = "miss"
     if cache:
-        write_atomic(path, json.dumps(params.to_dict()))
+        write_atomic(path, json.dumps(params.to_dict()), overwrite=True)
         _MEMO[key] = params
     return params
 

@@ -14,7 +14,8 @@ import numpy as np
 from ..data.errors import InputError
 from ..features.irt import estimate_ability, fisher_information, fit_item_params
 from ..data.metrics import rmse
-from ..methods.irt import THETA_MAX, select_by_information
+from ..methods.irt import select_by_information
+from ..reconstructors.irt import THETA_MAX
 from ..reconstructors.simple import GAMReconstructor
 from ..reconstructors.tables import Table1D, fit_gam_table
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..data.errors import InputError
 from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES
+from ..search.genetic import GAConfig
 
 __all__ = [
     "off_diagonal",
@@ -316,7 +317,7 @@ def ga_trajectory(fitness, k: int, checkpoints, evaluate=None, population: int =
 
     Parameters
     ----------
-    fitness : a fitness object over the pool (``SubsetFitness``, ``RidgeFitness``: ``n_items`` and
+    fitness : a fitness object over the pool (``GAMRulerFitness``, ``RidgeFitness``: ``n_items`` and
         ``__call__(masks (P, M) bool) -> (P,)``).
     k : subset size.
     checkpoints : increasing generation counts, e.g. ``[0, 30, 100, 300, 1000]`` (0 = the random
@@ -339,8 +340,7 @@ def ga_trajectory(fitness, k: int, checkpoints, evaluate=None, population: int =
     pop, done, secs, res = None, 0, 0.0, None
     for c in cps:
         t0 = time.perf_counter()
-        res = genetic_search(None, None, None, None, k, population=population, generations=c - done,
-                             elites=elites, tournament=tournament, init=pop, seed=rng, fitness=fitness)
+        res = genetic_search(fitness, k, GAConfig(population=population, generations=c - done, tournament=tournament, elites=elites), init=pop, seed=rng)
         secs += time.perf_counter() - t0
         skip = 0 if pop is None else 1  # a continuation re-scores the population it starts from
         hist.extend(res.history[skip:].tolist())
@@ -363,18 +363,18 @@ def fitness_setup(data, seed: int = 0, n_splines: int = GAM_N_SPLINES, lam: floa
     ``data``: a :class:`~essence.data.Responses` or a dataset name. Returns
     ``{"data", "split", "R", "y", "paper", "ridge"}``:
     the split, all responses ``(n_models, n_items)`` and targets (pp), the paper's fixed GAM ruler
-    (:class:`~essence.search.genetic.SubsetFitness`, fitted on training, scored on validation models)
-    and the ridge fitness (:class:`~essence.search.genetic.RidgeFitness`, on training models).
+    (:class:`~essence.search.fitness.GAMRulerFitness`, fitted on training, scored on validation models)
+    and the ridge fitness (:class:`~essence.search.fitness.RidgeFitness`, on training models).
     """
     from ..data import load, split_models
-    from ..search.genetic import RidgeFitness, SubsetFitness
+    from ..search.fitness import RidgeFitness, GAMRulerFitness
 
     data = load(data) if isinstance(data, str) else data
     split = split_models(data, seed=seed)
     tr, va, _ = split
     R, y = data.responses, data.target
     return {"data": data, "split": split, "R": R, "y": y,
-            "paper": SubsetFitness(R[tr], y[tr], R[va], y[va], n_splines, lam),
+            "paper": GAMRulerFitness(R[tr], y[tr], R[va], y[va], n_splines, lam),
             "ridge": RidgeFitness(R[tr], y[tr], alpha=ridge_alpha)}
 
 

@@ -111,7 +111,7 @@ def cmd_run(args) -> int:
     if args.logs:
         print(f"logs: {', '.join(str(s) for s in res.samples)}; task files: {res.items_file.parent}")
     if args.out:
-        write_atomic(Path(args.out), res.estimates.to_csv(index=False, float_format="%.4f"))
+        write_atomic(Path(args.out), res.estimates.to_csv(index=False, float_format="%.4f"), overwrite=args.force)
         print(f"estimate -> {args.out}")
     return 0
 

@@ -99,9 +99,9 @@ def replay_task(samples, source_task: str, out_dir, task: str | None = None, inc
         f"test_split: {SPLIT}",
         "",
     ])
-    write_atomic(paths[0], "\n".join(lines) + "\n")
+    write_atomic(paths[0], "\n".join(lines) + "\n", overwrite=True)
     try:
-        write_atomic(paths[1], yaml)
+        write_atomic(paths[1], yaml, overwrite=True)
     except BaseException:  # both files or neither
         if not clash:
             paths[0].unlink(missing_ok=True)

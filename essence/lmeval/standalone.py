@@ -1,7 +1,7 @@
 """An artifact's estimator without essence: standard library + numpy only.
 
 This file is copied, as it is, next to an exported harness task (``essence_NAME_estimator.py``), so
-that the harness run itself reports the estimated full score (see :mod:`essence.lmeval.hooks`). It
+that the harness run itself reports the estimated full score (see :mod:`essence.lmeval.taskfiles`). It
 must not import anything from essence. It re-implements ``predict`` of every reconstructor kind an
 artifact can hold (``gam``, ``ridge``, ``ridge_gam``, ``weighted_mean``, ``irt_gam``, ``gpirt``,
 ``signature_knn``, ``line``, ``mean_ridge``, ``latent``, ``mlp``, ``kernel``, ``boost``, ``average``,

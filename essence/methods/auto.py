@@ -45,6 +45,7 @@ from ..reconstructors.base import model_folds
 from ..reconstructors.simple import LineReconstructor
 from .base import Selector
 from .registry import BASE_METHODS, make_from
+from ..search.genetic import GAConfig
 
 __all__ = ["AutoSelector", "RulerSelector", "ScreenedRandomSelector", "few_model_candidate", "check_models_for_k", "MIN_MODELS", "BASELINE"]
 
@@ -66,7 +67,7 @@ class RulerSelector(Selector):
     best predicts the full score under leave-one-out over all non-test models.
 
     A genetic search (:func:`essence.search.genetic.genetic_search`, ``population`` x ``generations``) with
-    :class:`~essence.search.fitness_cv.LOOLineFitness`: the paper's fixed 1-D ruler with two parameters per
+    :class:`~essence.search.fitness.LOOLineFitness`: the paper's fixed 1-D ruler with two parameters per
     subset, so its closed-form LOO error stays honest with 20-100 models, where a k-item ridge's fitness
     overfits. ``generations = 0`` keeps the best of ``population`` random subsets (a mild search). With
     ``bags > 0`` the search runs on ``bags`` random halves of the models and the ``k`` items chosen most often
@@ -101,23 +102,21 @@ class RulerSelector(Selector):
         return stratified_draws(p, r, self.k, self.population, keep=self.keep, bins=self.strata, seed=self.seed)
 
     def select(self, train: Responses, val: Responses) -> np.ndarray:
-        from ..search.fitness_cv import LOOLineFitness
+        from ..search.fitness import LOOLineFitness
         from ..search.genetic import genetic_search
 
         R, y = np.vstack([train.responses, val.responses]), np.r_[train.target, val.target]
         if self.bags:
             return np.sort(self._bagged(R, y))
         fit = LOOLineFitness(R, y)
-        ga = genetic_search(None, None, None, None, self.k, population=self.population,
-                            generations=self.generations, elites=max(1, self.population // 10), seed=self.seed,
-                            fitness=fit, progress=self.progress, desc="ruler GA", init=self._init(R, y))
+        ga = genetic_search(fit, self.k, GAConfig(population=self.population, generations=self.generations, elites=max(1, self.population // 10)), init=self._init(R, y), seed=self.seed, progress=self.progress, desc="ruler GA")
         self.info_["ruler"] = {"loo_line_rmse": round(-float(ga.best_fitness), 4), "n_models": fit.n}
         return np.sort(ga.best)
 
     def _bagged(self, R, y) -> np.ndarray:
         """Stability selection: the GA on ``bags`` random halves of the models; the ``k`` items chosen most
         often (ties broken at random, seeded). ``R`` ``(n, M)``, ``y`` ``(n,)`` pp; returns ``(k,)`` positions."""
-        from ..search.fitness_cv import LOOLineFitness
+        from ..search.fitness import LOOLineFitness
         from ..search.genetic import genetic_search
 
         rng = np.random.default_rng(self.seed)
@@ -125,10 +124,7 @@ class RulerSelector(Selector):
         counts = np.zeros(M)
         for b in range(self.bags):
             rows = np.sort(rng.choice(n, size=max(3, n // 2), replace=False))
-            ga = genetic_search(None, None, None, None, self.k, population=self.population,
-                                generations=self.generations, elites=max(1, self.population // 10),
-                                seed=int(rng.integers(2**31)), fitness=LOOLineFitness(R[rows], y[rows]),
-                                progress=False)
+            ga = genetic_search(LOOLineFitness(R[rows], y[rows]), self.k, GAConfig(population=self.population, generations=self.generations, elites=max(1, self.population // 10)), seed=int(rng.integers(2**31)), progress=False)
             counts[ga.best] += 1
         order = np.lexsort((rng.random(M), -counts))
         self.info_["ruler"] = {"bags": self.bags, "n_models": n, "pool": M,

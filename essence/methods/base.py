@@ -24,6 +24,8 @@ subset score, :meth:`reconstructor_candidates`.
 
 from __future__ import annotations
 
+from dataclasses import asdict, fields, is_dataclass
+
 import numpy as np
 from sklearn.base import BaseEstimator
 
@@ -32,7 +34,7 @@ from ..data._io import jsonable
 from ..data._runtime import single_thread
 from ..data.checks import Flag, Whole, check_params, whole_number
 from ..data.errors import InputError
-from ..features.irt import IRT_SETTINGS, fit_item_params
+from ..features.irt import fit_item_params
 from ..reconstructors.choose import choose_by_cv
 from ..reconstructors.choose import pool_candidates
 from ..reconstructors.simple import FEW_MODEL_CHOICES, GAMReconstructor
@@ -68,16 +70,15 @@ def require_texts(data: Responses, method: str) -> np.ndarray:
 
 
 def irt_item_params(selector, train: Responses):
-    """2PL parameters of all items with ``selector``'s IRT settings (:data:`essence.features.irt.IRT_SETTINGS`).
+    """2PL parameters of all items with ``selector.irt`` (:class:`essence.features.irt.IRTConfig`).
 
     The one call the ``irt`` and ``tinybench`` selectors share (they share the cached fit too): returns
     ``(params, Rb)`` from :func:`essence.features.irt.fit_item_params` and records the fit in
     ``selector.info_["irt_fit"]``.
     """
-    settings = {n: getattr(selector, n) for n in IRT_SETTINGS if n not in ("binarize", "prior_sd", "cache")}
-    params, Rb, record = fit_item_params(train, method=selector.name, binarize=selector.binarize,
-                                         cache=selector.cache, progress=selector.progress, seed=selector.seed,
-                                         **settings)
+    cfg = selector.irt
+    params, Rb, record = fit_item_params(train, method=selector.name, binarize=cfg.binarize, cache=cfg.cache,
+                                         progress=selector.progress, seed=selector.seed, **cfg.fit_settings())
     selector.info_["irt_fit"] = record
     return params, Rb
 
@@ -101,9 +102,9 @@ class Selector(BaseEstimator):
     item_limit_reason = ""
     #: False where the plain mean of the chosen items is the wrong summary (K-Means anchors carry weights)
     plain_mean_choices = True
-    #: False keeps the latent and MLP kinds of essence.reconstructors.combine out of the CV choice (``compress(predictors=
-    #: "basic")``, what the comparison sweep uses); an instance attribute, set by ``compress``
-    stronger_predictors = True
+    #: constructor parameters that hold a settings object (a frozen dataclass with ``check()`` and ``replace()``),
+    #: name -> its class; :meth:`route_params` sends a flat setting (``generations=100``) to the one that has it
+    _configs: dict[str, type] = {}
 
     def __init__(self, k: int, seed: int = 0, progress: bool = True):
         self.k = k
@@ -119,19 +120,58 @@ class Selector(BaseEstimator):
         """The constructor's parameter names (scikit-learn's ``_get_param_names``, in signature order)."""
         return list(cls._get_param_names())
 
+    @classmethod
+    def route_params(cls, params: dict) -> dict:
+        """Constructor keyword arguments from ``params``: a settings object of :attr:`_configs` may be given whole
+        (the object, or a dict of its fields), or field by field, as ``field`` (when one settings object has it)
+        or ``group.field``. InputError for a field no settings object has."""
+        out, changes = {}, {g: {} for g in cls._configs}
+        for name, value in params.items():
+            group, _, field_ = name.rpartition(".")
+            if name in cls._configs:
+                out[name] = value if isinstance(value, cls._configs[name]) else _config_from(cls._configs[name], name,
+                                                                                              value)
+            elif group in cls._configs:
+                changes[group][field_] = value
+            else:
+                owners = [g for g, c in cls._configs.items() if name in {f.name for f in fields(c)}]
+                if owners:
+                    changes[owners[0]][name] = value
+                else:
+                    out[name] = value
+        for group, ch in changes.items():
+            if ch:
+                base = out.get(group, cls._configs[group]())
+                out[group] = _config_from(cls._configs[group], group, {**asdict(base), **ch})
+        return out
+
     def params_dict(self) -> dict:
-        """Constructor parameters as JSON values, ``progress`` left out (it changes nothing chosen): what an
-        artifact and a sweep signature record."""
-        return {n: jsonable(v) for n, v in self.get_params(deep=False).items() if n != "progress"}
+        """Constructor parameters as JSON values (settings objects as dicts), ``progress`` left out (it changes
+        nothing chosen): what an artifact and a sweep signature record."""
+        return {n: jsonable(asdict(v) if is_dataclass(v) else v) for n, v in self.get_params(deep=False).items()
+                if n != "progress"}
 
     def check_params(self) -> "Selector":
-        """InputError naming the first parameter outside its domain (see ``_domains``); returns ``self``."""
+        """InputError naming the first parameter outside its domain (see ``_domains`` and each settings object's
+        ``check``); returns ``self``."""
         check_params(self)
+        for group in self._configs:
+            try:
+                getattr(self, group).check()
+            except InputError as exc:
+                raise InputError(f"{group}.{exc}") from None
         return self
 
     # -- the contract --------------------------------------------------------------------------------
-    def fit(self, train: Responses, val: Responses) -> "Selector":
-        """Choose ``k`` items with training/validation models only; fit and choose the reconstructor."""
+    def fit(self, train: Responses, val: Responses, predictors: str = "all") -> "Selector":
+        """Choose ``k`` items with training/validation models only; fit and choose the reconstructor.
+
+        ``predictors``: ``"all"`` lets the reconstructor's CV also weigh the stronger kinds of
+        :func:`essence.reconstructors.choose.pool_candidates`; ``"basic"`` keeps to the method's own kinds plus
+        the line and shrinkage ones (the comparison sweep: selectors compared at equal reconstructors)."""
+        if predictors not in ("all", "basic"):
+            raise InputError(f"predictors: {predictors!r} is not a choice; use 'all' or 'basic'")
+        self.predictors_ = predictors
         if not isinstance(train, Responses) or not isinstance(val, Responses):
             raise InputError("fit: train and val must be Responses (see essence.data.load)")
         if not np.array_equal(train.items, val.items):
@@ -155,7 +195,7 @@ class Selector(BaseEstimator):
         # non-test models (train + val) and the chosen one is refitted on all of them
         # (and, with enough models, the stronger ones of essence.reconstructors.combine), unless the method keeps to its own
         R = np.vstack([train.responses, val.responses])
-        stronger = pool_candidates(idx, R.shape[0], seed=self.seed) if self.stronger_predictors else {}
+        stronger = pool_candidates(idx, R.shape[0], seed=self.seed) if self.predictors_ == "all" else {}
         extra = {**FEW_MODEL_CHOICES, **stronger} if self.plain_mean_choices else {}
         cands = {**self.reconstructor_candidates(train, idx), **extra}
         label, rec, scores = choose_by_cv(cands, R[:, idx], np.r_[train.target, val.target], seed=self.seed, R=R)
@@ -176,6 +216,20 @@ class Selector(BaseEstimator):
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params_dict().items())
         return f"{type(self).__name__}({args})"
+
+
+def _config_from(cls: type, group: str, values) -> object:
+    """A settings object of class ``cls`` from a dict of its fields; InputError naming an unknown field."""
+    known = {f.name for f in fields(cls)}
+    if isinstance(values, str) and "kind" in known:  # fitness="gam": the kind alone
+        values = {"kind": values}
+    if not isinstance(values, dict):
+        raise InputError(f"{group}: give a {cls.__name__} or a dict of its settings, not {values!r}")
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise InputError(f"{group}: unknown setting(s) {unknown}; its settings: {', '.join(sorted(known))}")
+    values = {n: tuple(v) if isinstance(v, list) else v for n, v in values.items()}
+    return cls(**values)
 
 
 class TextOnlySelector(Selector):

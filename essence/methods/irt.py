@@ -22,8 +22,7 @@ import numpy as np
 from ..data.checks import Real, Whole
 from ..data.errors import InputError
 from ..features.irt import (
-    DEFAULT_FIT,
-    IRT_DOMAINS,
+    IRTConfig,
     estimate_ability,
     fisher_information,
 )
@@ -98,32 +97,24 @@ class IRTSelector(Selector):
     signal = "responses"
     item_limit = 20_000  # whole benchmarks: refused up front (base.Selector.fit)
     item_limit_reason = "its 2PL fit took 353 s and 3.9 GB at 14,000 items x 4,000 models, and grows with the items"
-    _domains = {**Selector._domains, **IRT_DOMAINS, "n_splines": Whole(4), "lam": Real(0.0), "min_models": Whole(1)}
+    _configs = {"irt": IRTConfig}
+    _domains = {**Selector._domains, "n_splines": Whole(4), "lam": Real(0.0), "min_models": Whole(1)}
 
-    def __init__(self, k, seed=0, progress=True, binarize: float = 0.5, epochs: int = DEFAULT_FIT["epochs"],
-                 lr: float = DEFAULT_FIT["lr"], lr_decay: float = DEFAULT_FIT["lr_decay"],
-                 priors: str = DEFAULT_FIT["priors"], max_models: int | None = DEFAULT_FIT["max_models"],
-                 prior_sd: float = 1.0, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, cache: bool = True,
+    def __init__(self, k, seed=0, progress=True, irt: IRTConfig = IRTConfig(), n_splines: int = GAM_N_SPLINES,
+                 lam: float = GAM_LAM,
                  min_models: int = 100):
         super().__init__(k, seed, progress)
+        self.irt = irt
         self.min_models = min_models
-        self.binarize = binarize
-        self.epochs = epochs
-        self.lr = lr
-        self.lr_decay = lr_decay
-        self.priors = priors
-        self.max_models = max_models
-        self.prior_sd = prior_sd
         self.n_splines = n_splines
         self.lam = lam
-        self.cache = cache
 
     def select(self, train, val) -> np.ndarray:
         if train.n_models < self.min_models:
             raise InputError(f"irt: {train.n_models} training models are too few for a 2PL fit of {train.n_items} "
                              f"items (needs at least min_models={self.min_models}); use method 'auto' or 'random'")
         params, Rb = irt_item_params(self, train)
-        theta = estimate_ability(Rb, params.a, params.b, prior_sd=self.prior_sd)
+        theta = estimate_ability(Rb, params.a, params.b, prior_sd=self.irt.prior_sd)
         idx = select_by_information(params.a, params.b, theta, self.k)
         self.item_params_ = params.subset(idx)
         self.info_["selection_rule"] = "one item per training-ability quantile bin, max Fisher information"
@@ -133,7 +124,7 @@ class IRTSelector(Selector):
 
     def reconstructor_candidates(self, train, idx) -> dict:
         p = self.item_params_
-        common = dict(a=p.a.tolist(), b=p.b.tolist(), threshold=self.binarize, prior_sd=self.prior_sd,
+        common = dict(a=p.a.tolist(), b=p.b.tolist(), threshold=self.irt.binarize, prior_sd=self.irt.prior_sd,
                       n_splines=self.n_splines, lam=self.lam)
         return {
             "irt_gam": lambda: IRTGAMReconstructor(use_score=True, **common),

@@ -57,6 +57,7 @@ def make_from(methods: dict, name: str, k: int, seed: int = 0, progress: bool = 
     if name not in methods:
         raise InputError(f"unknown method {name!r}; known methods: {', '.join(methods)}")
     cls = methods[name]
+    params = cls.route_params(params)
     accepted = set(cls._param_names())
     unknown = set(params) - accepted
     if unknown:

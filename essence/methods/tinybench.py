@@ -37,7 +37,7 @@ import numpy as np
 
 from ..data.checks import ListOf, OneOf, Real, Whole
 from ..data.errors import InputError
-from ..features.irt import DEFAULT_FIT, IRT_DOMAINS
+from ..features.irt import IRTConfig
 from ..reconstructors.irt import GPIRTReconstructor, gp_lambda, gpirt_components
 from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES, round_list
 from ..search.anchors import kmeans_anchors
@@ -78,33 +78,24 @@ class TinyBenchSelector(Selector):
     signal = "responses"
     item_limit = 20_000  # whole benchmarks: refused up front (base.Selector.fit)
     item_limit_reason = "K-Means plus a 2PL fit took 233 s at 14,000 items x 4,000 models, and grow with the items"
-    _domains = {**Selector._domains, **IRT_DOMAINS, "n_init": Whole(1), "max_iter": Whole(1),
+    _configs = {"irt": IRTConfig}
+    _domains = {**Selector._domains, "n_init": Whole(1), "max_iter": Whole(1),
                 "min_val_models": Whole(0), "n_splines": Whole(4), "lam": Real(0.0), "min_models": Whole(1),
                 "candidates": ListOf(OneOf("gpirt", "gpirt_gam", "weighted_line"))}
     plain_mean_choices = False
 
-    def __init__(self, k, seed=0, progress=True, n_init: int = 10, max_iter: int = 300, binarize: float = 0.5,
-                 epochs: int = DEFAULT_FIT["epochs"], lr: float = DEFAULT_FIT["lr"],
-                 lr_decay: float = DEFAULT_FIT["lr_decay"], priors: str = DEFAULT_FIT["priors"],
-                 max_models: int | None = DEFAULT_FIT["max_models"], prior_sd: float = 1.0,
-                 min_val_models: int = 20, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, cache: bool = True,
+    def __init__(self, k, seed=0, progress=True, n_init: int = 10, max_iter: int = 300, irt: IRTConfig = IRTConfig(),
+                 min_val_models: int = 20, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM,
                  min_models: int = 100, candidates=("gpirt", "gpirt_gam", "weighted_line")):
         super().__init__(k, seed, progress)
+        self.irt = irt
         self.candidates = candidates
         self.min_models = min_models
         self.n_init = n_init
         self.max_iter = max_iter
-        self.binarize = binarize
-        self.epochs = epochs
-        self.lr = lr
-        self.lr_decay = lr_decay
-        self.priors = priors
-        self.max_models = max_models
-        self.prior_sd = prior_sd
         self.min_val_models = min_val_models
         self.n_splines = n_splines
         self.lam = lam
-        self.cache = cache
 
     def select(self, train, val) -> np.ndarray:
         if train.n_models < self.min_models:
@@ -121,7 +112,7 @@ class TinyBenchSelector(Selector):
             R, used = val.responses, "validation"
         else:
             R, used = np.vstack([train.responses, val.responses]), "train+validation"
-        A, P = gpirt_components(R[:, idx], self.params_, idx, self.weights_, self.binarize, self.prior_sd)
+        A, P = gpirt_components(R[:, idx], self.params_, idx, self.weights_, self.irt.binarize, self.irt.prior_sd)
         pool = np.nanmean(R, axis=1)
         v = float(np.mean((A - pool) ** 2))
         b = float(np.sqrt(np.mean((P - pool) ** 2)))
@@ -138,7 +129,7 @@ class TinyBenchSelector(Selector):
         common = dict(pool_a=p.a.tolist(), pool_b=p.b.tolist(),
                       pool_p_fixed=[None if np.isnan(v) else float(v) for v in p.p_fixed],
                       anchors=[int(i) for i in idx], weights=self.weights_.tolist(), gp_lambda=self.gp_lambda_,
-                      threshold=self.binarize, prior_sd=self.prior_sd, n_splines=self.n_splines, lam=self.lam)
+                      threshold=self.irt.binarize, prior_sd=self.irt.prior_sd, n_splines=self.n_splines, lam=self.lam)
         from ..reconstructors.base import reconstructor_class
 
         weighted_line = reconstructor_class("weighted_line")  # kmeans' class, by registry (no method imports another)

@@ -127,7 +127,7 @@ def choose_average_by_cv(candidates: dict, X, y, folds: int = 5, seed: int = 0, 
     Every candidate (label -> zero-argument factory) is cross-fitted once on the same folds. ``combine``
     ``"equal"``: the single candidates and every average of 2..``max_parts`` of them are scored by the RMSE of
     their averaged out-of-fold predictions, and the lowest wins (ties: fewer parts, then the earlier labels).
-    ``"greedy"``: a weighted average by :func:`greedy_ensemble` over ``steps`` steps (``max_parts`` is not
+    ``"greedy"``: a weighted average by :func:`essence.reconstructors.combine.greedy_ensemble` over ``steps`` steps (``max_parts`` is not
     used; weights in multiples of 1 / ``steps``). The winner is refitted on all models. Returns ``(label,
     fitted, scores, oof (n,))``: ``label`` ``"a+b"`` for an average (its parts in the order of
     ``candidates``); ``scores`` every single candidate's out-of-fold RMSE (or ``"failed: ..."``) and the

@@ -97,7 +97,7 @@ def _part_spec(rec) -> dict:
     return {"kind": rec.kind, "params": rec.params_dict()}
 
 
-#: How :func:`choose_average_by_cv` combines candidates: ``equal`` (the best unweighted average of a few) or
+#: How :func:`essence.reconstructors.choose.choose_average_by_cv` combines candidates: ``equal`` (the best unweighted average of a few) or
 #: ``greedy`` (a weighted greedy ensemble, :func:`greedy_ensemble`).
 COMBINES = ("equal", "greedy")
 #: The greedy ensemble's steps: its weights are multiples of 1 / GREEDY_STEPS.
@@ -113,9 +113,9 @@ class AverageReconstructor(Reconstructor):
     parts : list of {"kind": str, "params": dict}
         The kinds averaged (any of :data:`essence.reconstructors.base.KINDS` except ``average``) with
         their constructor parameters; each is fitted on the same ``X``, ``y`` (and ``R`` when it needs the
-        pool). Chosen by :func:`choose_average_by_cv`.
+        pool). Chosen by :func:`essence.reconstructors.choose.choose_average_by_cv`.
     part_weights : list of float, optional
-        One non-negative weight per part, summing to 1 (the greedy ensemble of :func:`choose_average_by_cv`);
+        One non-negative weight per part, summing to 1 (the greedy ensemble of :func:`essence.reconstructors.choose.choose_average_by_cv`);
         None (as in every artifact written before weights existed): the unweighted mean.
 
     The artifact stores every fitted part's own JSON under ``"fitted"``.
@@ -304,7 +304,7 @@ def best_equal_average(oof: dict, y, max_parts: int = 3) -> tuple:
 
 
 def combine_oof(oof: dict, y, combine: str = "equal", max_parts: int = 3, steps: int = GREEDY_STEPS) -> dict:
-    """label -> weight of the candidates :func:`choose_average_by_cv` combines, from their out-of-fold
+    """label -> weight of the candidates :func:`essence.reconstructors.choose.choose_average_by_cv` combines, from their out-of-fold
     predictions ``oof`` (label -> ``(n,)`` pp) and the targets ``y`` ``(n,)`` pp: ``"equal"`` weights
     :func:`best_equal_average`'s parts alike, ``"greedy"`` is :func:`greedy_ensemble` over ``steps`` steps.
     Labels in the order of ``oof``."""

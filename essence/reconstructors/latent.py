@@ -19,7 +19,7 @@ from .base import model_folds
 
 __all__ = ["MIN_MODELS_LATENT", "factor_model", "LatentReconstructor"]
 
-#: fewest non-test models for the candidates of :func:`pool_candidates`. Measured with
+#: fewest non-test models for the candidates of :func:`essence.reconstructors.choose.pool_candidates`. Measured with
 #: ``benchmarks/predictors.py --models 50 100 300 1000 --datasets arc gsm8k --seeds 0 1`` (50 random items,
 #: test RMSE in pp, mean of 2 seeds): the MLP is clearly worse than mean_ridge with 50 models (arc 2.98 vs
 #: 2.62, gsm8k 4.71 vs 4.13) and 100 on gsm8k (4.22 vs 3.95), level on arc from 100 on, still 0.1-0.2 worse on

@@ -9,7 +9,7 @@ Every reconstructor follows one contract (scikit-learn style):
   percentage points; returns ``self``;
 * ``predict(X)`` returns ``(n_models,)`` estimates in percentage points, clipped to [0, 100];
 * ``to_dict()`` gives the fitted state as plain JSON numbers (no pickle) and
-  :func:`reconstructor_from_dict` rebuilds an object whose ``predict`` gives the same numbers.
+  :func:`essence.reconstructors.base.reconstructor_from_dict` rebuilds an object whose ``predict`` gives the same numbers.
 
 Smooth 1-D functions fitted with pygam are exported as lookup tables on a fine grid
 (:class:`~essence.reconstructors.tables.Table1D`), which also makes them cheap to evaluate on a whole GA population at
@@ -253,7 +253,7 @@ RECONSTRUCTOR_CHOICES = ("gam", "ridge", "ridge_gam")
 
 
 def reconstructor_makers(names=RECONSTRUCTOR_CHOICES, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM) -> dict[str, Callable[[], object]]:
-    """Zero-argument factories, by label, for :func:`choose_on_validation`: ``"gam"`` (a
+    """Zero-argument factories, by label, for :func:`essence.reconstructors.choose.choose_on_validation`: ``"gam"`` (a
     :class:`GAMReconstructor` with ``n_splines`` and ``lam`` on the subset mean, the paper's), ``"ridge"``
     (:class:`RidgeReconstructor` on the items) and ``"ridge_gam"`` (:class:`RidgeGAMReconstructor`: ridge,
     then a GAM on its index). EssenceBench chooses among all three; ValueError names an unknown label."""

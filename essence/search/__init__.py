@@ -7,14 +7,27 @@
 :class:`essence.methods.essence.EssenceSelector` chains them.
 """
 
-from .attribution import AttributionResult, attribution_groups, ebm_attribution, shape_norms
-from .genetic import GAResult, SubsetFitness, genetic_search, random_masks, repair
-from .redundancy import (FilterResult, coarse_filter, item_prefilter, normalise_rows, rank_redundancy,
-                         standardise_items, text_redundancy)
+from .attribution import (
+                         AttributionResult,
+                         attribution_groups,
+                         ebm_attribution,
+                         shape_norms,
+)
+from .fitness import GAMRulerFitness
+from .genetic import GAResult, genetic_search, random_masks, repair
+from .redundancy import (
+                         FilterResult,
+                         coarse_filter,
+                         item_prefilter,
+                         normalise_rows,
+                         rank_redundancy,
+                         standardise_items,
+                         text_redundancy,
+)
 
 __all__ = [
     "AttributionResult", "attribution_groups", "ebm_attribution", "shape_norms",
-    "GAResult", "SubsetFitness", "genetic_search", "random_masks", "repair",
+    "GAResult", "GAMRulerFitness", "genetic_search", "random_masks", "repair",
     "FilterResult", "coarse_filter", "item_prefilter", "normalise_rows", "rank_redundancy",
     "standardise_items", "text_redundancy",
 ]

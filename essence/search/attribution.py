@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .genetic import as_generator
 from ..data.errors import InputError
+from .genetic import as_generator
 
 __all__ = ["AttributionResult", "ebm_attribution", "shape_norms", "attribution_groups", "fit_ebm"]
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 import numpy as np
+
 from ..data.errors import InputError
 
 __all__ = [

@@ -21,16 +21,16 @@ from __future__ import annotations
 
 import datetime as _dt
 import inspect
-import json
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
 from ..data._version import __version__
-from ..data._io import jsonable, write_atomic
+from ..data._io import jsonable
 from ..data._runtime import single_thread
 from ..data.checks import whole_number
+from ..artifact.base import Artifact, check_same_benchmark, format_figures
 from ..artifact.compressed import _figures
 from ..data import Responses, split_models
 from ..data.errors import InputError
@@ -43,7 +43,7 @@ from ..reconstructors.base import reconstructor_class
 from .data import SEP, Suite
 from .select import kernel_candidates, select_suite
 
-__all__ = ["SuiteCompressed", "compress_suite", "SUITE_SCHEMA", "is_suite_artifact", "DEFAULT_RECONSTRUCTORS",
+__all__ = ["SuiteCompressed", "compress_suite", "SUITE_SCHEMA", "DEFAULT_RECONSTRUCTORS",
            "own_candidates", "kernel_candidates", "boost_candidates", "outside_candidates"]
 
 SUITE_SCHEMA = "essence.suite"
@@ -62,18 +62,8 @@ DEFAULT_RECONSTRUCTORS = ("ridge", "ridge_gam", "mean_ridge")
 COMBINE_DEFAULT = "greedy"
 
 
-def is_suite_artifact(path) -> bool:
-    """True when ``path`` is a JSON file with the suite schema (False for anything else, never raises)."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            head = fh.read(4096)
-        return f'"schema":"{SUITE_SCHEMA}"' in head.replace(" ", "")
-    except (OSError, UnicodeDecodeError):
-        return False
-
-
 @dataclass
-class SuiteCompressed:
+class SuiteCompressed(Artifact):
     """A compressed suite.
 
     ``names``: member names, in compress order. ``items``: ``{name: [item ids chosen in that member]}``;
@@ -102,6 +92,15 @@ class SuiteCompressed:
     mean_mode: str = "members"
     mean_reconstructor: object = None
 
+    SCHEMA: ClassVar[str] = SUITE_SCHEMA
+    SCHEMA_VERSION: ClassVar[int] = SUITE_SCHEMA_VERSION
+    REQUIRED: ClassVar[tuple] = ("method", "k", "seed", "params", "names", "items", "members", "mean_interval",
+                                 "dataset", "figures")
+
+    @property
+    def n_inputs(self) -> int:
+        return len(self.names)
+
     def columns(self) -> list[str]:
         """The chosen items as pooled ids ``member/item``, in the order every reconstructor reads them."""
         return [f"{n}{SEP}{i}" for n in self.names for i in self.items[n]]
@@ -112,10 +111,7 @@ class SuiteCompressed:
         all of ``data`` (one Responses or path per member, in :attr:`names` order)."""
         from ..data import load
 
-        data = list(data) if not isinstance(data, (str, Path, Responses)) else [data]
-        if len(data) != len(self.names):
-            raise InputError(f"give one results file per benchmark of the suite, in its order "
-                             f"({', '.join(self.names)}): got {len(data)}")
+        data = self.inputs(data)
         members = [d if isinstance(d, Responses) else load(d, allow_empty_items=True) for d in data]
         common = set(members[0].models.tolist())
         for m in members[1:]:
@@ -170,6 +166,7 @@ class SuiteCompressed:
     def evaluate(self, data) -> dict:
         """``{"n_models", "benchmarks": {name: summary + coverage}, "mean": {...}}`` on the models in all files."""
         models, X, members = self._matrix(data)
+        check_same_benchmark(X, self.dataset.get("item_means"), "+".join(m.name for m in members))
         est = self._predict(X)
         truth = {n: m.subset(models=models).target for n, m in zip(self.names, members)}
         truth["mean"] = np.mean([truth[n] for n in self.names], axis=0)
@@ -184,11 +181,30 @@ class SuiteCompressed:
                 out["benchmarks"][name] = fig
         return out
 
+    # -- what the command line prints -------------------------------------------------------------
+    def summary_lines(self) -> list[str]:
+        """What ``essence compress`` prints about the suite artifact it wrote."""
+        lines = ["budget: " + ", ".join(f"{n} {c}" for n, c in self.selection["budget"].items())]
+        for name in [*self.names, "mean"]:
+            lines.append(f"test {name:12s} {format_figures(self.figures.get('test', {}).get(name, {}))}")
+        lines.append(f"(errors in pp on held-out test models; coverage of the {self.mean_interval.level:.0%} interval)")
+        if self.dataset.get("caveat"):
+            lines.append(f"note: {self.dataset['caveat']}")
+        return lines
+
+    def evaluation_lines(self, res: dict, data) -> list[str]:
+        """What ``essence evaluate`` prints for :meth:`evaluate`'s ``res``."""
+        lines = [f"suite {' + '.join(self.names)}: {self.method} k={self.k}: {res['n_models']} models in all files"]
+        for name, fig in [*res["benchmarks"].items(), ("mean", res["mean"])]:
+            lines.append(f"{name:12s} {format_figures({k: v for k, v in fig.items() if k != 'n_models'})}")
+        if self.dataset.get("caveat"):
+            lines.append(f"note: {self.dataset['caveat']}")
+        return lines
+
     # -- persistence -----------------------------------------------------------------------------
     def to_dict(self) -> dict:
         return {
-            "schema": SUITE_SCHEMA, "schema_version": SUITE_SCHEMA_VERSION, "essence_version": self.essence_version,
-            "created": self.created, "method": self.method, "k": int(self.k), "seed": int(self.seed),
+            **self.header(), "method": self.method, "k": int(self.k), "seed": int(self.seed),
             "params": self.params, "names": list(self.names), "items": {n: list(self.items[n]) for n in self.names},
             "members": {n: {"reconstructor": self.reconstructors[n].to_dict(),
                             "interval": self.intervals[n].to_dict()} for n in self.names},
@@ -198,25 +214,10 @@ class SuiteCompressed:
                if self.mean_mode != "members" else {}),
         }
 
-    def save(self, path, overwrite: bool = False) -> Path:
-        """Write the suite artifact as JSON, atomically; refuses to replace a file unless ``overwrite``."""
-        text = json.dumps(jsonable(self.to_dict()), separators=(",", ":"), allow_nan=False)
-        return write_atomic(path, text, overwrite=overwrite)
-
     @classmethod
-    def from_dict(cls, d: dict, source: str = "suite artifact") -> "SuiteCompressed":
+    def _from_checked(cls, d: dict, source: str) -> "SuiteCompressed":
         from ..artifact.checks import check_artifact
 
-        if not isinstance(d, dict) or d.get("schema") != SUITE_SCHEMA:
-            raise InputError(f"{source}: not an essence suite artifact (schema "
-                             f"{d.get('schema') if isinstance(d, dict) else None!r}, expected {SUITE_SCHEMA!r})")
-        if d.get("schema_version") != SUITE_SCHEMA_VERSION:
-            raise InputError(f"{source}: suite schema version {d.get('schema_version')!r}, this essence reads "
-                             f"{SUITE_SCHEMA_VERSION}; recreate it with `essence compress`")
-        missing = [f for f in ("method", "k", "seed", "params", "names", "items", "members", "mean_interval",
-                               "dataset", "figures") if f not in d]
-        if missing:
-            raise InputError(f"{source}: missing field(s) {', '.join(missing)}; the file is incomplete or hand-edited")
         names = d["names"]
         if (not isinstance(names, list) or len(names) < 2 or not isinstance(d["items"], dict)
                 or not isinstance(d["members"], dict) or any(n not in d["items"] or n not in d["members"] for n in names)):
@@ -244,17 +245,6 @@ class SuiteCompressed:
                    mean_interval=mean_iv, dataset=d["dataset"], figures=d["figures"], split=d.get("split", {}),
                    selection=d.get("selection", {}), created=d.get("created", ""),
                    essence_version=d.get("essence_version", "unknown"))
-
-    @classmethod
-    def load(cls, path) -> "SuiteCompressed":
-        path = Path(path)
-        try:
-            d = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError(f"{path}: no such suite artifact file") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"{path}: not a readable JSON artifact ({exc})") from None
-        return cls.from_dict(d, source=str(path))
 
     def __repr__(self) -> str:
         t = self.figures.get("test", {}).get("mean", {})
@@ -510,7 +500,9 @@ def compress_suite(suite: Suite, k: int, method: str = "essence", seed: int = 0,
     if combine not in COMBINES:
         raise InputError(f"combine: {combine!r} is not one of {', '.join(COMBINES)} (equal: the best "
                          "unweighted average of a few candidates; greedy: a weighted greedy ensemble)")
-    split = split if split is not None else split_models(suite.mean_target, test=test, val=val, seed=seed)
+    kind = split if isinstance(split, str) else "random"
+    split = split if not isinstance(split, (str, type(None))) else split_models(suite.mean_target, test=test, val=val,
+                                                                                   seed=seed, kind=kind)
     train, valid, testd = (suite.subset(ix) for ix in split)
     with single_thread():
         idx, info = select_suite(train, valid, k, method=method, seed=seed, per_benchmark=per_benchmark,
@@ -532,8 +524,9 @@ def compress_suite(suite: Suite, k: int, method: str = "essence", seed: int = 0,
         reconstructors=recs, intervals=ivs, mean_interval=mean_iv,
         dataset={"names": suite.names, "n_models": suite.n_models, "dropped": suite.dropped,
                  "n_items": dict(zip(suite.names, suite.n_items)), "fingerprint": suite.fingerprint(),
+                 "item_means": np.round(np.nanmean(fit_part.pooled().responses[:, idx], axis=0), 4).tolist(),
                  **({"caveat": suite.caveat} if suite.caveat else {})},
-        figures={}, split={"seed": int(seed), "test": test, "val": val, "n_train": train.n_models,
+        figures={}, split={"seed": int(seed), "kind": kind, "test": test, "val": val, "n_train": train.n_models,
                            "n_val": valid.n_models, "n_test": testd.n_models},
         selection={**info, "reconstructor_choice": choice},
         created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),

@@ -56,7 +56,7 @@ def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method
     shared models) and ``"separate_pool"`` (the same, its training models joined by the member's models outside
     the suite, :func:`with_outside`: what ``essence compress NAME`` on the member's whole file would train on).
     Each approach is cached as JSON in ``cache`` (a folder) when given, keyed by everything that changes it
-    plus ``tag``. ``stronger``, ``average``, ``own``: the suite's reconstructor choice (:func:`compress_suite`)."""
+    plus ``tag``. ``stronger``, ``average``, ``own``: the suite's reconstructor choice (:func:`essence.suite.artifact.compress_suite`)."""
     from ..artifact.compressed import compress
     from .artifact import POOL_BOOST, COMBINE_DEFAULT, compress_suite
 
@@ -271,15 +271,13 @@ def target_correlations(suite: Suite) -> pd.DataFrame:
     return pd.DataFrame(np.corrcoef(suite.targets.T), index=suite.names, columns=suite.names)
 
 
-def weighting_study(suite: Suite, seed: int = 0, configs=("random", "relative:train", "raw:train",
-                                                          "relative+mean:train", "relative:val"),
+def weighting_study(suite: Suite, seed: int = 0, configs=("random", "raw", "relative", "relative+mean"),
                     generations: int = 100, k: int = 250, test: float = 0.2, val: float = 0.1) -> pd.DataFrame:
-    """How the joint fitness's weighting and fitness models change the held-out error.
+    """How the joint fitness's weighting changes the held-out error.
 
-    Each config is ``"random"`` or ``"WEIGHTING:FITNESS_MODELS"``; the chosen items are reconstructed per
-    member by a ridge (penalty by CV) fitted on training + validation models; RMSE (pp) on the test models,
-    per member, ``avg`` (their mean) and ``mean`` (the suite mean's RMSE). One row per config. One search per
-    config (``searches=1``): the study compares fitnesses, not the pick among searches."""
+    Each config is ``"random"`` or a weighting of :data:`essence.suite.fitness.WEIGHTINGS`; the chosen items are
+    reconstructed per member by a ridge (penalty by CV) fitted on training + validation models; RMSE (pp) on the
+    test models, per member, ``avg`` (their mean) and ``mean`` (the suite mean's RMSE). One row per config."""
     from ..data._runtime import single_thread
     from ..reconstructors.simple import RidgeReconstructor
     from .select import select_suite
@@ -294,9 +292,8 @@ def weighting_study(suite: Suite, seed: int = 0, configs=("random", "relative:tr
             if cfg == "random":
                 idx, info = select_suite(tr, va, k, method="random", seed=seed, progress=False)
             else:
-                w, fm = cfg.split(":")
-                idx, info = select_suite(tr, va, k, seed=seed, progress=False, weighting=w, fitness_models=fm,
-                                         generations=generations, tau_text=1.0, searches=1)
+                idx, info = select_suite(tr, va, k, seed=seed, progress=False, weighting=cfg,
+                                         generations=generations, tau_text=1.0)
             preds, row = [], {"config": cfg}
             for b, name in enumerate(suite.names):
                 p = RidgeReconstructor().fit(R[fit][:, idx], suite.targets[fit, b]).predict(R[sp.test][:, idx])
@@ -315,8 +312,7 @@ def search_curve(suite: Suite, seed: int = 0, generations=(0, 25, 50, 100, 150, 
     ``generations`` (the same seed, so a shorter run is the start of a longer one), its fitness (the combined
     relative error the GA minimises, unitless) and, with a ridge per member (penalty by CV) fitted on training +
     validation models, its test RMSE (pp): ``avg`` (mean of the members') and ``mean`` (the suite mean's).
-    ``params``: other joint settings (one search unless ``searches`` is given, so the runs nest). One row per
-    number of generations."""
+    ``params``: other joint settings. One row per number of generations."""
     from ..data._runtime import single_thread
     from ..reconstructors.simple import RidgeReconstructor
     from .select import select_suite
@@ -328,8 +324,7 @@ def search_curve(suite: Suite, seed: int = 0, generations=(0, 25, 50, 100, 150, 
     rows = []
     for g in generations:
         with single_thread():
-            idx, info = select_suite(tr, va, k, seed=seed, progress=False, generations=int(g),
-                                     **{"searches": 1, **params})
+            idx, info = select_suite(tr, va, k, seed=seed, progress=False, generations=int(g), **params)
             preds = [RidgeReconstructor().fit(R[fit][:, idx], suite.targets[fit, b]).predict(R[sp.test][:, idx])
                      for b in range(len(suite.names))]
         per = [float(np.sqrt(np.mean((p - te.targets[:, b]) ** 2))) for b, p in enumerate(preds)]

@@ -366,10 +366,10 @@ def _compute(plan: _Plan, out: Path, backend, scheduler, jobs, progress: bool) -
         task = meta_of[key]
         err_path = out / "errors" / f"{_key_name(*key)}.txt"
         if rec["error"]:
-            write_atomic(err_path, rec.get("traceback", rec["error"]))
+            write_atomic(err_path, rec.get("traceback", rec["error"]), overwrite=True)
             bar.write(f"failed: {_key_name(*key)}: {rec['error'][:300]}", file=sys.stderr)
         else:
-            write_atomic(run_path(out, *key), json.dumps(jsonable(rec), allow_nan=False))
+            write_atomic(run_path(out, *key), json.dumps(jsonable(rec), allow_nan=False), overwrite=True)
             err_path.unlink(missing_ok=True)
         meta = {"split_id": task.signature["split_id"], "n_test": len(task.split[2])}
         plan.rows[key] = _rows(rec, meta)

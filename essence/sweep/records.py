@@ -46,7 +46,7 @@ COLUMNS = [
 ]
 _METRICS = ("rmse", "mae", "kendall", "spearman", "pearson", "rank_err_5", "rank_err_10", "coverage")
 
-#: Columns of :func:`summarise`.
+#: Columns of :func:`essence.sweep.tables.summarise`.
 SUMMARY_COLUMNS = [
     "dataset", "benchmark", "method", "k", "n_runs", "n_failed", "rmse_mean", "rmse_sd", "kendall_mean", "kendall_sd",
     "pool_preselected", "error", "ratio_to_random",

@@ -12,9 +12,7 @@ method's runs are error rows that name them.
 Reconstructors: :data:`SUITE_SWEEP_SETTINGS`, the suite's counterpart of ``predictors="basic"``: each
 member's reconstructor is chosen by 5-fold CV among ``compress_suite``'s default basic kinds, without the
 latent and MLP kinds and without averages of candidates (``stronger=False, average=1``), so every method of
-a suite is compared at equal reconstructors, as single runs are. The joint EssenceBench runs one search per
-point (:data:`SUITE_SWEEP_JOINT`, not the three of ``compress_suite``'s default): a sweep's seeds already give the
-spread that the three searches' pick narrows, at a third of the time.
+a suite is compared at equal reconstructors, as single runs are.
 """
 
 from __future__ import annotations
@@ -27,7 +25,7 @@ import numpy as np
 from .. import data as _data
 from ..data.errors import InputError
 
-__all__ = ["SUITE_SEP", "SUITE_SWEEP_SETTINGS", "SUITE_SWEEP_JOINT", "sweep_joint_params", "suite_members",
+__all__ = ["SUITE_SEP", "SUITE_SWEEP_SETTINGS", "suite_members",
            "build_suite", "load_suite_entry", "suite_settings", "suite_params", "suite_rows", "MEAN"]
 
 #: joins the members of a suite in a ``--data`` entry and in the suite's dataset name
@@ -36,8 +34,6 @@ SUITE_SEP = "+"
 MEAN = "mean"
 #: ``compress_suite`` settings the sweep fixes for suite runs (recorded in every suite signature)
 SUITE_SWEEP_SETTINGS = {"stronger": False, "average": 1}
-#: joint EssenceBench settings the sweep fixes under the user's ``essence.*`` parameters (one search per point)
-SUITE_SWEEP_JOINT = {"searches": 1}
 #: ``compress_suite`` defaults that shape the figures (recorded in every suite signature)
 _SUITE_DEFAULTS = ("level", "reconstructors")
 
@@ -100,15 +96,9 @@ def suite_settings() -> dict:
     return {**out, **SUITE_SWEEP_SETTINGS}
 
 
-def sweep_joint_params(params: dict) -> dict:
-    """The joint EssenceBench's parameters in a sweep: :data:`SUITE_SWEEP_JOINT` under the user's ``params``."""
-    return {**SUITE_SWEEP_JOINT, **params}
-
-
 def suite_params(method: str, k: int, seed: int, params: dict) -> dict:
     """The method's resolved parameters on a suite (for the signature). The joint EssenceBench takes the
-    settings of :data:`essence.suite.select.JOINT_DEFAULTS` under :data:`SUITE_SWEEP_JOINT` (the user's ``params``
-    override both); other methods their constructor's parameters.
+    settings of :data:`essence.suite.select.JOINT_DEFAULTS` (the user's ``params`` override them); other methods their constructor's parameters.
     InputError when the method does not run on a suite or a parameter is not one of its settings."""
     from ..methods import make_method
     from ..suite import SUITE_METHODS
@@ -121,7 +111,7 @@ def suite_params(method: str, k: int, seed: int, params: dict) -> dict:
         if unknown:
             raise InputError(f"essence.{unknown[0]}: not a setting of the joint EssenceBench (a suite's "
                              f"essence); its settings: {', '.join(JOINT_DEFAULTS)}")
-        return {**JOINT_DEFAULTS, **sweep_joint_params(params)}
+        return {**JOINT_DEFAULTS, **params}
     return make_method(method, k=k, seed=seed, progress=False, **params).params_dict()
 
 

@@ -82,7 +82,7 @@ def verdict(summary, dataset: str, k: int, benchmark: str | None = None) -> str:
 def summarise(df):
     """Mean and sd over seeds of test RMSE (pp) and Kendall tau per dataset x benchmark x method x k.
 
-    ``df``: a results table (:data:`COLUMNS`). Failed runs are left out of the means and counted in
+    ``df``: a results table (:data:`essence.sweep.records.COLUMNS`). Failed runs are left out of the means and counted in
     ``n_failed``; ``error`` repeats the first failure's message ("" if none). The sd is the sample sd
     (ddof=1): NaN with fewer than two finished seeds. ``ratio_to_random`` is
     :func:`essence.data.metrics.ratio_to_random` over the seeds both the method and ``random`` finished on

@@ -135,14 +135,11 @@ def _finish(rec: dict, t0: float) -> dict:
 
 def _compress_suite_run(task: _Task, suite, split, rec: dict) -> None:
     """One suite run: ``compress_suite`` on the sweep's split with the sweep's suite settings; fills ``rec``
-    (``items``: pooled ids ``member/item``; ``reconstructor``: member -> chosen kind; ``budget``). The joint
-    EssenceBench runs under :data:`~essence.sweep.suites.SUITE_SWEEP_JOINT` (one search) unless the task's
-    parameters say otherwise."""
+    (``items``: pooled ids ``member/item``; ``reconstructor``: member -> chosen kind; ``budget``)."""
     from ..suite import compress_suite
-    from .suites import sweep_joint_params
 
     s = task.signature["settings"]
-    params = sweep_joint_params(task.params) if task.method == "essence" else task.params
+    params = task.params
     art = compress_suite(suite, task.k, method=task.method, seed=task.seed, split=split, level=s["level"],
                          reconstructors=tuple(s["reconstructors"]), stronger=s["stronger"], average=s["average"],
                          progress=False, **params)

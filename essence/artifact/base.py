@@ -1,0 +1,153 @@
+"""What every artifact shares: one JSON file (no pickle), written atomically, read back with its schema checked.
+
+A subclass (a dataclass) names its ``SCHEMA``, ``SCHEMA_VERSION`` and ``REQUIRED`` fields, writes its fields
+in ``to_dict`` and rebuilds itself from a checked dict in ``_from_checked``; it is registered under its schema
+when its class is defined, so :func:`load_artifact` reads either kind of file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import ClassVar
+
+from ..data._io import jsonable, write_atomic
+from ..data._version import __version__
+from ..data.errors import InputError
+
+__all__ = ["Artifact", "SCHEMAS", "load_artifact", "read_json", "check_same_benchmark",
+           "format_figures", "FIGURE_KEYS"]
+
+#: the figures an evaluation reports (:func:`essence.data.metrics.summary`), in print order
+FIGURE_KEYS = ("n_models", "rmse", "mae", "kendall", "spearman", "rank_err_5", "rank_err_10", "coverage")
+
+
+def format_figures(fig: dict) -> str:
+    """One line of figures (errors in pp, three decimals): ``n_models=.. rmse=.. ...``."""
+    return " ".join(f"{k}={fig[k]}" if k == "n_models" else f"{k}={fig[k]:.3f}"
+                    for k in FIGURE_KEYS if fig.get(k) is not None)
+
+#: fewest chosen items and models with which :func:`check_same_benchmark` judges (fewer: item means are too noisy)
+MIN_ITEMS_TO_CHECK, MIN_MODELS_TO_CHECK = 30, 10
+
+#: schema name -> artifact class; filled as each class is defined
+SCHEMAS: dict[str, type] = {}
+
+
+def read_json(path) -> dict:
+    """The parsed JSON file at ``path``; InputError naming the file for a missing or unreadable one."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such artifact file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path}: not a readable JSON artifact ({exc})") from None
+
+
+class Artifact:
+    """Base of the compressed-benchmark artifacts (:class:`~essence.artifact.compressed.Compressed`,
+    :class:`~essence.suite.artifact.SuiteCompressed`)."""
+
+    SCHEMA: ClassVar[str] = ""
+    SCHEMA_VERSION: ClassVar[int] = 1
+    REQUIRED: ClassVar[tuple] = ()
+    #: how many results files (or datasets) an estimate takes: one per benchmark
+    n_inputs: ClassVar[int] = 1
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        if cls.SCHEMA:
+            SCHEMAS[cls.SCHEMA] = cls
+
+    def header(self) -> dict:
+        """The fields every artifact file starts with."""
+        return {"schema": self.SCHEMA, "schema_version": self.SCHEMA_VERSION,
+                "essence_version": getattr(self, "essence_version", __version__), "created": getattr(self, "created", "")}
+
+    def to_dict(self) -> dict:  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    def save(self, path, overwrite: bool = False) -> Path:
+        """Write the artifact as compact JSON, atomically (temp file + rename): a crash never leaves half a file.
+        Refuses to replace an existing file unless ``overwrite=True``."""
+        text = json.dumps(jsonable(self.to_dict()), separators=(",", ":"), allow_nan=False)
+        return write_atomic(path, text, overwrite=overwrite)
+
+    @classmethod
+    def from_dict(cls, d: dict, source: str = "artifact"):
+        """Rebuild from :meth:`to_dict` output; InputError for another schema or version, or a missing field."""
+        found = d.get("schema") if isinstance(d, dict) else None
+        if found != cls.SCHEMA:
+            raise InputError(f"{source}: not an essence artifact of this kind (schema {found!r}, expected "
+                             f"{cls.SCHEMA!r})")
+        if d.get("schema_version") != cls.SCHEMA_VERSION:
+            raise InputError(f"{source}: schema version {d.get('schema_version')!r}, this essence ({__version__}) reads "
+                             f"version {cls.SCHEMA_VERSION}; recreate it with `essence compress` or use the essence "
+                             f"version that wrote it ({d.get('essence_version', 'unknown')})")
+        missing = [f for f in cls.REQUIRED if f not in d]
+        if missing:
+            raise InputError(f"{source}: missing field(s) {', '.join(missing)}; the file is incomplete or hand-edited")
+        return cls._from_checked(d, source)
+
+    @classmethod
+    def _from_checked(cls, d: dict, source: str):  # pragma: no cover - every subclass defines it
+        raise NotImplementedError
+
+    @classmethod
+    def load(cls, path):
+        """Read an artifact of this class written by :meth:`save`; InputError with the reason for anything else."""
+        return cls.from_dict(read_json(path), source=str(path))
+
+    def inputs(self, paths) -> list:
+        """``paths`` (one, or a list) checked against :attr:`n_inputs`: the list an estimate reads."""
+        paths = list(paths) if isinstance(paths, (list, tuple)) else [paths]
+        if len(paths) != self.n_inputs:
+            raise InputError(f"this artifact takes {self.n_inputs} results file(s) (one per benchmark"
+                             f"{', in its order: ' + ', '.join(self.names) if self.n_inputs > 1 else ''}), "
+                             f"got {len(paths)}")
+        return paths
+
+
+def check_same_benchmark(X, reference_means, what: str) -> float | None:
+    """Warn when ``X`` ``(n_models, k)`` (answers on the chosen items) looks like another benchmark under the same
+    item ids: its item means do not correlate significantly (one-sided 5 %, Fisher's z) with the reference models'
+    (``reference_means`` ``(k,)``, fractions). Models of the same benchmark, even only its strongest ones, keep
+    the items' order of difficulty (measured on the shipped data at 50 items: correlation 0.36-0.9 between the
+    strongest fifth and the rest). Needs :data:`MIN_ITEMS_TO_CHECK` items and :data:`MIN_MODELS_TO_CHECK`
+    models; returns the correlation, or None when it cannot judge."""
+    import warnings
+
+    import numpy as np
+
+    from ..data.errors import EssenceWarning
+
+    if reference_means is None:
+        return None
+    X = np.asarray(X, dtype=np.float64)
+    ref = np.asarray(reference_means, dtype=np.float64)
+    if X.shape[0] < MIN_MODELS_TO_CHECK or ref.shape != (X.shape[1],):
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        means = np.nanmean(X, axis=0)
+    ok = np.isfinite(means) & np.isfinite(ref)
+    n = int(ok.sum())
+    if n < MIN_ITEMS_TO_CHECK or np.ptp(means[ok]) == 0 or np.ptp(ref[ok]) == 0:
+        return None
+    r = float(np.corrcoef(means[ok], ref[ok])[0, 1])
+    if r < np.tanh(1.645 / np.sqrt(n - 3)):
+        warnings.warn(f"{what}: the item means of these {X.shape[0]} models on the chosen items do not follow the "
+                      f"reference models' (correlation {r:.2f} over {n} items): the data look like another benchmark "
+                      "under the same item ids; check that they are results of the benchmark the artifact was "
+                      "compressed from", EssenceWarning, stacklevel=3)
+    return r
+
+
+def load_artifact(path) -> Artifact:
+    """The artifact at ``path``, of whichever registered kind its schema names."""
+    d = read_json(path)
+    schema = d.get("schema") if isinstance(d, dict) else None
+    if schema not in SCHEMAS:
+        raise InputError(f"{path}: not an essence artifact (schema {schema!r}; known: {', '.join(sorted(SCHEMAS))})")
+    return SCHEMAS[schema].from_dict(d, source=str(path))

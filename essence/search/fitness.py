@@ -1,0 +1,468 @@
+"""The GA's fitness: ``-RMSE`` (pp) of every candidate subset of a population at once.
+
+* :class:`GAMRulerFitness` (the paper's): a fixed GAM ruler on the subset accuracy, fitted once on the
+  training models, scored on the validation models.
+* :class:`RidgeFitness` (ours, the default): a ridge on the candidate's items, fitted on the training models,
+  scored in-sample on them or on other models.
+* :class:`LOORidgeFitness`, :class:`LOOLineFitness` (few models): closed-form leave-one-out RMSE over all the
+  models given, of a ridge on the items or of a line on the subset mean; with 20-70 models in-sample errors
+  flatter every subset and 2-7 validation models are noise that ~10^5 candidates overfit.
+
+:class:`FitnessConfig` names one of them and :func:`pool_fitness` builds it for a pool. Masks are
+``(P, M)`` bool over the pool's ``M`` items; responses ``(n_models, M)`` in [0, 1], NaN = missing.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+import numpy as np
+
+from ..data.checks import ListOf, OneOf, Real, Whole, check_params
+from ..data.errors import InputError
+from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table
+
+__all__ = ["FitnessConfig", "pool_fitness", "GAMRulerFitness", "RidgeFitness", "LOORidgeFitness", "LOOLineFitness",
+           "mask_positions"]
+
+
+@dataclass(frozen=True)
+class FitnessConfig:
+    """Which fitness the GA uses: ``kind`` ``"ridge"`` (default) or ``"gam"`` (the paper's ruler); ``fitness_models``
+    it is scored on: ``"auto"`` (ridge: in-sample on the training models when there are at least ``10 k`` of
+    them, else leave-one-out over training + validation; gam: validation, as in the paper), ``"train"``,
+    ``"val"``, ``"train+val"`` or ``"loo"``; the ridge penalty ``ridge_alpha`` (responses in [0, 1], scores in
+    pp); the penalties the leave-one-out fitness tries, ``loo_alphas``; the GAM ruler's ``gam_splines`` and
+    ``gam_lam``."""
+
+    kind: str = "ridge"
+    fitness_models: str = "auto"
+    ridge_alpha: float = 1.0
+    loo_alphas: tuple = (1.0, 10.0, 100.0)
+    gam_splines: int = GAM_N_SPLINES
+    gam_lam: float = GAM_LAM
+
+    _domains: ClassVar[dict] = {"kind": OneOf("gam", "ridge"), "fitness_models": OneOf("auto", "val", "train", "train+val", "loo"),
+                                "ridge_alpha": Real(0.0, open_min=True), "loo_alphas": ListOf(Real(0.0, open_min=True)),
+                                "gam_splines": Whole(4), "gam_lam": Real(0.0)}
+
+    def replace(self, **changes) -> "FitnessConfig":
+        return replace(self, **changes)
+
+    def check(self) -> "FitnessConfig":
+        check_params(self)
+        return self
+
+    def resolve_models(self, n_train: int, k: int) -> str:
+        """``fitness_models`` with ``"auto"`` resolved for ``n_train`` training models and subsets of ``k`` items."""
+        if self.fitness_models != "auto":
+            return self.fitness_models
+        if self.kind == "ridge":
+            return "train" if n_train >= 10 * k else "loo"
+        return "val"
+
+
+def pool_fitness(config: FitnessConfig, R_train, y_train, R_val, y_val, k: int):
+    """``(make, models)``: ``make(cols)`` builds the fitness of a GA run on the sub-pool ``cols`` (positions into
+    the pool's columns of ``R_train`` ``(n_train, M)`` / ``R_val`` ``(n_val, M)``; all of them for the main
+    GA), and ``models`` is the resolved :attr:`FitnessConfig.fitness_models`. Ridge fitnesses give a subset the same
+    value in any sub-pool (``restrict``); the GAM ruler is refitted on each sub-pool's mean."""
+    M = R_train.shape[1]
+    fm = config.resolve_models(R_train.shape[0], k)
+    if fm in ("val", "loo"):
+        Rf, yf = R_val, y_val
+    elif fm == "train":
+        Rf, yf = R_train, y_train
+    else:
+        Rf, yf = np.vstack([R_train, R_val]), np.r_[y_train, y_val]
+    base = None
+    if config.kind == "ridge" and fm == "loo":
+        base = LOORidgeFitness(np.vstack([R_train, R_val]), np.r_[y_train, y_val],
+                               alphas=tuple(np.atleast_1d(config.loo_alphas)))
+    elif config.kind == "ridge":
+        base = RidgeFitness(R_train, y_train, None if fm == "train" else Rf, None if fm == "train" else yf,
+                            alpha=float(config.ridge_alpha))
+
+    def make(cols: np.ndarray):
+        if base is not None:
+            return base if cols.size == M else base.restrict(cols)
+        return GAMRulerFitness(R_train[:, cols], y_train, Rf[:, cols], yf, config.gam_splines, config.gam_lam)
+
+    return make, fm
+
+
+class LOORidgeFitness:
+    """``-LOO RMSE`` (pp) of a ridge ``y ~ b + X_m w`` on each candidate's items; penalty ``alpha_`` from ``alphas``.
+
+    ``R`` ``(n, M)`` responses of the pool items (NaN filled with the item mean), ``y`` ``(n,)`` pp.
+    For one mask with centred items ``X`` ``(n, k)`` and ``A = X'X + alpha I``: ``w = A^-1 X'y``,
+    leverages ``h_i = x_i' A^-1 x_i + 1/n`` (the ``1/n`` is the intercept's), LOO residuals
+    ``(y_i - yhat_i) / (1 - h_i)`` (exact for a ridge whose centring is held fixed). A generation costs ``O(P (k^3 + n k^2))`` and ``8 P n k`` bytes, so it is meant for few models: ``n`` above
+    ``max_models`` is refused (use :class:`~essence.search.fitness.RidgeFitness` there).
+    """
+
+    ruler = None
+
+    def __init__(self, R, y, alphas=(1.0, 10.0, 100.0), max_models: int = 2000):
+        X = np.asarray(R, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        if X.ndim != 2 or y.shape != (X.shape[0],):
+            raise InputError(f"R, y: expected (n, M) and (n,), got {X.shape} and {y.shape}")
+        if X.shape[0] > max_models:
+            raise InputError(f"R: {X.shape[0]} models; LOO fitness is for few models (<= {max_models}), "
+                             "use RidgeFitness")
+        if X.shape[0] < 3:
+            raise InputError(f"R: LOO fitness needs at least 3 models, got {X.shape[0]}")
+        self.alphas = tuple(float(a) for a in alphas)
+        if not self.alphas or min(self.alphas) <= 0:
+            raise InputError(f"alphas: {alphas!r} must be positive penalties")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            fill = np.nanmean(X, axis=0)
+        fill = np.where(np.isnan(fill), 0.0, fill)
+        X = np.where(np.isnan(X), fill, X)
+        self.Xc = np.ascontiguousarray(X - X.mean(axis=0))  # (n, M)
+        self.XcT = np.ascontiguousarray(self.Xc.T)  # (M, n)
+        self.yc = y - y.mean()
+        self.n = X.shape[0]
+        self.G = self.Xc.T @ self.Xc
+        self.b = self.Xc.T @ self.yc
+        self.n_items = X.shape[1]
+        self.alpha_ = None
+
+    def restrict(self, cols) -> "LOORidgeFitness":
+        """The same fitness on a sub-pool (``cols`` positions into the pool)."""
+        cols = np.asarray(cols, dtype=np.intp)
+        new = object.__new__(LOORidgeFitness)
+        new.__dict__.update(self.__dict__)
+        new.Xc = np.ascontiguousarray(self.Xc[:, cols])
+        new.XcT = np.ascontiguousarray(new.Xc.T)
+        new.G = np.ascontiguousarray(self.G[np.ix_(cols, cols)])
+        new.b = self.b[cols]
+        new.n_items = cols.size
+        return new
+
+    def rmse(self, masks) -> np.ndarray:
+        """``(P,)`` LOO RMSE (pp) of each mask's ridge (the first call also fixes ``alpha_``)."""
+        idx = mask_positions(masks, self.n_items)
+        k, M = idx.shape[1], self.n_items
+        G = self.G.ravel().take(idx[:, :, None] * M + idx[:, None, :])  # (P, k, k)
+        Xm = self.XcT[idx]  # (P, k, n)
+        rhs = np.concatenate([self.b[idx][:, :, None], Xm], axis=2)  # (P, k, 1 + n)
+        if self.alpha_ is None:  # first call (the GA's random initial population): choose the penalty
+            per = [self._loo(G, Xm, rhs, a) for a in self.alphas]
+            self.alpha_ = self.alphas[int(np.argmin([float(np.mean(r)) for r in per]))]
+            return per[self.alphas.index(self.alpha_)]
+        return self._loo(G, Xm, rhs, self.alpha_)
+
+    def _loo(self, G, Xm, rhs, a: float) -> np.ndarray:
+        sol = np.linalg.solve(G + a * np.eye(G.shape[1]), rhs)  # (P, k, 1 + n)
+        pred = np.einsum("pk,pkn->pn", sol[:, :, 0], Xm)
+        h = np.einsum("pkn,pkn->pn", Xm, sol[:, :, 1:]) + 1.0 / self.n
+        e = (self.yc[None, :] - pred) / np.maximum(1.0 - h, 1e-6)
+        best = np.sqrt(np.mean(e * e, axis=1))
+        return best
+
+    def __call__(self, masks) -> np.ndarray:
+        return -self.rmse(masks)
+
+
+class LOOLineFitness:
+    """``-LOO RMSE`` (pp) of a least-squares line of the full score on each candidate's subset mean: the paper's
+    fixed 1-D ruler, scored in closed form by leave-one-out over all the models it is given.
+
+    ``R`` ``(n, M)`` responses of the pool items (NaN filled with the item mean), ``y`` ``(n,)`` pp. For one
+    mask with subset means ``m`` (pp): slope ``b = S_my / S_mm`` (centred sums), residuals
+    ``e_i = y_i - ybar - b (m_i - mbar)``, leverages ``h_i = 1/n + (m_i - mbar)^2 / S_mm`` and LOO residuals
+    ``e_i / (1 - h_i)`` (exact for a line). Two parameters per subset whatever ``k``, so with 20-100 models the
+    fitness is an honest estimate of the line's error on new models (a k-item ridge's is not). A generation
+    costs ``O(P n k)``. A subset whose mean is constant over the models scores ``inf``.
+    """
+
+    ruler = None
+
+    def __init__(self, R, y):
+        X = np.asarray(R, dtype=np.float64)
+        y = np.asarray(y, dtype=np.float64)
+        if X.ndim != 2 or y.shape != (X.shape[0],):
+            raise InputError(f"R, y: expected (n, M) and (n,), got {X.shape} and {y.shape}")
+        if X.shape[0] < 3:
+            raise InputError(f"R: LOO fitness needs at least 3 models, got {X.shape[0]}")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            fill = np.nanmean(X, axis=0)
+        fill = np.where(np.isnan(fill), 0.0, fill)
+        self.XT = np.ascontiguousarray(np.where(np.isnan(X), fill, X).T * 100.0)  # (M, n) pp
+        self.yc = y - y.mean()
+        self.n = X.shape[0]
+        self.n_items = X.shape[1]
+
+    def restrict(self, cols) -> "LOOLineFitness":
+        """The same fitness on a sub-pool (``cols`` positions into the pool)."""
+        new = object.__new__(LOOLineFitness)
+        new.__dict__.update(self.__dict__)
+        new.XT = np.ascontiguousarray(self.XT[np.asarray(cols, dtype=np.intp)])
+        new.n_items = new.XT.shape[0]
+        return new
+
+    def rmse(self, masks) -> np.ndarray:
+        """``(P,)`` LOO RMSE (pp) of each mask's line."""
+        idx = mask_positions(masks, self.n_items)
+        m = self.XT[idx].mean(axis=1)  # (P, n) subset means, pp
+        mc = m - m.mean(axis=1, keepdims=True)
+        sxx = (mc * mc).sum(axis=1, keepdims=True)
+        ok = sxx[:, 0] > 1e-12
+        sxx = np.where(sxx > 1e-12, sxx, 1.0)
+        b = (mc @ self.yc)[:, None] / sxx
+        h = 1.0 / self.n + mc * mc / sxx
+        e = (self.yc[None, :] - b * mc) / np.maximum(1.0 - h, 1e-6)
+        return np.where(ok, np.sqrt(np.mean(e * e, axis=1)), np.inf)
+
+    def __call__(self, masks) -> np.ndarray:
+        return -self.rmse(masks)
+
+
+class GAMRulerFitness:
+    """The GA's fixed ruler: ``fitness(m) = -RMSE_val(g(s(m)), y)`` in pp, for a whole population at once.
+
+    ``s_i(m)`` is model i's accuracy on the items of mask ``m`` (pp, NaN cells left out of the mean).
+    ``g`` is a GAM (``y ~ s(x)``, pygam via :func:`~essence.reconstructors.tables.fit_gam_table`, exported as a
+    lookup table) fitted **once**, on the training models, with input ``x`` = each training model's mean
+    accuracy over **all items of the candidate pool** (x 100) and target its full score (pp). Why the pool
+    mean (as in the public port): a uniformly random k-subset's mean is an unbiased estimate of the pool
+    mean, so ``g`` learnt on the pool mean is a fair ruler that does not depend on the candidate being
+    judged; it is then held fixed, so every candidate of the run is judged by the same function, and the
+    GA rewards subsets whose accuracy tracks the pool accuracy in the way ``g`` needs.
+
+    Parameters
+    ----------
+    R_train : (n_train, M) scores in [0, 1] of the training models on the pool; NaN = missing.
+    y_train : (n_train,) full scores, pp.
+    R_val : (n_val, M) validation models' scores on the pool.
+    y_val : (n_val,) full scores, pp.
+    n_splines, lam : the GAM's spline count and penalty.
+    """
+
+    def __init__(self, R_train, y_train, R_val, y_val, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM):
+        R_train = _matrix(R_train, "R_train")
+        R_val = _matrix(R_val, "R_val")
+        y_train = _vector(y_train, R_train.shape[0], "y_train")
+        y_val = _vector(y_val, R_val.shape[0], "y_val")
+        if R_train.shape[1] != R_val.shape[1]:
+            raise InputError(f"R_val: {R_val.shape[1]} items, but R_train has {R_train.shape[1]}; give both on the same pool")
+        if R_val.shape[0] == 0:
+            raise InputError("R_val: no validation models; the GA's fitness needs at least one")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a model with no answer: NaN, dropped below
+            x = 100.0 * np.nanmean(R_train, axis=1)
+        ok = np.isfinite(x)
+        if ok.sum() < 2:
+            raise InputError("R_train: fewer than two training models answered any pool item; cannot fit the ruler g")
+        self.ruler: Table1D = fit_gam_table(x[ok], y_train[ok], n_splines=n_splines, lam=lam)
+        self._interp = _uniform_interp(self.ruler.x, self.ruler.y)
+        self.n_items = R_train.shape[1]
+        self.y_val = y_val
+        obs = ~np.isnan(R_val)
+        self.has_missing = not bool(obs.all())
+        # 0/1 data: float32 sums of at most 2^24 ones are exact and the product is twice as fast
+        binary = bool(np.all((R_val[obs] == 0) | (R_val[obs] == 1)))
+        self._dtype = np.float32 if binary and R_val.shape[1] < 2**24 else np.float64
+        self._Rt = np.ascontiguousarray(np.where(obs, R_val, 0.0).T, dtype=self._dtype)  # (M, n_val)
+        self._Ot = np.ascontiguousarray(obs.T, dtype=self._dtype) if self.has_missing else None  # (M, n_val)
+
+    def subset_means(self, masks) -> np.ndarray:
+        """``(P, n_val)``: each validation model's accuracy (pp) on each mask's items; NaN where a model
+        answered none of them. ``masks`` is ``(P, M)`` bool. Two matrix products at most: sums
+        ``masks @ R_val.T`` and, when cells are missing, counts ``masks @ observed.T``."""
+        masks = np.asarray(masks)
+        if masks.ndim != 2 or masks.shape[1] != self.n_items:
+            raise InputError(f"masks: expected (P, {self.n_items}) bool, got shape {masks.shape}")
+        W = masks.astype(self._dtype)
+        S = (W @ self._Rt).astype(np.float64)
+        if self.has_missing:
+            cnt = (W @ self._Ot).astype(np.float64)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(cnt > 0, 100.0 * S / cnt, np.nan)
+        return S * (100.0 / masks.sum(axis=1, keepdims=True))
+
+    def predict(self, masks) -> np.ndarray:
+        """``(P, n_val)`` full-score estimates (pp): ``g`` of the subset means, clipped to [0, 100]."""
+        means = self.subset_means(masks)
+        pred = np.clip(self._interp(means), 0.0, 100.0)
+        if self.has_missing:
+            pred[np.isnan(means)] = np.nan
+        return pred
+
+    def rmse(self, masks) -> np.ndarray:
+        """``(P,)`` validation RMSE (pp) of each mask; models with no answer on a mask are left out
+        (``inf`` when no model is left)."""
+        err = self.predict(masks) - self.y_val
+        if self.has_missing:
+            sq = np.where(np.isnan(err), 0.0, err * err)
+            n = (~np.isnan(err)).sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(n > 0, np.sqrt(sq.sum(axis=1) / np.maximum(n, 1)), np.inf)
+        return np.sqrt(np.mean(err * err, axis=1))
+
+    def __call__(self, masks) -> np.ndarray:
+        """``(P,)`` fitness = ``-rmse(masks)`` (higher is better)."""
+        return -self.rmse(masks)
+
+
+
+def mask_positions(masks, n_items: int) -> np.ndarray:
+    """``(P, k)`` sorted item positions of each row of ``masks`` (``(P, n_items)`` bool, k items per row);
+    InputError when the shape is wrong or the rows hold different numbers of items."""
+    masks = np.asarray(masks, dtype=bool)
+    if masks.ndim != 2 or masks.shape[1] != n_items:
+        raise InputError(f"masks: expected (P, {n_items}) bool, got shape {masks.shape}")
+    k = int(masks[0].sum()) if masks.shape[0] else 0
+    if not (masks.sum(axis=1) == k).all():
+        raise InputError("masks: every row must hold the same number of items")
+    return np.nonzero(masks)[1].reshape(masks.shape[0], k)  # row-major: sorted positions per row
+
+
+
+class RidgeFitness:
+    """Alternative fitness (not the paper's): ``-RMSE`` (pp) of a ridge regression on the candidate's items.
+
+    For each mask ``m`` a ridge ``y ~ b + X_m w`` (penalty ``alpha``, intercept unpenalised) is fitted on
+    the training models, exactly like :class:`~essence.reconstructors.simple.RidgeReconstructor` with a fixed
+    penalty (missing cells filled with the item's training mean), and scored on the fitness models:
+
+    * ``R_fit is None``: in-sample on the training models, computed from the Gram matrix alone:
+      ``SSE = y'y - 2 w'b + w'G_m w`` (no clipping), so a generation costs ``O(P k^3)`` whatever the
+      number of models;
+    * else: on the given models (e.g. validation), predictions ``W @ X_fit.T`` with ``W`` the ``(P, M)``
+      matrix holding each mask's weights (clipped to [0, 100], like the reconstructor).
+
+    Whole population at once: the ``(P, k, k)`` Gram blocks are gathered from the pool's ``(M, M)`` Gram
+    matrix and solved in one batched ``numpy.linalg.solve`` (LU; batched conjugate gradients were tried
+    and were slower at k = 100). Memory: ``8 M^2`` bytes for the Gram matrix
+    (M = 5,000 pool items: 200 MB), so pools above ``max_items`` are refused.
+
+    Why offer it: the GA's subset is reconstructed at the end by the better (on validation) of a GAM on
+    the subset mean and ridge on the items. The paper's fixed ruler only rewards subsets whose plain mean
+    tracks the pool mean; ridge fitness rewards subsets that predict the full score with item weights,
+    which is what the ridge reconstructor then uses.
+    """
+
+    ruler = None
+
+    def __init__(self, R_train, y_train, R_fit=None, y_fit=None, alpha: float = 1.0, max_items: int = 8000):
+        X = _matrix(R_train, "R_train")
+        y = _vector(y_train, X.shape[0], "y_train")
+        if X.shape[1] > max_items:
+            raise InputError(f"R_train: {X.shape[1]} pool items need a {X.shape[1]}^2 Gram matrix for ridge fitness; "
+                             f"use fitness='gam' or shrink the pool below {max_items} items "
+                             "(EssenceSelector: max_pool)")
+        if not alpha > 0:
+            raise InputError(f"alpha: the ridge penalty must be > 0, got {alpha}")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an item no training model answered: filled with 0
+            fill = np.nanmean(X, axis=0)
+        fill = np.where(np.isnan(fill), 0.0, fill)
+        X = np.where(np.isnan(X), fill, X)
+        self.fill = fill
+        self.mu = X.mean(axis=0)
+        Xc = X - self.mu
+        self.ym = float(y.mean())
+        yc = y - self.ym
+        self.alpha = float(alpha)
+        self.n_train = X.shape[0]
+        self.G = Xc.T @ Xc  # (M, M)
+        self.b = Xc.T @ yc  # (M,)
+        self.yy = float(yc @ yc)
+        self.n_items = X.shape[1]
+        self.in_sample = R_fit is None
+        if not self.in_sample:
+            Rf = _matrix(R_fit, "R_fit")
+            if Rf.shape[1] != self.n_items:
+                raise InputError(f"R_fit: {Rf.shape[1]} items, but R_train has {self.n_items}; give both on the same pool")
+            self.y_fit = _vector(y_fit, Rf.shape[0], "y_fit")
+            self._Xt = np.ascontiguousarray((np.where(np.isnan(Rf), fill, Rf) - self.mu).T)  # (M, n_fit)
+
+    def restrict(self, cols) -> "RidgeFitness":
+        """The same fitness on a sub-pool (``cols`` positions): slices the Gram matrix, no refit of anything."""
+        cols = np.asarray(cols, dtype=np.intp)
+        new = object.__new__(RidgeFitness)
+        new.__dict__.update(self.__dict__)
+        new.G = np.ascontiguousarray(self.G[np.ix_(cols, cols)])
+        new.b = self.b[cols]
+        new.fill, new.mu = self.fill[cols], self.mu[cols]
+        new.n_items = cols.size
+        if not self.in_sample:
+            new._Xt = self._Xt[cols]
+        return new
+
+    def weights(self, masks) -> tuple[np.ndarray, np.ndarray]:
+        """``(idx, w)``: ``(P, k)`` sorted item positions of each mask and their ridge weights (float64)."""
+        idx = mask_positions(masks, self.n_items)
+        k = idx.shape[1]
+        M = self.n_items
+        A = self.G.ravel().take(idx[:, :, None] * M + idx[:, None, :])  # (P, k, k) Gram blocks
+        A[:, np.arange(k), np.arange(k)] += self.alpha
+        w = np.linalg.solve(A, self.b[idx][:, :, None])[:, :, 0]
+        return idx, w
+
+    def rmse(self, masks) -> np.ndarray:
+        """``(P,)`` RMSE (pp) of each mask's ridge on the fitness models (in-sample training models when
+        no fitness models were given)."""
+        idx, w = self.weights(masks)
+        if self.in_sample:
+            # at the ridge solution (G + aI) w = b:  SSE = y'y - w'b - a w'w
+            sse = self.yy - np.einsum("pi,pi->p", w, self.b[idx]) - self.alpha * np.einsum("pi,pi->p", w, w)
+            return np.sqrt(np.maximum(sse, 0.0) / self.n_train)
+        W = np.zeros((idx.shape[0], self.n_items))
+        np.put_along_axis(W, idx, w, axis=1)
+        pred = np.clip(W @ self._Xt + self.ym, 0.0, 100.0)
+        return np.sqrt(np.mean((pred - self.y_fit) ** 2, axis=1))
+
+    def __call__(self, masks) -> np.ndarray:
+        return -self.rmse(masks)
+
+
+
+def _uniform_interp(x: np.ndarray, y: np.ndarray):
+    """A function equal to ``np.interp(v, x, y)`` (constant beyond the ends); on a uniform grid it indexes
+    directly instead of searching (several times faster on the GA's ``(P, n_val)`` arrays)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    step = (x[-1] - x[0]) / (x.size - 1)
+    if not np.allclose(np.diff(x), step, rtol=1e-9, atol=0):
+        return lambda v: np.interp(v.ravel(), x, y).reshape(v.shape)
+    x0, n, inv = x[0], x.size, 1.0 / step
+    slope = np.r_[np.diff(y), 0.0]
+
+    def f(v):
+        pos = np.clip((np.asarray(v, dtype=np.float64) - x0) * inv, 0.0, n - 1.0)
+        bad = np.isnan(pos)
+        if bad.any():
+            pos = np.where(bad, 0.0, pos)
+        i = np.minimum(pos.astype(np.intp), n - 1)
+        out = y[i] + (pos - i) * slope[i]
+        if bad.any():
+            out[bad] = np.nan
+        return out
+
+    return f
+
+
+
+def _matrix(R, name: str) -> np.ndarray:
+    R = np.asarray(R, dtype=np.float64)
+    if R.ndim != 2:
+        raise InputError(f"{name}: expected (n_models, n_items), got shape {R.shape}")
+    return R
+
+
+
+def _vector(y, n: int, name: str) -> np.ndarray:
+    y = np.asarray(y, dtype=np.float64)
+    if y.shape != (n,):
+        raise InputError(f"{name}: shape {y.shape}, expected ({n},): one full score (pp) per model")
+    if not np.isfinite(y).all():
+        raise InputError(f"{name}: contains NaN or inf; give every model a finite full score")
+    return y

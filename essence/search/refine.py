@@ -1,0 +1,165 @@
+"""EssenceBench step 3: attribution-guided refinement, one loop for a benchmark and a suite.
+
+One round:
+
+1. **Attribution.** ``attribute(elite_masks)`` gives every pool item an attribution ``A`` ``(M,)`` from the
+   elites of the last GA (:func:`essence.search.attribution.ebm_attribution` for one benchmark; for a suite
+   the sum over members of each member's attributions divided by the spread of its scores,
+   :func:`suite_attribution`).
+2. **Groups.** High / Low / Random groups of ``max(k, ceil(group_fraction * M))`` items
+   (:func:`essence.search.attribution.attribution_groups`).
+3. **A GA in each group** under ``group_fitness(group)``, its initial population seeded with the best subset so
+   far (restricted to the group, repaired to k items) when ``seed_groups_with_best``. Group GAs may judge by
+   different rulers, so every group's best is re-scored by ``pool_fitness``; the best of the three is the
+   round's candidate and the next round's elites come from its group's GA.
+
+The global best is replaced only by a candidate of higher pool fitness.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Callable, ClassVar
+
+import numpy as np
+
+from ..data.checks import Flag, Real, Whole, check_params
+from .attribution import attribution_groups, ebm_attribution
+from .genetic import GAConfig, GAResult, genetic_search
+
+__all__ = ["RefineConfig", "refine", "suite_attribution", "benchmark_attribution", "GroupFitness"]
+
+
+@dataclass(frozen=True)
+class RefineConfig:
+    """Refinement settings: rounds (0 = plain GA); each group's share of the pool; the group GAs' population
+    and generations (None: ``max(60, population // 3)`` and ``max(200, generations // 2)`` of the main GA, the
+    public port's rule); whether the best subset so far seeds each group GA; the distinct elite subsets that
+    get an EBM each; the training models fed to each EBM (None = all); the EBMs' boosting rounds."""
+
+    rounds: int = 2
+    group_fraction: float = 0.75
+    group_population: int | None = None
+    group_generations: int | None = None
+    seed_groups_with_best: bool = True
+    ebm_elites: int = 6
+    ebm_max_models: int | None = 1000
+    ebm_max_rounds: int = 2000
+
+    _domains: ClassVar[dict] = {"rounds": Whole(0), "group_fraction": Real(0.0, 1.0, open_min=True),
+                                "group_population": Whole(2, none=True), "group_generations": Whole(0, none=True),
+                                "seed_groups_with_best": Flag(), "ebm_elites": Whole(1),
+                                "ebm_max_models": Whole(10, none=True), "ebm_max_rounds": Whole(1)}
+
+    def replace(self, **changes) -> "RefineConfig":
+        return replace(self, **changes)
+
+    def check(self) -> "RefineConfig":
+        check_params(self)
+        return self
+
+    def group_ga(self, ga: GAConfig) -> GAConfig:
+        """The group GAs' settings derived from the main GA's."""
+        gp = self.group_population if self.group_population is not None else max(60, ga.population // 3)
+        gg = self.group_generations if self.group_generations is not None else max(200, ga.generations // 2)
+        return ga.replace(population=int(gp), generations=int(gg), elites=min(ga.elites, int(gp) - 1))
+
+
+class GroupFitness:
+    """A fitness over a group of pool items: ``(P, |group|)`` masks scored by ``fitness`` as ``(P, M)`` masks of
+    the whole pool (``group`` ``(G,)`` increasing pool positions)."""
+
+    ruler = None
+
+    def __init__(self, fitness, group):
+        self.fitness = fitness
+        self.group = np.asarray(group, dtype=np.intp)
+        self.n_items = int(self.group.size)
+
+    def __call__(self, masks) -> np.ndarray:
+        masks = np.asarray(masks, dtype=bool)
+        full = np.zeros((masks.shape[0], self.fitness.n_items), dtype=bool)
+        full[:, self.group] = masks
+        return self.fitness(full)
+
+
+def suite_attribution(R, Y, config: RefineConfig, seed=0, progress: bool = False) -> Callable:
+    """The ``attribute`` of a suite: elite masks ``(n, M)`` -> ``(A (M,), record)``, ``A`` the sum over members
+    ``b`` of the EBM attributions for member ``b``'s full score divided by the sd of its scores (unitless), so
+    every benchmark counts alike. ``R`` ``(n_train, M)`` pooled answers, ``Y`` ``(n_train, B)`` member scores."""
+    Y = np.asarray(Y, dtype=np.float64)
+    sd = np.where(Y.std(axis=0) > 0, Y.std(axis=0), 1.0)
+
+    def attribute(masks):
+        A = np.zeros(np.asarray(R).shape[1])
+        t0 = time.perf_counter()
+        for b in range(Y.shape[1]):
+            att = ebm_attribution(R, Y[:, b], masks, max_models=config.ebm_max_models, seed=seed, progress=progress,
+                                  max_rounds=config.ebm_max_rounds)
+            A += att.attribution / sd[b]
+        return A, {"ebms": int(Y.shape[1] * np.asarray(masks).shape[0]), "seconds": round(time.perf_counter() - t0, 3)}
+
+    return attribute
+
+
+def benchmark_attribution(R, y, config: RefineConfig, seed=0, progress: bool = False) -> Callable:
+    """The ``attribute`` of one benchmark: elite masks -> ``(A (M,) pp, record)`` by
+    :func:`essence.search.attribution.ebm_attribution` on ``R`` ``(n_train, M)`` and ``y`` ``(n_train,)`` pp."""
+
+    def attribute(masks):
+        att = ebm_attribution(R, y, masks, max_models=config.ebm_max_models, seed=seed, progress=progress,
+                              max_rounds=config.ebm_max_rounds)
+        return att.attribution, {"ebm_models": att.n_models, "ebm_elites": int(att.per_elite.shape[0]),
+                                 "seconds": round(att.seconds, 3)}
+
+    return attribute
+
+
+def refine(pool_fitness, group_fitness: Callable, attribute: Callable, ga: GAResult, best, k: int,
+           config: RefineConfig, ga_config: GAConfig, rng, progress: bool = False,
+           describe: Callable | None = None) -> tuple[np.ndarray, list]:
+    """``config.rounds`` refinement rounds after the main GA (module docstring).
+
+    ``pool_fitness``: masks ``(P, M)`` -> fitness ``(P,)`` (-RMSE, pp) over the whole pool; ``group_fitness``:
+    group positions ``(G,)`` -> a fitness over that group; ``attribute``: elite masks -> ``(A (M,), record)``;
+    ``ga``: the main GA's result (its elites start the first round); ``best`` ``(k,)`` its best subset;
+    ``describe``: optional ``candidate (k,) -> dict`` added to each round's record (e.g. a validation RMSE).
+    Returns ``(best (k,) sorted pool positions, per-round records)``.
+    """
+    M = pool_fitness.n_items
+
+    def error(local) -> float:
+        mask = np.zeros((1, M), dtype=bool)
+        mask[0, local] = True
+        return float(-pool_fitness(mask)[0])
+
+    best = np.sort(np.asarray(best, dtype=np.intp))
+    best_err = error(best)
+    elite_masks = ga.elite_masks(config.ebm_elites)
+    group_ga = config.group_ga(ga_config)
+    records = []
+    for r in range(int(config.rounds) if M > k else 0):
+        A, att = attribute(elite_masks)
+        groups = attribution_groups(A, k, seed=rng, group_fraction=config.group_fraction)
+        t0 = time.perf_counter()
+        results = {}
+        for name, g in groups.items():
+            init = np.isin(g, best)[None, :] if config.seed_groups_with_best else None
+            res = genetic_search(group_fitness(g), k, group_ga, init=init, seed=rng, progress=progress,
+                                 desc=f"GA round {r + 1} ({name})")
+            results[name] = (g[res.best], error(g[res.best]), res, g)
+        winner = min(results, key=lambda n: (results[n][1], n))
+        cand, err, res, g = results[winner]
+        improved = err < best_err
+        if improved:
+            best, best_err = np.sort(cand), err
+        em = res.elite_masks(config.ebm_elites)
+        elite_masks = np.zeros((em.shape[0], M), dtype=bool)
+        elite_masks[:, g] = em
+        records.append({"round": r + 1, "best_group": winner, "candidate_fitness_rmse": round(err, 5),
+                        "group_fitness_rmse": {n: round(v[1], 5) for n, v in results.items()},
+                        "improved_global_best": bool(improved), "global_best_fitness_rmse": round(best_err, 5),
+                        "attribution": att, "group_ga_seconds": round(time.perf_counter() - t0, 3),
+                        **(describe(cand) if describe else {})})
+    return best, records
