@@ -57,7 +57,7 @@ def test_round_trip_binary_and_fractional_answers_with_missing_cells():
     y = 100 * X.mean(1)
     rec = KernelReconstructor(own=[1, 2]).fit(X, y)
     d = json.loads(json.dumps(rec.to_dict()))
-    assert d["train_binary"] and isinstance(d["train"][0], str) and len(d["train"][0]) == 7
+    assert d["train"]["binary"] and isinstance(d["train"]["rows"][0], str) and len(d["train"]["rows"][0]) == 7
     Xt = _binary(9, 7, 6)
     Xt[0, 3] = np.nan
     np.testing.assert_allclose(reconstructor_from_dict(d).predict(Xt), rec.predict(Xt), atol=1e-12)
@@ -65,7 +65,7 @@ def test_round_trip_binary_and_fractional_answers_with_missing_cells():
     Xf[2, 1] = np.nan  # filled with the item's training mean, stored
     rec = KernelReconstructor().fit(Xf, y)
     d = json.loads(json.dumps(rec.to_dict()))
-    assert not d["train_binary"]
+    assert not d["train"].get("binary")
     np.testing.assert_allclose(reconstructor_from_dict(d).predict(Xt), rec.predict(Xt), atol=1e-9)
 
 
@@ -79,8 +79,8 @@ def test_bad_input_names_the_problem():
     with pytest.raises(InputError, match="alphas: must be a finite number > 0"):
         KernelReconstructor(alphas=(0.0,)).fit(X, y)
     d = KernelReconstructor().fit(X, y).to_dict()
-    d["train"][0] = "01x10"
-    with pytest.raises(InputError, match="string of 5 '0'/'1' characters"):
+    d["train"]["rows"][0] = "01x10"
+    with pytest.raises(InputError, match="string of 5 characters among '01'"):
         reconstructor_from_dict(d)
 
 
@@ -90,18 +90,19 @@ def test_answers_on_the_twentieths_grid_are_stored_one_character_each():
     y = 100 * X.mean(1)
     rec = KernelReconstructor(own=[0]).fit(X, y)
     d = json.loads(json.dumps(rec.to_dict()))
-    assert d["train_levels"] == 20 and not d["train_binary"] and all(len(r) == 6 for r in d["train"])
-    assert set("".join(d["train"])) <= set("abcdefghijklmnopqrstu") and d["train"][0] != d["train"][20]
+    rows = d["train"]["rows"]
+    assert d["train"]["levels"] == 20 and not d["train"].get("binary") and all(len(r) == 6 for r in rows)
+    assert set("".join(rows)) <= set("abcdefghijklmnopqrstu") and rows[0] != rows[20]
     Xt = np.random.default_rng(10).random((7, 6))
     np.testing.assert_allclose(reconstructor_from_dict(d).predict(Xt), rec.predict(Xt), atol=1e-9)
-    from essence.lmeval import standalone
+    from essence.reconstructors import forward as standalone
 
     np.testing.assert_allclose(standalone.predict(d, Xt), rec.predict(Xt), atol=1e-9)
-    bad = dict(d, train=[r.replace("a", "z") for r in d["train"]])
+    bad = dict(d, train={"levels": 20, "rows": [r.replace("a", "z") for r in rows]})
     with pytest.raises(InputError, match="6 characters among 'abcdefghijklmnopqrstu'"):
         reconstructor_from_dict(bad)
-    with pytest.raises(InputError, match="train_levels must be 20"):
-        reconstructor_from_dict(dict(d, train_levels=10))
+    with pytest.raises(InputError, match="6 characters among"):
+        reconstructor_from_dict(dict(d, train={"levels": 10, "rows": rows}))
 
 
 def test_a_single_setting_skips_the_leave_one_out_pass_and_tuned_fixes_the_choice():

@@ -11,7 +11,7 @@ import pytest
 
 from essence.data import load
 from essence.reconstructors.intervals import IntervalModel
-from essence.lmeval import standalone
+from essence.reconstructors import forward as standalone
 from essence.reconstructors import KINDS as RECONSTRUCTOR_KINDS
 from essence.reconstructors.simple import GAMReconstructor, LineReconstructor, MeanRidgeReconstructor, RidgeGAMReconstructor, RidgeReconstructor, WeightedMeanReconstructor
 from essence.reconstructors.base import fit_reconstructor

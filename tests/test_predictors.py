@@ -10,7 +10,7 @@ import pytest
 
 from essence.artifact.compressed import Compressed, compress
 from essence.data.errors import InputError
-from essence.lmeval import standalone
+from essence.reconstructors import forward as standalone
 from essence.methods import make_method
 from essence.data import split_models
 from essence.reconstructors.latent import MIN_MODELS_LATENT, LatentReconstructor, factor_model

@@ -15,7 +15,7 @@
   on the chosen items (``lm_eval.simple_evaluate``), imports the samples and estimates
   (:mod:`essence.lmeval.run`). The exported task also reports the estimate itself, as the metrics
   ``essence_estimate``/``essence_lower``/``essence_upper`` (:mod:`essence.lmeval.taskfiles`,
-  :mod:`essence.lmeval.standalone`).
+  :mod:`essence.reconstructors.forward`).
 
 Modules: ``logs`` (reading samples files), ``matching`` (documents -> items), ``samples`` (the import),
 ``export`` + ``taskfiles`` + ``standalone`` (the task files), ``replay``, ``run`` and ``commands`` (the CLI).

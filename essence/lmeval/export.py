@@ -41,7 +41,7 @@ from pathlib import Path
 from ..data._version import __version__
 from ..data import METABENCH
 from ..data._io import jsonable
-from . import standalone
+from ..reconstructors import forward as standalone
 from .matching import METABENCH_METRICS, default_id_mapping
 from .taskfiles import group_yaml, hook_text, task_yaml
 from ..data.errors import InputError

@@ -9,7 +9,7 @@ The hook (``essence_NAME.py``) has two parts:
   score)`` (``score`` = the artifact's metric, e.g. ``acc``) through these metrics; their aggregation
   puts the scores in the artifact's item order and runs the artifact's reconstructor and interval,
   copied into ``NAME.items.json`` (``"estimator"``) and evaluated by ``essence_NAME_estimator.py`` (a copy
-  of :mod:`essence.lmeval.standalone`: numpy only). For a group (items in two source tasks) each
+  of :mod:`essence.reconstructors.forward`: numpy only). For a group (items in two source tasks) each
   subtask's aggregation also uses the other subtask's scores of the same filter, so every row and the
   group's row report the one estimate from all chosen items.
 """

@@ -16,13 +16,16 @@ the registry holds real classes; :mod:`essence.reconstructors` imports every kin
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from sklearn.base import BaseEstimator
 
 from ..data._io import jsonable
 from ..data.errors import InputError
+from . import forward
 
-__all__ = ["Reconstructor", "KINDS", "reconstructor_class", "reconstructor_from_dict", "subset_score", "check_X",
+__all__ = ["encode_answers", "decode_answers", "Reconstructor", "KINDS", "reconstructor_class", "reconstructor_from_dict", "subset_score", "check_X",
            "model_folds", "fit_reconstructor"]
 
 #: kind name -> reconstructor class; filled as each class is defined
@@ -42,6 +45,28 @@ class Reconstructor(BaseEstimator):
         super().__init_subclass__(**kw)
         if cls.__dict__.get("kind") not in (None, "base"):
             KINDS[cls.kind] = cls
+        if "fit" in cls.__dict__:  # a new fit makes the cached state stale
+            fit = cls.__dict__["fit"]
+
+            @functools.wraps(fit)
+            def fit_and_forget(self, *args, **kwargs):
+                self.__dict__.pop("_state", None)
+                return fit(self, *args, **kwargs)
+
+            cls.fit = fit_and_forget
+
+    def state(self) -> dict:
+        """The fitted state as JSON numbers (``to_dict()``), computed once per fit."""
+        if "_state" not in self.__dict__:
+            self.__dict__["_state"] = self.to_dict()
+        return self.__dict__["_state"]
+
+    def predict(self, X) -> np.ndarray:
+        """Estimates ``(n_models,)`` in pp, clipped to [0, 100], of answers ``X`` ``(n_models, k)``: the kind's
+        forward pass on its fitted state (:mod:`essence.reconstructors.forward`), the same code an exported
+        harness task runs, so a saved and reloaded artifact predicts the same numbers."""
+        state = self.state()
+        return forward.predict(state, check_X(X, state.get("k")))
 
     def params_dict(self) -> dict:
         """The constructor parameters as JSON values (tuples and arrays become lists)."""
@@ -116,3 +141,35 @@ def fit_reconstructor(rec, X, y, R=None):
             raise InputError(f"{rec.kind}: needs the training models' answers on every pool item (R)")
         return rec.fit(X, y, R=R)
     return rec.fit(X, y)
+
+
+_LEVELS = 20  # answers on the grid of 1/_LEVELS (imputed ones, graded ones) are stored one character each
+_LEVEL_CHARS = "abcdefghijklmnopqrstu"  # value i / _LEVELS -> _LEVEL_CHARS[i] (a = 0, u = 1)
+
+
+def encode_answers(T) -> dict:
+    """A matrix of answers ``(n, k)`` in [0, 1] as JSON: one string per row of ``"0"``/``"1"`` when binary, of
+    ``"a"``..``"u"`` when on the grid of twentieths, else rounded numbers. :func:`decode_answers` inverts it."""
+    T = np.asarray(T, dtype=np.float64)
+    if np.isin(T, (0.0, 1.0)).all():
+        return {"binary": True, "rows": ["".join("1" if v else "0" for v in r) for r in T.astype(bool)]}
+    grid = np.round(T * _LEVELS)
+    if np.allclose(grid, T * _LEVELS, rtol=0.0, atol=1e-9) and ((grid >= 0) & (grid <= _LEVELS)).all():
+        return {"levels": _LEVELS, "rows": ["".join(_LEVEL_CHARS[int(v)] for v in r) for r in grid]}
+    return {"rows": np.round(T, _DIGITS).tolist()}
+
+
+def decode_answers(d: dict, k: int, what: str) -> np.ndarray:
+    """The ``(n, k)`` matrix of :func:`encode_answers`' output ``d``; InputError naming ``what`` when damaged."""
+    rows = d.get("rows") if isinstance(d, dict) else None
+    if not isinstance(rows, list):
+        raise InputError(f"{what}: the stored answers are not a list of rows")
+    if d.get("binary") or d.get("levels") is not None:
+        chars = "01" if d.get("binary") else _LEVEL_CHARS
+        if (not d.get("binary") and d["levels"] != _LEVELS) or any(
+                not isinstance(r, str) or len(r) != k or set(r) - set(chars) for r in rows):
+            raise InputError(f"{what}: each stored row must be a string of {k} characters among {chars!r}")
+        step = 1.0 if d.get("binary") else 1.0 / _LEVELS
+        code = {c: i * step for i, c in enumerate(chars)}
+        return np.array([[code[c] for c in r] for r in rows], dtype=np.float64).reshape(len(rows), k)
+    return np.asarray(rows, dtype=np.float64).reshape(-1, k)

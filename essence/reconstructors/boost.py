@@ -148,21 +148,6 @@ class BoostReconstructor(Reconstructor):
         self.missing_left_ = np.asarray(missing, dtype=bool)
         self.roots_ = np.asarray(roots, dtype=np.intp)
 
-    def predict(self, X) -> np.ndarray:
-        X = check_X(X, self.k_)
-        F = self._features(X)
-        node = np.broadcast_to(self.roots_, (F.shape[0], self.roots_.size)).copy()  # (n, trees)
-        rows = np.arange(F.shape[0])[:, None]
-        for _ in range(int(self.feature_.size)):
-            f = self.feature_[node]
-            inner = f >= 0
-            if not inner.any():
-                break
-            x = F[rows, np.maximum(f, 0)]
-            go_left = np.where(np.isnan(x), self.missing_left_[node], x <= self.value_[node])
-            node = np.where(inner, np.where(go_left, self.left_[node], self.right_[node]), node)
-        return np.clip(self.baseline_ + self.value_[node].sum(axis=1), 0.0, 100.0)
-
     def to_dict(self) -> dict:
         return {"kind": self.kind, "params": self.params_dict(), "k": self.k_, "n_features": self.n_features_,
                 "baseline": self.baseline_, "roots": self.roots_.tolist(), "feature": self.feature_.tolist(),

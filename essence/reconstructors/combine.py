@@ -68,10 +68,6 @@ class ColumnsReconstructor(Reconstructor):
                                        X[:, cols], y, R)
         return self
 
-    def predict(self, X) -> np.ndarray:
-        X = check_X(X, self.k_)
-        return np.asarray(self.part_.predict(X[:, self.columns_]), dtype=np.float64)
-
     def to_dict(self) -> dict:
         return {"kind": self.kind, "params": self.params_dict(), "k": self.k_, "fitted": self.part_.to_dict()}
 
@@ -178,13 +174,6 @@ class AverageReconstructor(Reconstructor):
         obj._specs()
         obj.parts_, obj.k_ = list(fitted), int(k)
         return obj
-
-    def predict(self, X) -> np.ndarray:
-        X = check_X(X, self.k_)
-        preds = np.array([np.asarray(p.predict(X), dtype=np.float64) for p in self.parts_])
-        if self.part_weights is None:
-            return preds.mean(axis=0)
-        return self._weights(len(self.parts_)) @ preds
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "params": self.params_dict(), "k": self.k_,

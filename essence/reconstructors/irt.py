@@ -127,13 +127,6 @@ class IRTGAMReconstructor(Reconstructor):
         self.t_theta_ = Table1D.from_dict(t_theta.to_dict())
         return self
 
-    def predict(self, X) -> np.ndarray:
-        X = self._check(X)
-        out = self.intercept_ + self.t_theta_(self.theta(X))
-        if self.t_score_ is not None:
-            out = out + self.t_score_(subset_score(X))
-        return np.clip(out, 0.0, 100.0)
-
     def to_dict(self) -> dict:
         return {"kind": self.kind, "params": self.params_dict(), "intercept": float(self.intercept_),
                 "t_theta": self.t_theta_.to_dict(),
@@ -276,10 +269,6 @@ class GPIRTReconstructor(Reconstructor):
             t = fit_gam_table(self.gpirt(X), np.asarray(y, dtype=np.float64), self.n_splines, self.lam)
             self.table_ = Table1D.from_dict(t.to_dict())  # as stored: reloads predict bit for bit
         return self
-
-    def predict(self, X) -> np.ndarray:
-        g = self.gpirt(X)
-        return np.clip(self.table_(g) if self.table_ is not None else g, 0.0, 100.0)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "params": self.params_dict(),

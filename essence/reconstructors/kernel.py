@@ -28,13 +28,11 @@ import numpy as np
 
 from ..data.checks import ListOf, Real, check_params
 from ..data.errors import InputError
-from .base import Reconstructor, check_X
+from .base import Reconstructor, check_X, decode_answers, encode_answers
 
 __all__ = ["KernelReconstructor", "loo_kernel_ridge"]
 
 _DIGITS = 10
-_LEVELS = 20  # training answers on the grid of 1/_LEVELS (imputed ones) are stored one character each
-_LEVEL_CHARS = "abcdefghijklmnopqrstu"  # value i / _LEVELS -> _LEVEL_CHARS[i] (a = 0, u = 1)
 
 
 def _sqdist(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -152,28 +150,10 @@ class KernelReconstructor(Reconstructor):
         return KernelReconstructor(own=list(self.own), own_weights=[self.w_], scales=[self.scale_],
                                    alphas=[self.alpha_])
 
-    def predict(self, X) -> np.ndarray:
-        X = check_X(X, self.k_)
-        s = np.sqrt(self._weights(self.k_, self.w_))
-        Xf = np.where(np.isnan(X), self.fill_, X)
-        K = np.exp(-self.gamma_ * _sqdist(Xf * s, self.train_ * s))
-        return np.clip(self.y_mean_ + self.y_sd_ * (K @ self.beta_), 0.0, 100.0)
-
     def to_dict(self) -> dict:
-        T = self.train_
-        binary = bool(np.isin(T, (0.0, 1.0)).all())
-        grid = None if binary else np.round(T * _LEVELS)
-        on_grid = grid is not None and bool(np.allclose(grid, T * _LEVELS, rtol=0.0, atol=1e-9)
-                                            and ((grid >= 0) & (grid <= _LEVELS)).all())
-        if binary:
-            rows = ["".join("1" if v else "0" for v in r) for r in T.astype(bool)]
-        elif on_grid:  # e.g. imputed answers (essence.reconstructors.impute): one character per answer
-            rows = ["".join(_LEVEL_CHARS[int(v)] for v in r) for r in grid]
-        else:
-            rows = np.round(T, _DIGITS).tolist()
         return {"kind": self.kind, "params": self.params_dict(), "k": self.k_, "fill": self.fill_.tolist(),
                 "own_weight": self.w_, "scale": self.scale_, "alpha": self.alpha_, "gamma": self.gamma_,
-                "train_binary": binary, **({"train_levels": _LEVELS} if on_grid else {}), "train": rows,
+                "train": encode_answers(self.train_),
                 "beta": self.beta_.tolist(), "y_mean": self.y_mean_, "y_sd": self.y_sd_, "loo_rmse": self.loo_rmse_}
 
     @classmethod
@@ -182,22 +162,7 @@ class KernelReconstructor(Reconstructor):
         obj.k_ = int(d["k"])
         obj._own(obj.k_)
         obj.fill_ = np.asarray(d["fill"], dtype=np.float64)
-        if d.get("train_binary"):
-            rows = d["train"]
-            if any(not isinstance(r, str) or len(r) != obj.k_ or set(r) - {"0", "1"} for r in rows):
-                raise InputError(f"kernel: each stored training row must be a string of {obj.k_} '0'/'1' characters")
-            T = np.array([[c == "1" for c in r] for r in rows], dtype=np.float64).reshape(len(rows), obj.k_)
-        elif d.get("train_levels") is not None:
-            levels = d["train_levels"]
-            rows = d["train"] if isinstance(d["train"], list) else [None]
-            if levels != _LEVELS or any(not isinstance(r, str) or len(r) != obj.k_ or set(r) - set(_LEVEL_CHARS)
-                                        for r in rows):
-                raise InputError(f"kernel: train_levels must be {_LEVELS} and each stored training row a string of "
-                                 f"{obj.k_} characters among {_LEVEL_CHARS!r}")
-            code = {c: i / _LEVELS for i, c in enumerate(_LEVEL_CHARS)}
-            T = np.array([[code[c] for c in r] for r in d["train"]], dtype=np.float64).reshape(-1, obj.k_)
-        else:
-            T = np.asarray(d["train"], dtype=np.float64).reshape(-1, obj.k_)
+        T = decode_answers(d["train"], obj.k_, "kernel")
         obj.train_ = T
         obj.beta_ = np.asarray(d["beta"], dtype=np.float64)
         if obj.beta_.shape != (T.shape[0],) or obj.fill_.shape != (obj.k_,):

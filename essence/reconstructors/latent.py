@@ -189,10 +189,6 @@ class LatentReconstructor(Reconstructor):
         """The model's estimated pool score (pp, ``(n,)``): observed answers + predicted ones."""
         return self._features(check_X(X, self.k_), self.state_)[:, 0]
 
-    def predict(self, X) -> np.ndarray:
-        F = self._features(check_X(X, self.k_), self.state_)
-        return np.clip(self.coef_[0] + F @ self.coef_[1:], 0.0, 100.0)
-
     def to_dict(self) -> dict:
         st = self.state_
         return {"kind": self.kind, "params": self.params_dict(), "k": self.k_, "rank": self.rank_,

@@ -65,11 +65,6 @@ class MLPReconstructor(Reconstructor):
         self.b1_, self.b2_ = _rounded(net.intercepts_[0]), float(_rounded(net.intercepts_[1][0]))
         return self
 
-    def predict(self, X) -> np.ndarray:
-        X = check_X(X, self.k_)
-        h = np.tanh(np.where(np.isnan(X), self.fill_, X) @ self.W1_ + self.b1_)
-        return np.clip(self.y_mean_ + self.y_sd_ * (h @ self.W2_ + self.b2_), 0.0, 100.0)
-
     def to_dict(self) -> dict:
         return {"kind": self.kind, "params": self.params_dict(), "k": self.k_, "fill": self.fill_.tolist(),
                 "W1": self.W1_.ravel().tolist(), "b1": self.b1_.tolist(), "W2": self.W2_.tolist(), "b2": self.b2_,

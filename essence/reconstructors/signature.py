@@ -76,21 +76,6 @@ class SignatureKNNReconstructor(Reconstructor):
         self.train_y_ = np.round(y, 7)
         return self
 
-    def predict(self, X) -> np.ndarray:
-        Z = self.transform(X)
-        T = self.train_z_
-        d2 = (Z**2).sum(axis=1)[:, None] + (T**2).sum(axis=1)[None, :] - 2.0 * Z @ T.T
-        d = np.sqrt(np.maximum(d2, 0.0))
-        K = min(self.n_neighbors, T.shape[0])
-        nn = np.argpartition(d, K - 1, axis=1)[:, :K]
-        dn = np.take_along_axis(d, nn, axis=1)
-        yn = self.train_y_[nn]
-        exact = dn <= 1e-4  # stored signatures are rounded to 1e-5: closer than this counts as identical
-        with np.errstate(divide="ignore"):
-            w = np.where(exact.any(axis=1, keepdims=True), exact.astype(float), 1.0 / dn)
-        out = (w * yn).sum(axis=1) / w.sum(axis=1)
-        return np.clip(out, 0.0, 100.0)
-
     def to_dict(self) -> dict:
         return {
             "kind": self.kind, "params": self.params_dict(), "fill": round_list(self.fill_, 10),

@@ -78,10 +78,6 @@ class GAMReconstructor(Reconstructor):
             self.table_ = _line_beyond(self.table_, s, np.asarray(y, dtype=np.float64))
         return self
 
-    def predict(self, X) -> np.ndarray:
-        X = check_X(X, self.k_)
-        return np.clip(self.table_(subset_score(X, self.weights)), 0.0, 100.0)
-
     def to_dict(self) -> dict:
         return {"kind": self.kind, "params": self.params_dict(), "k": self.k_, "table": self.table_.to_dict()}
 
@@ -127,11 +123,6 @@ class RidgeReconstructor(Reconstructor):
         self.k_ = X.shape[1]
         self.fill_, self.coef_, self.intercept_, self.alpha_ = _ridge_cv(X, y, self.alphas)
         return self
-
-    def predict(self, X) -> np.ndarray:
-        X = check_X(X, self.k_)
-        Xf = np.where(np.isnan(X), self.fill_, X)
-        return np.clip(Xf @ self.coef_ + self.intercept_, 0.0, 100.0)
 
     def to_dict(self) -> dict:
         return {
@@ -200,11 +191,6 @@ class RidgeGAMReconstructor(RidgeReconstructor):
         self.table_ = fit_gam_table(index, y, self.n_splines, self.lam, lo=lo, hi=hi)
         return self
 
-    def predict(self, X) -> np.ndarray:
-        X = check_X(X, self.k_)
-        Xf = np.where(np.isnan(X), self.fill_, X)
-        return np.clip(self.table_(Xf @ self.coef_ + self.intercept_), 0.0, 100.0)
-
     def to_dict(self) -> dict:
         d = super().to_dict()
         d["table"] = self.table_.to_dict()
@@ -235,9 +221,6 @@ class WeightedMeanReconstructor(Reconstructor):
     def fit(self, X, y=None):
         self.k_ = check_X(X).shape[1]
         return self
-
-    def predict(self, X) -> np.ndarray:
-        return np.clip(subset_score(check_X(X, self.k_), self.weights), 0.0, 100.0)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "params": self.params_dict(), "k": self.k_}
@@ -291,10 +274,6 @@ class LineReconstructor(Reconstructor):
             self.slope_, self.intercept_ = float(slope), float(icpt)
         return self
 
-    def predict(self, X) -> np.ndarray:
-        X = check_X(X, self.k_)
-        return np.clip(self.intercept_ + self.slope_ * subset_score(X, self.weights), 0.0, 100.0)
-
     def to_dict(self) -> dict:
         return {"kind": self.kind, "params": self.params_dict(), "k": self.k_, "slope": self.slope_,
                 "intercept": self.intercept_}
@@ -328,11 +307,6 @@ class MeanRidgeReconstructor(Reconstructor):
         resid = y - (self.line_.intercept_ + self.line_.slope_ * subset_score(X))
         self.fill_, self.coef_, self.intercept_, self.alpha_ = _ridge_cv(X, resid, self.alphas)
         return self
-
-    def predict(self, X) -> np.ndarray:
-        X = check_X(X, self.k_)
-        base = self.line_.intercept_ + self.line_.slope_ * subset_score(X)
-        return np.clip(base + np.where(np.isnan(X), self.fill_, X) @ self.coef_ + self.intercept_, 0.0, 100.0)
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "params": self.params_dict(), "k": self.k_, "line": self.line_.to_dict(),

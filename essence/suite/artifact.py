@@ -12,9 +12,7 @@ chosen items, combined by a weighted greedy ensemble (``combine="greedy"``; ``"e
 average of up to three): :func:`fit_members`; any kind registered in
 :data:`essence.reconstructors.base.KINDS` can be named), with a conformal interval as
 :func:`essence.artifact.compressed.compress` does. The suite mean's estimate is the mean of the member estimates,
-with its own interval calibrated on their cross-fitted means; with ``suite_mean="cv"`` a reconstructor of
-the suite mean itself (chosen by CV among the same kinds on all chosen items, :func:`fit_mean`) may replace
-that mean or be averaged with it, whichever of the three has the lowest CV RMSE.
+with its own interval calibrated on their cross-fitted means.
 """
 
 from __future__ import annotations
@@ -47,10 +45,6 @@ __all__ = ["SuiteCompressed", "compress_suite", "SUITE_SCHEMA", "DEFAULT_RECONST
            "own_candidates", "kernel_candidates", "boost_candidates", "outside_candidates"]
 
 SUITE_SCHEMA = "essence.suite"
-#: how a suite artifact estimates the suite mean (:func:`fit_mean`); the first is the plain mean of the members
-MEAN_MODES = ("members", "model", "average")
-#: ``suite_mean`` settings of :func:`compress_suite`
-SUITE_MEAN = ("members", "cv")
 SUITE_SCHEMA_VERSION = 1
 #: reconstructor kinds tried per member by default (kinds registered later can be named in ``reconstructors``)
 DEFAULT_RECONSTRUCTORS = ("ridge", "ridge_gam", "mean_ridge")
@@ -69,9 +63,8 @@ class SuiteCompressed(Artifact):
     ``names``: member names, in compress order. ``items``: ``{name: [item ids chosen in that member]}``;
     the reconstructors read the chosen items in member order, then in that order (:meth:`columns`).
     ``reconstructors``, ``intervals``: one per member; ``mean_interval``: the suite mean's.
-    ``figures``: ``{"validation"|"test": {name|"mean": summary}}``. ``mean_mode``: how the suite mean is
-    estimated: ``"members"`` (the mean of the member estimates), ``"model"`` (``mean_reconstructor``, fitted
-    on the suite mean) or ``"average"`` (the two averaged); see :func:`fit_mean`.
+    ``figures``: ``{"validation"|"test": {name|"mean": summary}}``. The suite mean's estimate is the mean of
+    the member estimates.
     """
 
     method: str
@@ -89,8 +82,6 @@ class SuiteCompressed(Artifact):
     selection: dict = field(default_factory=dict)
     created: str = ""
     essence_version: str = __version__
-    mean_mode: str = "members"
-    mean_reconstructor: object = None
 
     SCHEMA: ClassVar[str] = SUITE_SCHEMA
     SCHEMA_VERSION: ClassVar[int] = SUITE_SCHEMA_VERSION
@@ -158,9 +149,6 @@ class SuiteCompressed(Artifact):
     def _predict(self, X) -> dict:
         est = {n: np.asarray(self.reconstructors[n].predict(X), dtype=np.float64) for n in self.names}
         est["mean"] = np.mean([est[n] for n in self.names], axis=0)
-        if self.mean_mode != "members":
-            own = np.asarray(self.mean_reconstructor.predict(X), dtype=np.float64)
-            est["mean"] = own if self.mean_mode == "model" else (est["mean"] + own) / 2
         return est
 
     def evaluate(self, data) -> dict:
@@ -210,8 +198,6 @@ class SuiteCompressed(Artifact):
                             "interval": self.intervals[n].to_dict()} for n in self.names},
             "mean_interval": self.mean_interval.to_dict(), "dataset": self.dataset, "split": self.split,
             "figures": self.figures, "selection": self.selection,
-            **({"mean_model": {"mode": self.mean_mode, "reconstructor": self.mean_reconstructor.to_dict()}}
-               if self.mean_mode != "members" else {}),
         }
 
     @classmethod
@@ -231,16 +217,7 @@ class SuiteCompressed(Artifact):
             mean_iv = IntervalModel.from_dict(d["mean_interval"])
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"{source}: damaged: mean_interval cannot be rebuilt ({exc})") from None
-        mode, mean_rec = "members", None
-        if "mean_model" in d:  # written only when the suite mean has its own reconstructor
-            mm = d["mean_model"]
-            if not isinstance(mm, dict) or mm.get("mode") not in MEAN_MODES[1:] or "reconstructor" not in mm:
-                raise InputError(f"{source}: damaged: mean_model is not {{mode: model|average, reconstructor}}")
-            one = {"k": d["k"], "seed": d["seed"], "params": d["params"], "items": cols,
-                   "reconstructor": mm["reconstructor"], "interval": d["mean_interval"]}
-            mode, (mean_rec, _) = mm["mode"], check_artifact(one, f"{source} [mean]")
-        return cls(mean_mode=mode, mean_reconstructor=mean_rec,
-                   method=d["method"], k=int(d["k"]), seed=int(d["seed"]), params=d["params"], names=list(names),
+        return cls(method=d["method"], k=int(d["k"]), seed=int(d["seed"]), params=d["params"], names=list(names),
                    items={n: list(d["items"][n]) for n in names}, reconstructors=recs, intervals=ivs,
                    mean_interval=mean_iv, dataset=d["dataset"], figures=d["figures"], split=d.get("split", {}),
                    selection=d.get("selection", {}), created=d.get("created", ""),
@@ -432,39 +409,6 @@ def _all_items_candidates(idx, n_models: int, reconstructors, stronger: bool, av
     return cands
 
 
-def fit_mean(suite_fit: Suite, idx, cv, reconstructors=DEFAULT_RECONSTRUCTORS, seed: int = 0,
-             stronger: bool = True, average: int = 3, combine: str = "equal"):
-    """A reconstructor of the suite mean itself, and how to use it, by 5-fold CV over ``suite_fit``'s models.
-
-    The suite mean's reconstructor is chosen as a member's is (:func:`fit_members`: the kinds on all chosen
-    items ``idx``, or an average of up to ``average`` of them; no own-items candidates); then, on the same
-    folds, the lowest out-of-fold RMSE on the suite mean among ``"members"`` (the mean of the members'
-    out-of-fold estimates ``cv`` ``(n, B)``), ``"model"`` (the new reconstructor) and ``"average"`` (the two
-    averaged) decides (ties: that order). ``combine``: as :func:`fit_members`'. Returns ``(mode,
-    reconstructor, oof (n,), record)``.
-    Measured (``benchmarks/suite.py --seeds 0 1 2 --param suite_mean=cv``, own_weight 0.5): the mean of the
-    members won the CV on every seed (CV RMSE 0.79-0.80 pp against 0.83-0.84 for the suite mean's own
-    reconstructor and 0.80-0.81 for the average), so the test figures did not change; hence not the default."""
-    R = suite_fit.pooled().responses
-    X = R[:, idx]
-    y = suite_fit.mean_target
-    cands = _all_items_candidates(idx, X.shape[0], reconstructors, stronger, average, seed)
-    if stronger and int(average) >= 2:
-        cands.update(kernel_candidates(idx, None, None, X.shape[0]))
-        cands.update(boost_candidates(idx, suite_fit.member_of, X.shape[0]))
-    secs = {}
-    label, rec, scores, oof = choose_average_by_cv(cands, X, y, seed=seed, R=R, max_parts=max(1, int(average)),
-                                                   seconds=secs, combine=combine if int(average) >= 2 else "equal")
-    members = np.asarray(cv, dtype=np.float64).mean(axis=1)
-    preds = {"members": members, "model": oof, "average": (members + oof) / 2}
-    rmse = {m: float(np.sqrt(np.mean((p - y) ** 2))) for m, p in preds.items()}
-    mode = min(MEAN_MODES, key=lambda m: (rmse[m], MEAN_MODES.index(m)))
-    record = {"mode": mode, "kind": label, "cv_rmse": {m: round(v, 5) for m, v in rmse.items()},
-              "kind_cv_rmse": {k_: (round(v, 5) if isinstance(v, float) else v) for k_, v in scores.items()},
-              "seconds": secs}
-    return mode, rec, preds[mode], record
-
-
 def _interval(pred, y, n_train: int, level: float) -> IntervalModel:
     if n_train >= len(y):
         return IntervalModel(level=level).fit(pred, y, pred[:0], y[:0])
@@ -474,7 +418,7 @@ def _interval(pred, y, n_train: int, level: float) -> IntervalModel:
 def compress_suite(suite: Suite, k: int, method: str = "essence", seed: int = 0, split=None, test: float = 0.1,
                    val: float = 0.1, level: float = 0.9, per_benchmark: int = 0,
                    reconstructors=DEFAULT_RECONSTRUCTORS, stronger: bool = True, average: int = 3,
-                   progress: bool = True, own: bool = True, suite_mean: str = "members",
+                   progress: bool = True, own: bool = True,
                    combine: str = COMBINE_DEFAULT, **params) -> SuiteCompressed:
     """Choose ``k`` items across ``suite`` with ``method`` and fit every member's reconstructor on them.
 
@@ -486,16 +430,12 @@ def compress_suite(suite: Suite, k: int, method: str = "essence", seed: int = 0,
     trees trained on the member's models outside the suite too (:func:`outside_candidates`), or a weighted
     average of them (``combine``);
     ``own`` (with ``stronger``): each member's candidates also hold an MLP on its own chosen items
-    (:func:`own_candidates`). ``suite_mean``: ``"members"`` (the suite mean is the mean of the member
-    estimates) or ``"cv"`` (:func:`fit_mean` may give it its own reconstructor). ``combine`` (with
+    (:func:`own_candidates`). The suite mean's estimate is the mean of the member estimates. ``combine`` (with
     ``average`` >= 2): ``"greedy"`` (:data:`COMBINE_DEFAULT`: a weighted greedy ensemble of any candidates,
     :func:`essence.reconstructors.combine.greedy_ensemble`) or ``"equal"`` (the best unweighted average of up to ``average``).
     """
     if not isinstance(suite, Suite):
         raise InputError("suite: expected a Suite (see essence.suite.load_suite)")
-    if suite_mean not in SUITE_MEAN:
-        raise InputError(f"suite_mean: {suite_mean!r} is not one of {', '.join(SUITE_MEAN)} (members: the mean of "
-                         "the member estimates; cv: also a reconstructor of the mean, used where CV prefers it)")
     seed = whole_number("seed", seed, 0)
     if combine not in COMBINES:
         raise InputError(f"combine: {combine!r} is not one of {', '.join(COMBINES)} (equal: the best "
@@ -511,12 +451,6 @@ def compress_suite(suite: Suite, k: int, method: str = "essence", seed: int = 0,
         recs, ivs, mean_iv, choice, cv = fit_members(fit_part, idx, tuple(reconstructors), train.n_models, level, seed,
                                                      stronger=bool(stronger), average=int(average), own=bool(own),
                                                      combine=combine)
-        mean_mode, mean_rec = "members", None
-        if suite_mean == "cv":
-            mean_mode, mean_rec, mean_oof, choice["mean"] = fit_mean(fit_part, idx, cv, tuple(reconstructors), seed,
-                                                                     stronger=bool(stronger), average=int(average),
-                                                                     combine=combine)
-            mean_iv = _interval(mean_oof, fit_part.mean_target, train.n_models, level)
     pooled_ids = suite.pooled().items[idx]
     items = {n: [s.split(SEP, 1)[1] for s in pooled_ids if s.split(SEP, 1)[0] == n] for n in suite.names}
     art = SuiteCompressed(
@@ -529,13 +463,12 @@ def compress_suite(suite: Suite, k: int, method: str = "essence", seed: int = 0,
         figures={}, split={"seed": int(seed), "kind": kind, "test": test, "val": val, "n_train": train.n_models,
                            "n_val": valid.n_models, "n_test": testd.n_models},
         selection={**info, "reconstructor_choice": choice},
-        created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        mean_mode=mean_mode, mean_reconstructor=mean_rec)
+        created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
     if art.columns() != pooled_ids.tolist():  # a bug, not user input: members keep their pooled order
         raise RuntimeError("suite artifact: chosen columns out of order")
     nt = train.n_models
     val_est = {n: cv[nt:, b] for b, n in enumerate(suite.names)}
-    val_est["mean"] = cv[nt:].mean(axis=1) if mean_mode == "members" else mean_oof[nt:]
+    val_est["mean"] = cv[nt:].mean(axis=1)
     figs = {}
     for label, part, est in (("validation", valid, val_est), ("test", testd, None)):
         if not part.n_models:

@@ -1,17 +1,13 @@
-"""An artifact's estimator without essence: standard library + numpy only.
+"""Every reconstructor kind's forward pass, on its fitted state (``to_dict()``): standard library + numpy only.
 
-This file is copied, as it is, next to an exported harness task (``essence_NAME_estimator.py``), so
-that the harness run itself reports the estimated full score (see :mod:`essence.lmeval.taskfiles`). It
-must not import anything from essence. It re-implements ``predict`` of every reconstructor kind an
-artifact can hold (``gam``, ``ridge``, ``ridge_gam``, ``weighted_mean``, ``irt_gam``, ``gpirt``,
-``signature_knn``, ``line``, ``mean_ridge``, ``latent``, ``mlp``, ``kernel``, ``boost``, ``average``,
-``columns``) and the interval of ``essence.reconstructors.intervals.IntervalModel`` from their ``to_dict()`` numbers;
-``tests/test_lmeval_estimate.py`` checks it against ``Compressed.estimate`` for every kind.
+Each kind's ``predict`` runs this code on its own state (:meth:`essence.reconstructors.base.Reconstructor.predict`),
+and ``export-lmeval`` copies this file, as it is, next to an exported harness task (``essence_NAME_estimator.py``),
+so that the harness run itself reports the estimated full score with the very same arithmetic. It must not import
+anything from essence.
 
-``estimate(spec, scores)``: ``spec`` is ``{"items": [k ids], "reconstructor": {...}, "interval": {...}}``
-(what ``export-lmeval`` writes under ``"estimator"`` in ``NAME.items.json``); ``scores`` maps item id
--> score in [0, 1] (missing items: NaN, as ``essence estimate`` treats them). Returns
-``(estimate, lower, upper)`` in percentage points.
+``estimate(spec, scores)``: ``spec`` is ``{"items": [k ids], "reconstructor": {...}, "interval": {...}}`` (what
+``export-lmeval`` writes under ``"estimator"`` in ``NAME.items.json``); ``scores`` maps item id -> score in [0, 1]
+(missing items: NaN). Returns ``(estimate, lower, upper)`` in percentage points.
 """
 
 import math
@@ -151,17 +147,23 @@ def _mlp(d, X):
     return float(d["y_mean"]) + float(d["y_sd"]) * (h @ f(d["W2"]) + float(d["b2"]))
 
 
+def answers(stored, k):
+    """The ``(n, k)`` answers of ``essence.reconstructors.base.encode_answers``' output: rows of ``0``/``1``
+    characters (binary), of ``a``..``u`` (twentieths), or of numbers."""
+    rows = stored["rows"]
+    if stored.get("binary"):
+        return np.array([[c == "1" for c in r] for r in rows], dtype=np.float64).reshape(-1, k)
+    if stored.get("levels") is not None:
+        levels = int(stored["levels"])
+        return np.array([[(ord(c) - ord("a")) / levels for c in r] for r in rows], dtype=np.float64).reshape(-1, k)
+    return np.asarray(rows, dtype=np.float64).reshape(-1, k)
+
+
 def _kernel(d, X):
-    """essence.reconstructors.kernel.KernelReconstructor: RBF kernel ridge over the stored training answers."""
+    """The RBF kernel ridge over the stored training answers (``kernel``)."""
     f = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
     k = int(d["k"])
-    if d.get("train_binary"):
-        T = np.array([[c == "1" for c in r] for r in d["train"]], dtype=np.float64).reshape(-1, k)
-    elif d.get("train_levels") is not None:  # one character per answer: a, b, ... = 0, 1/levels, ...
-        T = np.array([[(ord(c) - ord("a")) / int(d["train_levels"]) for c in r] for r in d["train"]],
-                     dtype=np.float64).reshape(-1, k)
-    else:
-        T = f(d["train"]).reshape(-1, k)
+    T = answers(d["train"], k)
     s = np.ones(k)
     s[[int(c) for c in d["params"]["own"]]] = 1.0 + float(d["own_weight"])
     A, B = _filled(d, X) * np.sqrt(s), T * np.sqrt(s)
