@@ -42,7 +42,7 @@ def _makers(X, R, anchors):
         "signature_knn": {"n_components": 3, "n_neighbors": 5},
         "line": {},
         "mean_ridge": {"alphas": (1.0, 100.0)},
-        "latent": {"items": anchors, "ranks": (1, 2, 3)},
+        "aipw": {"items": anchors},
         "mlp": {"hidden": 4},
         "kernel": {"own": [0, 2], "own_weights": (0.0, 3.0), "scales": (1.0,)},
         "boost": {"blocks": [[0, 1, 2, 3], [4, 5, 6, 7, 8, 9]], "trees": 30, "min_leaf": 5},

@@ -1,5 +1,6 @@
-"""The stronger reconstructors (essence.reconstructors.combine): JSON round trip with equal predictions, the latent model's
-pool score, the CV choice that offers them only with enough models, and the exported estimator."""
+"""The stronger reconstructors and the kinds that read the whole pool: JSON round trip with equal predictions,
+AIPW against the audit's per-model ridge, the CV choice that offers the MLP only with enough models, averages
+and parts on some columns."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from essence.data.errors import InputError
 from essence.reconstructors import forward as standalone
 from essence.methods import make_method
 from essence.data import split_models
-from essence.reconstructors.latent import MIN_MODELS_LATENT, LatentReconstructor, factor_model
+from essence.reconstructors.audit import AIPWReconstructor
 from essence.reconstructors.mlp import MIN_MODELS_MLP, MLPReconstructor
 from essence.reconstructors.choose import pool_candidates
 from essence.reconstructors.base import fit_reconstructor
@@ -31,8 +32,8 @@ def parts(small):
     return R[tr], small.target[tr], R[te], small.target[te], items
 
 
-@pytest.mark.parametrize("make", [lambda items: LatentReconstructor(items, ranks=(1, 2, 4, 8)),
-                                  lambda items: MLPReconstructor(hidden=6)], ids=["latent", "mlp"])
+@pytest.mark.parametrize("make", [lambda items: AIPWReconstructor(items.tolist()),
+                                  lambda items: MLPReconstructor(hidden=6)], ids=["aipw", "mlp"])
 def test_round_trip_gives_equal_predictions(parts, make):
     R_tr, y_tr, R_te, y_te, items = parts
     rec = fit_reconstructor(make(items), R_tr[:, items], y_tr, R_tr)
@@ -46,74 +47,36 @@ def test_round_trip_gives_equal_predictions(parts, make):
     np.testing.assert_allclose(standalone.predict(back.to_dict(), R_te[:, items]), pred, rtol=0, atol=1e-9)
 
 
-def test_latent_artifact_does_not_grow_with_the_pool(parts):
+def test_aipw_needs_the_pool_and_checks_it(parts):
     R_tr, y_tr, _, _, items = parts
-    rec = fit_reconstructor(LatentReconstructor(items, ranks=(2,)), R_tr[:, items], y_tr, R_tr)
-    d = rec.to_dict()
-    assert rec.rank_ == 2 and d["n_pool"] == R_tr.shape[1]
-    assert len(d["loadings"]) == 2 * len(items) and len(d["loadings_rest"]) == 2 and len(d["mu"]) == len(items)
-
-
-def test_latent_pool_score_is_the_pool_mean_when_every_item_is_seen(parts):
-    R_tr, y_tr, R_te, _, _ = parts
-    every = np.arange(R_tr.shape[1])
-    full = np.nan_to_num(R_tr, nan=0.5)  # no missing cell: nothing left to predict
-    rec = fit_reconstructor(LatentReconstructor(every, ranks=(1, 3)), full, y_tr, full)
-    Xte = np.nan_to_num(R_te, nan=0.5)
-    np.testing.assert_allclose(rec.pool_score(Xte), 100 * Xte.mean(axis=1), atol=1e-9)
-    # and a missing cell is predicted from the factors, not taken as the item mean
-    X1 = Xte[:3].copy()
-    X1[:, :40] = np.nan
-    mu, A, var = factor_model(full, 3)
-    assert not np.allclose(rec.pool_score(X1), 100 * np.r_[mu[:40].sum() + Xte[:3, 40:].sum(1)] / every.size)
-
-
-def test_latent_needs_the_pool_and_checks_it(parts):
-    R_tr, y_tr, _, _, items = parts
-    with pytest.raises(InputError, match="latent: fit needs R"):
-        LatentReconstructor(items).fit(R_tr[:, items], y_tr)
+    with pytest.raises(InputError, match="aipw: fit needs R"):
+        AIPWReconstructor(items.tolist()).fit(R_tr[:, items], y_tr)
     with pytest.raises(InputError, match="needs the training models' answers"):
-        fit_reconstructor(LatentReconstructor(items), R_tr[:, items], y_tr)
-    with pytest.raises(InputError, match="must hold the"):
-        LatentReconstructor(items).fit(R_tr[:, items], y_tr, R=R_tr[:10])
-    with pytest.raises(InputError, match="ranks"):
-        LatentReconstructor(items, ranks=(0,)).fit(R_tr[:, items], y_tr, R=R_tr)
+        fit_reconstructor(AIPWReconstructor(items.tolist()), R_tr[:, items], y_tr)
+    with pytest.raises(InputError, match="must index"):
+        AIPWReconstructor(items.tolist()).fit(R_tr[:, items], y_tr, R=R_tr[:10])
+    with pytest.raises(InputError, match="alpha"):
+        AIPWReconstructor(items.tolist(), alpha=0.0).fit(R_tr[:, items], y_tr, R=R_tr)
     with pytest.raises(InputError, match="hidden"):
         MLPReconstructor(hidden=0).fit(R_tr[:, items], y_tr)
 
 
 def test_candidates_only_with_enough_models():
     items = np.arange(5)
-    assert pool_candidates(items, MIN_MODELS_LATENT - 1) == {}
-    assert set(pool_candidates(items, MIN_MODELS_LATENT)) == {"latent"}
-    assert set(pool_candidates(items, MIN_MODELS_MLP)) == {"latent", "mlp"}
+    assert pool_candidates(items, MIN_MODELS_MLP - 1) == {}
+    assert set(pool_candidates(items, MIN_MODELS_MLP)) == {"mlp"}
 
 
 def test_cv_offers_them_only_with_enough_models(small, alpaca):
     sel = make_method("random", k=10, seed=0, progress=False)
     sp = split_models(alpaca, seed=0)
     sel.fit(alpaca.subset(models=sp.train), alpaca.subset(models=sp.val))
-    assert not {"latent", "mlp"} & set(sel.reconstructor_scores_)  # 49 non-test systems: too few
+    assert "mlp" not in sel.reconstructor_scores_  # 49 non-test systems: too few
     sp = split_models(small, seed=0)
     sel.fit(small.subset(models=sp.train), small.subset(models=sp.val))
     scores = sel.reconstructor_scores_
-    assert isinstance(scores["latent"], float) and isinstance(scores["mlp"], float), scores
+    assert isinstance(scores["mlp"], float), scores
     assert sel.reconstructor_choice_ == min((v, k) for k, v in scores.items() if isinstance(v, float))[1]
-
-
-def test_compress_with_the_latent_model_saves_and_estimates(small, tmp_path):
-    comp = compress(small, k=10, method="random", seed=1, progress=False)
-    assert isinstance(comp.selection["reconstructor_val_rmse"]["latent"], float)
-    # the artifact path of the kind, whatever CV chose: the same chosen items, a latent reconstructor
-    idx = [list(small.items).index(i) for i in comp.items]
-    X = small.responses[:, idx]
-    rec = fit_reconstructor(LatentReconstructor(idx, ranks=(1, 2)), X[:400], small.target[:400],
-                            small.responses[:400])
-    comp.reconstructor = rec
-    path = tmp_path / "latent.json"
-    comp.save(path)
-    back = Compressed.load(path)
-    np.testing.assert_array_equal(back.reconstructor.predict(X[400:]), rec.predict(X[400:]))
 
 
 # -- the average of several kinds ---------------------------------------------------------------
@@ -122,15 +85,14 @@ def test_average_predicts_the_mean_of_its_parts_and_round_trips(parts):
     from essence.reconstructors.simple import RidgeReconstructor
 
     R_tr, y_tr, R_te, _, items = parts
-    specs = [{"kind": "ridge", "params": {}},
-             {"kind": "latent", "params": {"items": items.tolist(), "ranks": [1, 2]}}]
+    specs = [{"kind": "ridge", "params": {}}, {"kind": "aipw", "params": {"items": items.tolist()}}]
     avg = AverageReconstructor(specs)
     assert avg.needs_pool  # one part models the pool, so the average is fitted with R
     rec = fit_reconstructor(avg, R_tr[:, items], y_tr, R_tr)
     X = R_te[:, items]
     ridge = RidgeReconstructor().fit(R_tr[:, items], y_tr).predict(X)
-    latent = LatentReconstructor(items, ranks=(1, 2)).fit(R_tr[:, items], y_tr, R=R_tr).predict(X)
-    np.testing.assert_allclose(rec.predict(X), (ridge + latent) / 2, rtol=0, atol=1e-9)
+    aipw = AIPWReconstructor(items.tolist()).fit(R_tr[:, items], y_tr, R=R_tr).predict(X)
+    np.testing.assert_allclose(rec.predict(X), (ridge + aipw) / 2, rtol=0, atol=1e-9)
     back = reconstructor_from_dict(json.loads(json.dumps(rec.to_dict(), allow_nan=False)))
     np.testing.assert_allclose(back.predict(X), rec.predict(X), rtol=0, atol=1e-9)
     assert not AverageReconstructor([{"kind": "ridge", "params": {}}]).needs_pool
@@ -249,13 +211,13 @@ def test_columns_reads_only_its_columns_and_round_trips(parts):
     back = reconstructor_from_dict(json.loads(json.dumps(rec.to_dict(), allow_nan=False)))
     np.testing.assert_allclose(back.predict(Xt), rec.predict(Xt), rtol=0, atol=1e-9)
     # an inner kind that models the pool gets R, and so does an average holding such a part
-    lat = {"kind": "latent", "params": {"items": items[cols].tolist(), "ranks": [1, 2]}}
+    lat = {"kind": "aipw", "params": {"items": items[cols].tolist()}}
     assert ColumnsReconstructor(cols, lat).needs_pool
     assert not ColumnsReconstructor(cols, {"kind": "ridge", "params": {}}).needs_pool
     avg = AverageReconstructor([{"kind": "ridge", "params": {}}, {"kind": "columns", "params": {"columns": cols, "part": lat}}])
     assert avg.needs_pool
     a = fit_reconstructor(avg, X, y_tr, R_tr)
-    direct = LatentReconstructor(items[cols], ranks=(1, 2)).fit(X[:, cols], y_tr, R=R_tr).predict(Xt[:, cols])
+    direct = AIPWReconstructor(items[cols].tolist()).fit(X[:, cols], y_tr, R=R_tr).predict(Xt[:, cols])
     np.testing.assert_allclose(a.predict(Xt), (RidgeReconstructor().fit(X, y_tr).predict(Xt) + direct) / 2, atol=1e-9)
 
 
@@ -307,7 +269,7 @@ def test_with_extra_models_fits_on_both_and_stores_only_the_inner_kind(parts):
     with pytest.raises(InputError, match=f"answers on {len(items)} items, the models on 5"):
         WithExtraModels(BoostReconstructor(), Xe, ye).fit(X[:, :5], y_tr[:150])
     with pytest.raises(InputError, match="cannot take extra models"):
-        WithExtraModels(LatentReconstructor(items), Xe, ye)
+        WithExtraModels(AIPWReconstructor(items.tolist()), Xe, ye)
     with pytest.raises(InputError, match="tune_on_given needs a kind that can fix its choice"):
         WithExtraModels(BoostReconstructor(), Xe, ye, tune_on_given=True)
 

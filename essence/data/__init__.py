@@ -7,10 +7,6 @@ Conventions (see ``docs/architecture.md``):
   pools it is the genuine accuracy over the *whole* original benchmark (``full_score``); elsewhere it
   is ``100 * nanmean(responses, axis=1)``. Subsetting items never changes ``target``: the job of a
   compressed benchmark is to reconstruct the full score from fewer items.
-
-The package's modules: :mod:`.responses` (the container), :mod:`.validation` (``from_arrays``),
-:mod:`.loading` (names, files, checksums) and :mod:`.split` (``split_models``). Every public name is
-importable from ``essence.data``.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """Small I/O helpers every module shares: output-path checks, atomic writes and JSON-safe copies.
 
-An *atomic* write goes to a temporary file in the destination's folder and is renamed over the
-destination only once it is complete, so a crash or an error never leaves a half-written file, and a
-failed write leaves no temporary file behind. The finished file gets the permissions a plain ``open``
-would give it (``0o666`` less the umask), or keeps those of the file it replaces.
-
-:func:`check_output` says, before any work is done, whether a path can be written: not a folder (or,
-for an output folder, not a file), no file on the way to it, a folder that can be written, and no
-existing file unless overwriting is allowed. Each problem is one ``InputError`` naming the path.
+An *atomic* write goes to a temporary file beside the destination, renamed over it only once complete, so
+a crash never leaves a half-written file; the file gets the permissions a plain ``open`` would give it, or
+keeps those of the file it replaces.
 """
 
 from __future__ import annotations
@@ -44,8 +39,8 @@ def check_output(path, overwrite: bool = True, folder: bool = False, flag: str =
     """Refuse an output ``path`` that cannot be written, before anything is computed or written.
 
     ``folder``: the output is a folder (created if missing) rather than a file. ``flag`` (e.g. ``"--out"``)
-    prefixes the message. Nothing is created: writability is probed with an anonymous temporary file in
-    the nearest existing folder.
+    prefixes the message. Refuses a folder (for a file), a file on the way, an unwritable folder and, unless
+    ``overwrite``, an existing file; each as one InputError naming the path. Nothing is created.
     """
     path = Path(path)
     head = f"{flag} {path}" if flag else str(path)

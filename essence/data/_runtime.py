@@ -1,9 +1,7 @@
 """How heavy numeric code runs: BLAS and OpenMP held to one thread.
 
-Measured on the 2-core machines this project targets: with the other core busy, multi-threaded BLAS
-(pygam's QR, ridge, the GA's products) and OpenMP (K-Means) run 5-20x slower than one thread, because
-spinning threads wait for a core. One thread also makes float rounding, and so the chosen items,
-independent of the machine's core count, and leaves the other core to a parallel sweep worker.
+On small shared machines spinning BLAS / OpenMP threads wait for a busy core; one thread also makes float
+rounding, and so the chosen items, independent of the machine's core count.
 """
 
 from __future__ import annotations

@@ -129,11 +129,8 @@ def cli_whole_number(minimum: int = 1):
     return parse
 
 
-# ----------------------------------------------------------------------------------------------
 # Declarative parameter domains (as scikit-learn's ``_parameter_constraints``): a class lists
-# ``_domains = {"name": Whole(1), "lam": Real(0, open_min=True), ...}`` and ``check_params`` checks
-# every listed parameter with the one-line messages above.
-# ----------------------------------------------------------------------------------------------
+# ``_domains = {"name": Whole(1), ...}`` and ``check_params`` checks every listed parameter.
 class Whole:
     """A whole number in ``[minimum, maximum]``; ``none=True`` also allows None."""
 

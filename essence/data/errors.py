@@ -1,18 +1,9 @@
 """The package's error and warning types: the one place that says what counts as the user's mistake.
 
-``InputError`` is raised by the library for input a user can fix (a bad array, parameter, file or
-artifact); its message names the problem, the value and the fix. ``UsageError`` is its command-line
-cousin (a bad flag or path). The command line prints either as one line and exits with status 2;
-any other exception is a bug in `essence` and is shown as one.
-
-``EssenceWarning`` is for input that is legal but suspicious (constant data, scores that look like
-fractions where percentage points are expected, figures computed on very few models): the Python API
-gets a real warning (filter it with the ``warnings`` module), the command line prints it as one line
-``essence: warning: ...`` on stderr.
-
-``InputError`` subclasses ``ValueError`` so that callers who catch ``ValueError`` keep working.
-Messages are cleaned of numpy reprs: ``np.str_('a')`` reads ``'a'`` and ``np.float64(nan)`` reads ``nan``,
-wherever the message was built.
+``InputError`` (a ``ValueError``) is input a user can fix; its message names the problem, the value and the
+fix. ``UsageError`` is its command-line cousin (a bad flag or path); the command line prints either as one
+line and exits with status 2. ``EssenceWarning`` is for legal but suspicious input. Messages are cleaned
+of numpy reprs (``np.str_('a')`` reads ``'a'``).
 """
 
 from __future__ import annotations

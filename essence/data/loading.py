@@ -119,21 +119,16 @@ def load(name_or_path, *, verify: bool = True, keep_flagged: bool = False,
          allow_empty_items: bool = False) -> Responses:
     """Load a shipped dataset by name, or a file in one of the supported formats.
 
-    * names: ``arc, gsm8k, mmlu, truthfulqa, winogrande`` (Open LLM Leaderboard v1 via metabench; the
-      item pools are pre-selected, see ``POOL_CAVEAT``), ``alpaca_eval2``, ``lcb_codegen``.
+    * a name of :data:`DATASETS` (the metabench pools are pre-selected, see ``POOL_CAVEAT``).
     * ``.npz`` in the canonical format (``responses``, ``models``, ``items``, optional ``texts`` and
       ``full_score``; other arrays become extras).
     * ``.csv`` / ``.parquet``: *wide* (a ``model`` column and one column per item, optional
       ``full_score`` column) or *long* (columns ``model, item, score``, optional ``full_score``).
       Empty cells are missing (NaN).
 
-    Rows flagged in a ``model_notes`` array (AlpacaEval 2: ``NullModel``, an adversarial constant-output
-    cheating entry; ``gpt4_1106_preview``, the baseline judged against itself, 0.5 on every item;
-    ``gpt4_gamed``, an adversarial probe) are not real evaluations of a model and are dropped unless
-    ``keep_flagged=True``. ``verify`` checks shipped files against ``data/MANIFEST.sha256``.
-
-    ``allow_empty_items`` keeps items no model has a result for (new models' results for ``estimate``,
-    where a missing cell is allowed); otherwise they are refused.
+    Rows flagged in a ``model_notes`` array (e.g. AlpacaEval 2's adversarial entries, not real evaluations)
+    are dropped unless ``keep_flagged=True``. ``verify`` checks shipped files against ``data/MANIFEST.sha256``.
+    ``allow_empty_items`` keeps items no model has a result for (new models' results for ``estimate``).
 
     Raises InputError for unknown names, unreadable files and every validation problem.
     """

@@ -122,19 +122,11 @@ def summary(y_true, y_pred, lower=None, upper=None) -> dict[str, float]:
 
 def ratio_to_random(rmse_method, rmse_random) -> float:
     """A method's test RMSE relative to random items': the geometric mean over paired runs of
-    ``rmse_method / rmse_random`` (unitless; < 1 = better than random, 0.7 = 30% lower error).
+    ``rmse_method / rmse_random`` (unitless; < 1 = better than random).
 
-    ``rmse_method``, ``rmse_random``: ``(n_pairs,)`` test RMSE in pp of the method and of the ``random``
-    method on the same dataset, k and seed (so on the same split: both errors are measured on the same
-    test models). Pairs where either side is missing (NaN, e.g. a failed run) are left out; NaN when no
-    pair is left.
-
-    Why this definition, of the four the project once had (ratio of means, mean of per-seed ratios,
-    geometric mean over datasets): pairing by seed cancels how hard a split's test models are, which
-    varies more between seeds than between methods on small datasets; and a ratio is multiplicative, so
-    its average is taken on the log scale (a method twice as good on one split and twice as bad on
-    another averages to 1, not 1.25). Over several datasets pass every (dataset, seed) pair: with the
-    same seeds on each dataset that is the geometric mean over datasets of each dataset's ratio.
+    ``rmse_method``, ``rmse_random``: ``(n_pairs,)`` test RMSE in pp of the method and of ``random`` on the
+    same dataset, k and seed (pairing by seed cancels how hard a split's test models are; a ratio is averaged
+    on the log scale). Pairs with a NaN side are left out; NaN when no pair is left.
     """
     a = np.asarray(rmse_method, dtype=np.float64).ravel()
     b = np.asarray(rmse_random, dtype=np.float64).ravel()

@@ -1,29 +1,15 @@
 """Reading big result tables (.csv / .parquet) within a bounded memory, with progress.
 
-:func:`read_table` reads the two layouts :func:`essence.data.load` accepts and returns a validated
-:class:`~essence.data.Responses` (same ids, order and values as pivoting the whole table in pandas: models
-and items sorted by id):
+:func:`read_table` reads the two layouts :func:`essence.data.load` accepts; ids, order and values are those of
+pivoting the whole table in pandas (models and items sorted by id):
 
-* **wide** (a ``model`` column, one column per item, optional ``full_score``):
+* **wide** (a ``model`` column, one column per item, optional ``full_score``): parquet ``column_chunk`` item
+  columns at a time, CSV ``rows_per_chunk`` rows at a time (kept as float32 where exact).
+* **long** (columns ``model, item, score``, optional ``full_score``): record batches of ``batch_rows`` rows,
+  ids mapped to int32 codes, then scattered into the matrix in one pass.
 
-  - parquet: the schema is read first, then ``column_chunk`` item columns at a time (parquet is
-    columnar, so a column chunk is read without the rest), each column cast to float64 by pyarrow and
-    written straight into the preallocated final ``(n_models, n_items)`` float64 matrix (no pandas frame;
-    a chunk with text cells goes through pandas to name the bad cell);
-  - CSV: ``rows_per_chunk`` rows at a time (pandas), each chunk kept as float32 where that is exact.
-
-* **long** (columns ``model, item, score``, optional ``full_score``; one row per model and item):
-  record batches of ``batch_rows`` rows (pyarrow's streaming CSV reader or parquet batches). Model and item
-  ids are dictionary-encoded per batch and mapped to int32 codes (a dict over the distinct ids, not over
-  the rows); the codes and the scores (float32 where exact) are kept (12 bytes a row: 1.2 GB for 10^8
-  rows), then scattered into the final matrix in one pass. A ``(n_models, n_items)`` bool "seen" matrix
-  finds duplicate (model, item) rows.
-
-The matrix the reader fills is the one the :class:`~essence.data.Responses` keeps (float64, handed to
-:func:`~essence.data.from_arrays` with ``copy=False``, which computes the row-mean target in row blocks),
-so the peak is that matrix (8 bytes a cell: 3.2 GB for 4,000 x 100,000) plus one column chunk (wide
-parquet), plus the codes and scores (long), or plus the float32 blocks (wide CSV). Measured in
-``benchmarks/speed.py --part read`` on GENERATED files.
+The float64 ``(n_models, n_items)`` matrix filled is the one the :class:`~essence.data.Responses` keeps, so the
+peak memory is that matrix plus one chunk (wide) or the codes and scores (long).
 """
 
 from __future__ import annotations
@@ -67,7 +53,6 @@ def read_table(path, progress: bool = False, column_chunk: int = 4096, rows_per_
     return _read_wide_csv(path, cols, progress, rows_per_chunk, allow_empty_items)
 
 
-# ----------------------------------------------------------------------------------------------
 def _columns(path: Path, parquet: bool) -> list[str]:
     try:
         if parquet:
@@ -146,7 +131,6 @@ def _read_wide_parquet(path: Path, cols: list[str], progress: bool, column_chunk
     import pyarrow.parquet as pq
     from tqdm.auto import tqdm
 
-
     try:
         pf = pq.ParquetFile(path)
         n = pf.metadata.num_rows
@@ -193,7 +177,6 @@ def _as_float(col) -> np.ndarray:
 def _read_wide_csv(path: Path, cols: list[str], progress: bool, rows_per_chunk: int, allow_empty_items: bool):
     import pandas as pd
     from tqdm.auto import tqdm
-
 
     items = [c for c in cols if c not in _RESERVED]
     dtypes = {"model": str}
@@ -278,7 +261,6 @@ def _scores(col, path: Path) -> np.ndarray:
 
 def _read_long(path: Path, parquet: bool, with_fs: bool, progress: bool, batch_rows: int, allow_empty_items: bool):
     from tqdm.auto import tqdm
-
 
     mt, it_ = {}, {}
     mc, ic, sc, fs_codes, fs_vals = [], [], [], [], []

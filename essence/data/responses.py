@@ -15,28 +15,15 @@ __all__ = ["Responses"]
 
 @dataclass(frozen=True, eq=False)
 class Responses:
-    """Per-item results of a set of models on a set of items.
+    """Per-item results of a set of models on a set of items (read-only).
 
-    Attributes
-    ----------
-    responses : ndarray, shape (n_models, n_items), float64
-        Score of each model on each item in [0, 1] (0/1 correctness or a continuous score); NaN = missing.
-    models : ndarray, shape (n_models,), str
-        Unique model ids.
-    items : ndarray, shape (n_items,), str
-        Unique item ids.
-    target : ndarray, shape (n_models,), float64
-        Full-benchmark score of each model, in percentage points.
-    texts : ndarray, shape (n_items,), str, or None
-        Item texts where the source has them.
-    name : str
-        Dataset name or file stem, for messages and artifacts.
-    item_extras, model_extras : dict of ndarray
-        Source-specific per-item ``(n_items,)`` and per-model ``(n_models,)`` arrays (e.g. ``prompts``).
-    target_source : str
-        ``"full_score"`` when the file provides the full-benchmark score, else ``"row_mean"``.
+    ``responses`` ``(n_models, n_items)`` float64 scores in [0, 1], NaN = missing; ``models`` ``(n_models,)`` and
+    ``items`` ``(n_items,)`` unique str ids; ``target`` ``(n_models,)`` full-benchmark scores in pp; ``texts``
+    ``(n_items,)`` str or None; ``name`` the dataset name or file stem; ``item_extras`` / ``model_extras``
+    source-specific ``(n_items,)`` / ``(n_models,)`` arrays (e.g. ``prompts``); ``target_source``
+    ``"full_score"`` when the file provides the full score, else ``"row_mean"``.
 
-    Build one with :func:`essence.data.loading.load` or :func:`essence.data.validation.from_arrays`; both validate every array.
+    Build one with :func:`essence.data.loading.load` or :func:`essence.data.validation.from_arrays`.
     """
 
     responses: np.ndarray

@@ -26,22 +26,15 @@ class Split(NamedTuple):
 
 def split_models(responses: Responses | np.ndarray, test: float = 0.1, val: float = 0.1, seed: int = 0,
                  kind: str = "random") -> Split:
-    """Split models into train / validation / test.
+    """Split models into train / validation / test; identical seeds give identical splits.
 
-    ``kind="top"``: the test set is the ``round(test * n)`` models with the highest targets (ties broken by
-    the seed), so every test model is at least as strong as every training and validation model; the
-    validation set is then drawn, stratified, from the rest. This is the frontier protocol: the model a user
-    evaluates is usually newer and better than every reference model.
-
-    ``kind="random"`` (default): stratified by target quantiles.
-
-    Models are sorted by target (ties broken at random) and cut into ``round(test * n)`` consecutive
-    strata of (almost) equal size; one model is drawn at random from each stratum for the test set.
-    The validation set is drawn the same way from the remaining models. So both sets follow the
-    quantiles of the target distribution. Identical seeds give identical splits.
+    ``kind="random"``: models sorted by target are cut into ``round(test * n)`` strata and one model is drawn
+    from each for the test set. ``kind="top"``: the test set is the ``round(test * n)`` strongest models
+    (the frontier protocol: a new model is usually better than every reference model). The validation set
+    is then drawn, stratified, from the rest.
 
     ``responses`` may be a `Responses` (its ``target`` is used) or a target vector ``(n_models,)``.
-    Returns index arrays (sorted) into the models.
+    Returns sorted index arrays into the models.
     """
     y = responses.target if isinstance(responses, Responses) else np.asarray(responses, dtype=float)
     n = len(y)

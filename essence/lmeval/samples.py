@@ -1,12 +1,8 @@
 """lm-evaluation-harness ``--log_samples`` files in: per-document results -> a `Responses`.
 
-A samples file holds one JSON object per evaluated document (``samples_<task>_<date>.jsonl``, written
-by ``lm_eval ... --log_samples``; older harness versions wrote one JSON list, ``.json``). The fields
-used here: ``doc`` (the document after the task's ``process_docs``), ``arguments`` (the requests:
-``{"gen_args_0": {"arg_0": context, "arg_1": continuation}, ...}``, or a list of argument lists),
-``doc_id``, ``doc_hash`` (SHA-256 of ``json.dumps(doc, indent=2, ensure_ascii=False)``),
-``prompt_hash`` (SHA-256 of the first request's context), ``filter`` (the filter pipeline, newer
-versions) and one field per metric (``acc``, ``acc_norm``, ``exact_match``, ...).
+A samples file (``samples_<task>_<date>.jsonl``; older harness versions wrote one JSON list) holds one JSON
+object per evaluated document; the fields used are ``doc`` (after the task's ``process_docs``), ``arguments``
+(the requests), ``doc_id``, ``doc_hash``, ``prompt_hash``, ``filter`` and one field per metric.
 
 Each logged document is matched to one item of DATA by the first of these attempts that names exactly
 one item (:data:`MATCH_ORDER`):
@@ -60,9 +56,6 @@ _NON_METRIC = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps"
                "doc_hash", "prompt_hash", "target_hash"}
 
 
-# ----------------------------------------------------------------------------------------------
-# Import
-# ----------------------------------------------------------------------------------------------
 @dataclass
 class TaskReport:
     """What one (model, task) of the logs contributed."""
@@ -286,9 +279,6 @@ def import_samples(
                         n_data_items=None if data is None else data.n_items)
 
 
-# ----------------------------------------------------------------------------------------------
-# Writing
-# ----------------------------------------------------------------------------------------------
 def write_responses(resp: Responses, path, force: bool = False) -> Path:
     """Write ``resp`` atomically (temp file + rename): ``.npz`` in the canonical format (``responses``,
     ``models``, ``items``, ``texts`` when known, ``item_version`` when known; no ``full_score``: the

@@ -3,15 +3,12 @@
 The hook (``essence_NAME.py``) has two parts:
 
 * ``process_docs``: keeps the chosen documents of the evaluation split (standard library only);
-* ``SubsetTask`` (the YAML's ``class:``), a ``ConfigurableTask`` that adds three metrics to the source
-  task's own: ``essence_estimate``, ``essence_lower`` and ``essence_upper``, the estimated full-benchmark
-  score and its interval bounds in percentage points. Per document it passes ``(task, filter, key,
-  score)`` (``score`` = the artifact's metric, e.g. ``acc``) through these metrics; their aggregation
-  puts the scores in the artifact's item order and runs the artifact's reconstructor and interval,
-  copied into ``NAME.items.json`` (``"estimator"``) and evaluated by ``essence_NAME_estimator.py`` (a copy
-  of :mod:`essence.reconstructors.forward`: numpy only). For a group (items in two source tasks) each
-  subtask's aggregation also uses the other subtask's scores of the same filter, so every row and the
-  group's row report the one estimate from all chosen items.
+* ``SubsetTask`` (the YAML's ``class:``), a ``ConfigurableTask`` that adds ``essence_estimate``,
+  ``essence_lower`` and ``essence_upper`` (the estimated full score and its interval, pp) to the source
+  task's metrics. Their aggregation runs the artifact's reconstructor and interval (``"estimator"`` in
+  ``NAME.items.json``) with ``essence_NAME_estimator.py``, a numpy-only copy of
+  :mod:`essence.reconstructors.forward`. In a group each subtask also uses the other's scores, so every row
+  reports the one estimate from all chosen items.
 """
 
 from __future__ import annotations
@@ -276,5 +273,3 @@ def hook_text(*, task_class: bool = True, estimator_file: str, metric: str, **fi
     text = _HOOK.format(estimator_file=estimator_file, metric=metric, **fields)
     text = text.replace("\nIDS_FILE = ", f"\nESTIMATOR_FILE = {estimator_file!r}\nIDS_FILE = ", 1)
     return text + (_TASK_CLASS if task_class else "")
-
-

@@ -10,15 +10,15 @@ from __future__ import annotations
 from ..data.errors import InputError
 from .auto import AutoSelector
 from .base import Selector, check_k
-from .registry import BASE_TABLE, MethodInfo, make_from
+from .registry import BASE_TABLE, BASELINE_TABLE, MethodInfo, make_from
 
-__all__ = ["COMPARED", "METHODS", "METHOD_TABLE", "METHOD_INFO", "MethodInfo", "Selector", "check_k", "get_method",
+__all__ = ["BASELINES", "COMPARED", "METHODS", "METHOD_TABLE", "METHOD_INFO", "MethodInfo", "Selector", "check_k", "get_method",
            "make_method"]
 
 #: every method, in the survey's order (the order of every table and figure); ``auto`` last
 METHOD_TABLE: tuple[MethodInfo, ...] = BASE_TABLE + (
     MethodInfo("auto", AutoSelector, "Auto (default)", "#000000", 20.0),
-)
+) + BASELINE_TABLE
 
 #: registry name -> its :class:`MethodInfo`
 METHOD_INFO: dict[str, MethodInfo] = {m.name: m for m in METHOD_TABLE}
@@ -28,6 +28,8 @@ METHODS: dict[str, type] = {m.name: m.cls for m in METHOD_TABLE}
 
 #: the methods the comparison sweep runs: every method but ``auto``, which chooses among them
 COMPARED: tuple[str, ...] = tuple(m.name for m in BASE_TABLE)
+#: the audit's baselines, beside every method in every comparison
+BASELINES: tuple[str, ...] = tuple(m.name for m in BASELINE_TABLE)
 
 
 def get_method(name: str) -> type:

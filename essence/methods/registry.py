@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from ..data.errors import InputError
 from .base import Selector
+from .baselines import AIPWSelector, RandomLineSelector, RandomMeanSelector, RandomRidgeSelector
 from .disco import DiscoSelector
 from .essence import EssenceSelector
 from .herding import HerdingSelector
@@ -18,7 +19,7 @@ from .ppl import PPLSelector
 from .random import RandomSelector
 from .tinybench import TinyBenchSelector
 
-__all__ = ["MethodInfo", "BASE_TABLE", "BASE_METHODS", "make_from"]
+__all__ = ["MethodInfo", "BASE_TABLE", "BASELINE_TABLE", "BASE_METHODS", "make_from"]
 
 
 @dataclass(frozen=True)
@@ -45,9 +46,17 @@ BASE_TABLE: tuple[MethodInfo, ...] = (
     MethodInfo("disco", DiscoSelector, "DISCO", "#e377c2", 0.5),
 )
 
+#: the audit's baselines (:mod:`essence.methods.baselines`): random items read by one fixed reconstructor
+BASELINE_TABLE: tuple[MethodInfo, ...] = (
+    MethodInfo("random_mean", RandomMeanSelector, "Random + mean", "#c7c7c7", 0.1),
+    MethodInfo("random_line", RandomLineSelector, "Random + line", "#7f7f7f", 0.1),
+    MethodInfo("random_ridge", RandomRidgeSelector, "Random + ridge", "#bcbd22", 0.1),
+    MethodInfo("aipw", AIPWSelector, "AIPW", "#8c564b", 0.2),
+)
+
 
 #: registry name -> the Selector class, for every method of :data:`BASE_TABLE`
-BASE_METHODS: dict[str, type] = {m.name: m.cls for m in BASE_TABLE}
+BASE_METHODS: dict[str, type] = {m.name: m.cls for m in BASE_TABLE + BASELINE_TABLE}
 
 
 def make_from(methods: dict, name: str, k: int, seed: int = 0, progress: bool = True, **params) -> Selector:

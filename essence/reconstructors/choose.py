@@ -14,7 +14,6 @@ import numpy as np
 from ..data.errors import InputError
 from .base import check_X
 from .combine import COMBINES, GREEDY_STEPS, AverageReconstructor, combine_oof
-from .latent import MIN_MODELS_LATENT, LatentReconstructor
 from .mlp import MIN_MODELS_MLP, MLPReconstructor
 from .base import model_folds
 from .base import fit_reconstructor
@@ -108,13 +107,10 @@ def choose_by_cv(candidates: dict[str, Callable[[], object]], X, y, folds: int =
 
 
 def pool_candidates(items, n_models: int, seed: int = 0) -> dict:
-    """The stronger candidates for a method's CV choice, by label -> zero-argument factory: ``latent`` with
-    at least :data:`MIN_MODELS_LATENT` non-test models, ``mlp`` with at least :data:`MIN_MODELS_MLP`.
-    ``items`` ``(k,)``: the chosen items' positions in the pool."""
-    items = [int(i) for i in np.asarray(items).ravel()]
+    """The stronger candidates for a method's CV choice, by label -> zero-argument factory: ``mlp`` with at least
+    :data:`essence.reconstructors.mlp.MIN_MODELS_MLP` non-test models. ``items`` ``(k,)``: the chosen items'
+    positions in the pool."""
     out = {}
-    if n_models >= MIN_MODELS_LATENT:
-        out["latent"] = lambda: LatentReconstructor(items, seed=seed)
     if n_models >= MIN_MODELS_MLP:
         out["mlp"] = lambda: MLPReconstructor(seed=seed)
     return out

@@ -124,21 +124,6 @@ def _mean_ridge(d, X):
     return _line(d["line"], X) + _ridge_index(d, X)
 
 
-def _latent(d, X):
-    """essence.reconstructors.latent.LatentReconstructor: posterior abilities, then observed + predicted pool answers."""
-    f = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
-    mu, psi, A = f(d["mu"]), f(d["psi"]), f(d["loadings"]).reshape(len(d["mu"]), -1)
-    obs = ~np.isnan(X)
-    b = np.where(obs, (X - mu) / psi, 0.0) @ A
-    G = np.einsum("nk,kr,ks->nrs", obs / psi, A, A) + np.eye(A.shape[1])
-    theta = np.linalg.solve(G, b[:, :, None])[:, :, 0]
-    chosen = np.where(obs, X, mu + theta @ A.T).sum(axis=1)
-    pool = 100.0 * (chosen + float(d["mu_rest"]) + theta @ f(d["loadings_rest"])) / int(d["n_pool"])
-    own = 100.0 * (float(d["mu_target"]) + theta @ f(d["loadings_target"]))
-    c = f(d["coef"])
-    return c[0] + c[1] * pool + c[2] * own
-
-
 def _mlp(d, X):
     """essence.reconstructors.mlp.MLPReconstructor: one tanh hidden layer on the (filled) answers."""
     f = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
@@ -206,7 +191,7 @@ _PREDICT = {
     "line": _line,
     "mean_ridge": _mean_ridge,
     "weighted_line": lambda d, X: float(d["intercept"]) + float(d["slope"]) * _subset_score(X, d["params"].get("weights")),
-    "latent": _latent,
+    "aipw": lambda d, X: float(d["intercept"]) + float(d["slope"]) * _subset_score(X, d["params"]["weights"]),
     "mlp": _mlp,
     "kernel": _kernel,
     "boost": _boost,

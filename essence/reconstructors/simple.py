@@ -219,7 +219,9 @@ class WeightedMeanReconstructor(Reconstructor):
         self.weights = weights
 
     def fit(self, X, y=None):
-        self.k_ = check_X(X).shape[1]
+        X = check_X(X)
+        subset_score(X[:1], self.weights)  # the weights checked now, not when a new model arrives
+        self.k_ = X.shape[1]
         return self
 
     def to_dict(self) -> dict:

@@ -1,24 +1,14 @@
 """EssenceBench step 3: attribution of items by Explainable Boosting Machines fitted on elite subsets.
 
-For each elite mask ``m`` (a k-subset found by the GA), an EBM (interpret's
-``ExplainableBoostingRegressor``, no interactions, one outer bag) learns the full score (pp) of the
-training models from their responses on the ``k`` items of ``m``: ``y ~ b + sum_l f_l^m(x_l)``. The
-attribution of item ``l`` in that EBM is the size of its shape function,
+For each elite mask ``m`` (a k-subset found by the GA), an EBM (no interactions) learns the training models'
+full score (pp) from their responses on the items of ``m``: ``y ~ b + sum_l f_l^m(x_l)``. Item ``l``'s
+attribution in it is the bin-count-weighted L2 norm of its shape function (the root mean square of its
+contribution over the training models, pp),
 
     ||f_l^m|| = sqrt( sum_b w_b f_l^m(b)^2 / sum_b w_b ),
 
-the L2 norm weighted by the training counts ``w_b`` of the bins ``b`` (missing and unseen bins
-included with their counts), i.e. the root mean square of the item's contribution over the training
-models, in pp. (interpret centres every shape function on the training data, so this is also the
-standard deviation of the contribution; for a 0/1 item with accuracy p it equals
-``sqrt(p (1 - p)) |f(1) - f(0)|``.) An item's attribution averages over the elites that hold it:
-
-    A_l = sum_m 1{l in m} ||f_l^m|| / sum_m 1{l in m}.
-
-Items held by no elite get ``A_l = 0`` (no evidence that they help) and a count of 0.
-
-:func:`attribution_groups` then splits the pool into **High** (largest A), **Low** (smallest A) and
-**Random** groups of ``max(k, ceil(group_fraction * M))`` items each (the public port's 3/4).
+averaged over the elites that hold it: ``A_l = sum_m 1{l in m} ||f_l^m|| / sum_m 1{l in m}`` (0 for items
+held by no elite). :func:`attribution_groups` then splits the pool into High / Low / Random groups.
 """
 
 from __future__ import annotations
@@ -52,11 +42,8 @@ class AttributionResult:
 def fit_ebm(X, y, *, seed: int = 0, interactions: int = 0, outer_bags: int = 1, learning_rate: float = 0.04,
             max_rounds: int = 2000, early_stopping_rounds: int = 50, smoothing_rounds: int = 200,
             n_jobs: int = 1):
-    """Fit an ``ExplainableBoostingRegressor`` on ``X`` ``(n_models, k)`` -> ``y`` ``(n_models,)`` pp.
-
-    The settings are interpret's names; the defaults here are chosen for speed (see
-    :class:`essence.methods.essence.EssenceSelector`).
-    """
+    """Fit an ``ExplainableBoostingRegressor`` (interpret's setting names; defaults chosen for speed) on ``X``
+    ``(n_models, k)`` -> ``y`` ``(n_models,)`` pp."""
     from interpret.glassbox import ExplainableBoostingRegressor
 
     ebm = ExplainableBoostingRegressor(
@@ -71,11 +58,8 @@ def fit_ebm(X, y, *, seed: int = 0, interactions: int = 0, outer_bags: int = 1, 
 
 
 def shape_norms(ebm, n_features: int) -> np.ndarray:
-    """``(n_features,)`` bin-count-weighted L2 norm of each feature's shape function (pp).
-
-    Only main-effect terms are read (the EBMs here have no interactions); a feature the EBM dropped
-    gets 0.
-    """
+    """``(n_features,)`` bin-count-weighted L2 norm of each feature's main-effect shape function (pp; 0 for a
+    feature the EBM dropped)."""
     out = np.zeros(n_features)
     for term, scores, weights in zip(ebm.term_features_, ebm.term_scores_, ebm.bin_weights_):
         if len(term) != 1:
@@ -91,17 +75,9 @@ def ebm_attribution(R_train, y_train, masks, *, max_models: int | None = 400, se
                     **ebm_params) -> AttributionResult:
     """Attribution ``A_l`` of every pool item from EBMs fitted on elite masks.
 
-    Parameters
-    ----------
-    R_train : (n_train, M) training models' scores on the pool, [0, 1], NaN = missing (EBMs bin NaN
-        separately).
-    y_train : (n_train,) full scores, pp.
-    masks : (n_elites, M) bool elite masks (each with the same k ones).
-    max_models : at most this many training models per EBM, drawn without replacement (seeded) once and
-        shared by all EBMs of the call; None = all.
-    seed : int or Generator, for the model subsample and the EBMs' random_state.
-    ebm_params : passed to :func:`fit_ebm` (interactions, outer_bags, learning_rate, max_rounds,
-        early_stopping_rounds, smoothing_rounds, n_jobs).
+    ``R_train`` ``(n_train, M)`` training models' scores on the pool in [0, 1] (NaN = missing), ``y_train``
+    ``(n_train,)`` pp, ``masks`` ``(n_elites, M)`` bool. ``max_models``: at most this many training models,
+    drawn once (seeded) for all EBMs of the call; None = all. ``ebm_params`` go to :func:`fit_ebm`.
     """
     t0 = time.perf_counter()
     R = np.asarray(R_train, dtype=np.float64)

@@ -1,11 +1,8 @@
 """EssenceBench step 1, the coarse filter, as one call: the candidate pool a search runs on.
 
-In order, on the training models only: an optional MetaBench-style pre-filter (items too easy, or with a small
-|point-biserial| with the full score; :func:`essence.search.redundancy.item_prefilter`), a pre-screen of pools
-above ``max_pool`` items to the most discriminating ones within accuracy bins
-(:func:`essence.search.screen.screen_pool`), and the redundancy filter: text redundancy (MiniLM cosine above
-``tau_text``), rank redundancy (Pearson over training models above ``tau_rank``) with an earlier kept item, and
-items constant over the training models (:func:`essence.search.redundancy.coarse_filter`).
+In order, on the training models only: the optional pre-filter (:func:`essence.search.redundancy.item_prefilter`),
+the pre-screen of pools above ``max_pool`` items (:func:`essence.search.screen.screen_pool`) and the redundancy
+filter (:func:`essence.search.redundancy.coarse_filter`).
 """
 
 from __future__ import annotations

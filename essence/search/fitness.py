@@ -5,8 +5,8 @@
 * :class:`RidgeFitness` (ours, the default): a ridge on the candidate's items, fitted on the training models,
   scored in-sample on them or on other models.
 * :class:`LOORidgeFitness`, :class:`LOOLineFitness` (few models): closed-form leave-one-out RMSE over all the
-  models given, of a ridge on the items or of a line on the subset mean; with 20-70 models in-sample errors
-  flatter every subset and 2-7 validation models are noise that ~10^5 candidates overfit.
+  models given, of a ridge on the items or of a line on the subset mean: with few models in-sample errors
+  flatter every subset and a handful of validation models is noise the search overfits.
 
 :class:`FitnessConfig` names one of them and :func:`pool_fitness` builds it for a pool. Masks are
 ``(P, M)`` bool over the pool's ``M`` items; responses ``(n_models, M)`` in [0, 1], NaN = missing.
@@ -99,8 +99,8 @@ class LOORidgeFitness:
     ``R`` ``(n, M)`` responses of the pool items (NaN filled with the item mean), ``y`` ``(n,)`` pp.
     For one mask with centred items ``X`` ``(n, k)`` and ``A = X'X + alpha I``: ``w = A^-1 X'y``,
     leverages ``h_i = x_i' A^-1 x_i + 1/n`` (the ``1/n`` is the intercept's), LOO residuals
-    ``(y_i - yhat_i) / (1 - h_i)`` (exact for a ridge whose centring is held fixed). A generation costs ``O(P (k^3 + n k^2))`` and ``8 P n k`` bytes, so it is meant for few models: ``n`` above
-    ``max_models`` is refused (use :class:`~essence.search.fitness.RidgeFitness` there).
+    ``(y_i - yhat_i) / (1 - h_i)``. A generation costs ``O(P (k^3 + n k^2))``, so ``n`` above ``max_models``
+    is refused (use :class:`~essence.search.fitness.RidgeFitness` there).
     """
 
     ruler = None
@@ -176,9 +176,8 @@ class LOOLineFitness:
     ``R`` ``(n, M)`` responses of the pool items (NaN filled with the item mean), ``y`` ``(n,)`` pp. For one
     mask with subset means ``m`` (pp): slope ``b = S_my / S_mm`` (centred sums), residuals
     ``e_i = y_i - ybar - b (m_i - mbar)``, leverages ``h_i = 1/n + (m_i - mbar)^2 / S_mm`` and LOO residuals
-    ``e_i / (1 - h_i)`` (exact for a line). Two parameters per subset whatever ``k``, so with 20-100 models the
-    fitness is an honest estimate of the line's error on new models (a k-item ridge's is not). A generation
-    costs ``O(P n k)``. A subset whose mean is constant over the models scores ``inf``.
+    ``e_i / (1 - h_i)``. Two parameters per subset whatever ``k``, so with few models the fitness is an honest
+    estimate of the line's error on new models. A subset whose mean is constant over the models scores ``inf``.
     """
 
     ruler = None
@@ -228,21 +227,12 @@ class GAMRulerFitness:
     """The GA's fixed ruler: ``fitness(m) = -RMSE_val(g(s(m)), y)`` in pp, for a whole population at once.
 
     ``s_i(m)`` is model i's accuracy on the items of mask ``m`` (pp, NaN cells left out of the mean).
-    ``g`` is a GAM (``y ~ s(x)``, pygam via :func:`~essence.reconstructors.tables.fit_gam_table`, exported as a
-    lookup table) fitted **once**, on the training models, with input ``x`` = each training model's mean
-    accuracy over **all items of the candidate pool** (x 100) and target its full score (pp). Why the pool
-    mean (as in the public port): a uniformly random k-subset's mean is an unbiased estimate of the pool
-    mean, so ``g`` learnt on the pool mean is a fair ruler that does not depend on the candidate being
-    judged; it is then held fixed, so every candidate of the run is judged by the same function, and the
-    GA rewards subsets whose accuracy tracks the pool accuracy in the way ``g`` needs.
+    ``g`` is a GAM (``y ~ s(x)``, :func:`~essence.reconstructors.tables.fit_gam_table`) fitted **once** on the
+    training models, ``x`` = each model's mean accuracy over **all pool items** (pp): a random k-subset's mean
+    estimates the pool mean, so ``g`` is a ruler that does not depend on the candidate judged.
 
-    Parameters
-    ----------
-    R_train : (n_train, M) scores in [0, 1] of the training models on the pool; NaN = missing.
-    y_train : (n_train,) full scores, pp.
-    R_val : (n_val, M) validation models' scores on the pool.
-    y_val : (n_val,) full scores, pp.
-    n_splines, lam : the GAM's spline count and penalty.
+    ``R_train`` ``(n_train, M)`` / ``R_val`` ``(n_val, M)`` scores in [0, 1] on the pool (NaN = missing),
+    ``y_train`` / ``y_val`` full scores (pp); ``n_splines``, ``lam``: the GAM's spline count and penalty.
     """
 
     def __init__(self, R_train, y_train, R_val, y_val, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM):
@@ -311,7 +301,6 @@ class GAMRulerFitness:
         return -self.rmse(masks)
 
 
-
 def mask_positions(masks, n_items: int) -> np.ndarray:
     """``(P, k)`` sorted item positions of each row of ``masks`` (``(P, n_items)`` bool, k items per row);
     InputError when the shape is wrong or the rows hold different numbers of items."""
@@ -324,29 +313,15 @@ def mask_positions(masks, n_items: int) -> np.ndarray:
     return np.nonzero(masks)[1].reshape(masks.shape[0], k)  # row-major: sorted positions per row
 
 
-
 class RidgeFitness:
     """Alternative fitness (not the paper's): ``-RMSE`` (pp) of a ridge regression on the candidate's items.
 
     For each mask ``m`` a ridge ``y ~ b + X_m w`` (penalty ``alpha``, intercept unpenalised) is fitted on
-    the training models, exactly like :class:`~essence.reconstructors.simple.RidgeReconstructor` with a fixed
-    penalty (missing cells filled with the item's training mean), and scored on the fitness models:
-
-    * ``R_fit is None``: in-sample on the training models, computed from the Gram matrix alone:
-      ``SSE = y'y - 2 w'b + w'G_m w`` (no clipping), so a generation costs ``O(P k^3)`` whatever the
-      number of models;
-    * else: on the given models (e.g. validation), predictions ``W @ X_fit.T`` with ``W`` the ``(P, M)``
-      matrix holding each mask's weights (clipped to [0, 100], like the reconstructor).
-
-    Whole population at once: the ``(P, k, k)`` Gram blocks are gathered from the pool's ``(M, M)`` Gram
-    matrix and solved in one batched ``numpy.linalg.solve`` (LU; batched conjugate gradients were tried
-    and were slower at k = 100). Memory: ``8 M^2`` bytes for the Gram matrix
-    (M = 5,000 pool items: 200 MB), so pools above ``max_items`` are refused.
-
-    Why offer it: the GA's subset is reconstructed at the end by the better (on validation) of a GAM on
-    the subset mean and ridge on the items. The paper's fixed ruler only rewards subsets whose plain mean
-    tracks the pool mean; ridge fitness rewards subsets that predict the full score with item weights,
-    which is what the ridge reconstructor then uses.
+    the training models, as :class:`~essence.reconstructors.simple.RidgeReconstructor` with a fixed penalty,
+    and scored in-sample from the Gram matrix alone (``R_fit is None``) or on the given models (predictions
+    clipped to [0, 100]). The ``(P, k, k)`` Gram blocks come from the pool's ``(M, M)`` Gram matrix (``8 M^2``
+    bytes), so pools above ``max_items`` are refused. Why: it rewards subsets whose item weights predict the
+    full score, which is what the ridge reconstructor then uses.
     """
 
     ruler = None
@@ -424,7 +399,6 @@ class RidgeFitness:
         return -self.rmse(masks)
 
 
-
 def _uniform_interp(x: np.ndarray, y: np.ndarray):
     """A function equal to ``np.interp(v, x, y)`` (constant beyond the ends); on a uniform grid it indexes
     directly instead of searching (several times faster on the GA's ``(P, n_val)`` arrays)."""
@@ -450,13 +424,11 @@ def _uniform_interp(x: np.ndarray, y: np.ndarray):
     return f
 
 
-
 def _matrix(R, name: str) -> np.ndarray:
     R = np.asarray(R, dtype=np.float64)
     if R.ndim != 2:
         raise InputError(f"{name}: expected (n_models, n_items), got shape {R.shape}")
     return R
-
 
 
 def _vector(y, n: int, name: str) -> np.ndarray:

@@ -12,11 +12,9 @@ An individual is a boolean mask over the pool's ``M`` items with exactly ``k`` o
 6. the children are scored in **one vectorised step** (no Python loop over individuals); the elites'
    fitness is carried over.
 
-Fitness is ``-RMSE`` (pp). The paper's is :class:`essence.search.fitness.GAMRulerFitness`: a fixed GAM ruler ``g`` on the subset
-accuracy, fitted once per GA run on the training models, scored on the validation models.
-:class:`essence.search.fitness.RidgeFitness` (not in the paper) scores a ridge regression on the subset's items instead. Every
-random draw comes from one ``numpy.random.Generator`` seeded by ``seed``: the same seed gives the same
-subset, bit for bit (the products run on one BLAS thread, so their summation order is fixed too).
+Fitness is ``-RMSE`` (pp), from :mod:`essence.search.fitness`. Every random draw comes from one
+``numpy.random.Generator`` seeded by ``seed``, and products run on one BLAS thread: the same seed gives the
+same subset, bit for bit.
 """
 
 from __future__ import annotations
@@ -32,7 +30,7 @@ from ..data.checks import Real, Whole, check_params
 from ..data.errors import InputError
 from ..reconstructors.tables import Table1D
 
-__all__ = ["GAConfig", "GAMRulerFitness", "RidgeFitness", "GAResult", "genetic_search", "repair", "random_masks", "as_generator"]
+__all__ = ["GAConfig", "GAResult", "genetic_search", "repair", "random_masks", "as_generator"]
 
 
 def as_generator(seed) -> np.random.Generator:
@@ -47,8 +45,7 @@ def repair(masks, k: int, rng) -> np.ndarray:
 
     A row with more than ``k`` ones keeps ``k`` of them chosen uniformly at random; a row with fewer keeps
     all of them and gains ``k - ones`` items chosen uniformly among its zeros; a row with exactly ``k``
-    is unchanged. One vectorised step: every cell gets a uniform key, ones get key in [0, 1) and zeros in
-    [1, 2), and each row keeps its ``k`` smallest keys. Returns a new ``(P, M)`` bool array.
+    is unchanged. Returns a new ``(P, M)`` bool array.
     """
     masks = np.asarray(masks, dtype=bool)
     if masks.ndim != 2:
@@ -149,21 +146,10 @@ def genetic_search(fitness, k: int, config: GAConfig = GAConfig(), *, init=None,
                    desc: str = "GA") -> GAResult:
     """Search k-subsets of a pool of ``M`` items for the fittest (lowest-RMSE) under ``fitness``.
 
-    Parameters
-    ----------
-    fitness : an object with ``n_items`` (``M``) and ``__call__(masks (P, M) bool) -> (P,)`` fitness
-        (-RMSE, pp): :class:`essence.search.fitness.GAMRulerFitness`, :class:`essence.search.fitness.RidgeFitness` or a fitness of
-        :mod:`essence.search.fitness`.
-    k : subset size, ``1 <= k <= M``.
-    config : :class:`GAConfig`.
-    init : optional ``(P0, M)`` bool masks (or ``(P0, k)`` int positions) placed in the initial population
-        (repaired to k ones; the rest is uniformly random), so that a refinement starts from a known subset.
-    seed : int or numpy Generator; all randomness comes from it.
-    progress : tqdm bar over generations. desc : its label.
-
-    Returns
-    -------
-    GAResult
+    ``fitness``: an object with ``n_items`` (``M``) and ``__call__(masks (P, M) bool) -> (P,)`` fitness (-RMSE,
+    pp), e.g. one of :mod:`essence.search.fitness`. ``init``: optional ``(P0, M)`` bool masks (or ``(P0, k)``
+    positions) placed in the initial population, repaired to k ones. ``seed``: int or Generator.
+    Returns a :class:`GAResult`.
     """
     t0 = time.perf_counter()
     rng = as_generator(seed)

@@ -7,24 +7,17 @@ Two redundancies between items ``i`` and ``j``:
 * **rank**: ``R_rank(i, j)`` = Pearson correlation of the two items' score vectors over the *training*
   models.
 
-Missing cells (NaN) in the rank computation are **mean-imputed**: each missing cell gets its item's mean
-over the training models that answered it, then the usual Pearson correlation is taken. Imputed cells
-sit at the item mean, so they add nothing to the covariance and pull |r| towards 0: a pair is never
-called redundant on the strength of a few shared models (pairwise-complete correlations on tiny overlaps
-can reach +-1 by chance), and every pair gets a defined value in one matrix product.
+Missing cells in the rank computation are **mean-imputed**: they add nothing to the covariance and pull |r|
+towards 0, so a pair is never called redundant on the strength of a few shared models.
 
-**Constant items** (the same score, or fewer than two answers, over every training model) have no
-correlation: their standardised vector is zero, so ``R_rank`` with them is reported as 0 and they are
-never dropped for rank redundancy. They carry no information about which training model is stronger, so
-by default (``drop_constant=True``) :func:`coarse_filter` drops them as uninformative, with reason
-``"constant"``; with ``drop_constant=False`` they stay in the pool (and can still be text-redundant).
+**Constant items** (one score, or fewer than two answers, over the training models) have a zero
+standardised vector, so they are never rank-redundant; :func:`coarse_filter` drops them as uninformative
+(reason ``"constant"``) unless ``drop_constant=False``.
 
 The filter scans items in their given order and keeps item ``i`` only if, against every earlier *kept*
-item ``j``, ``R_text(j, i) <= tau_text`` and ``R_rank(j, i) <= tau_rank`` (the paper keeps the first of
-a redundant pair). It works on blocks of ``block_size`` items: a block is compared with all earlier items
-in one matrix product (``(block, earlier)`` float32), then scanned sequentially inside itself; no dense
-``(n_items, n_items)`` matrix is ever formed, so 20,000 items need about ``block_size x 20,000 x 4`` bytes
-per product. A threshold ``>= 1`` switches that redundancy off (nothing is computed for it).
+item ``j``, ``R_text(j, i) <= tau_text`` and ``R_rank(j, i) <= tau_rank`` (the paper keeps the first of a
+redundant pair). It works on blocks of ``block_size`` items, so no dense ``(n_items, n_items)`` matrix is
+formed. A threshold ``>= 1`` switches that redundancy off.
 """
 
 from __future__ import annotations
@@ -49,25 +42,13 @@ __all__ = [
 ]
 
 
-# ----------------------------------------------------------------------------------------------
-# Vectors whose inner products are the redundancies
-# ----------------------------------------------------------------------------------------------
 def standardise_items(R, dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
     """Item vectors whose inner products are the rank redundancies (Pearson, mean-imputed).
 
-    Parameters
-    ----------
-    R : array, shape (n_models, n_items)
-        Scores in [0, 1] of the models the correlation is taken over (the training models); NaN = missing.
-    dtype : numpy float dtype of the result.
-
-    Returns
-    -------
-    Z : ndarray, shape (n_items, n_models)
-        ``Z[i] = (x_i - mean_i) / ||x_i - mean_i||`` with missing cells set to the item mean; so
-        ``Z[i] @ Z[j]`` is the Pearson correlation of items i and j. Rows of constant items are 0.
-    constant : ndarray, shape (n_items,), bool
-        Items with zero variance over the models (including items with fewer than two answers).
+    ``R`` ``(n_models, n_items)`` in [0, 1], NaN = missing. Returns ``(Z, constant)``: ``Z`` ``(n_items,
+    n_models)``, ``Z[i] = (x_i - mean_i) / ||x_i - mean_i||`` with missing cells at the item mean (so
+    ``Z[i] @ Z[j]`` is the Pearson correlation; rows of constant items are 0), and ``constant``
+    ``(n_items,)`` bool.
     """
     R = np.asarray(R)
     if R.ndim != 2:
@@ -143,9 +124,6 @@ def text_redundancy(E, block_size: int = 1024) -> np.ndarray:
     return out
 
 
-# ----------------------------------------------------------------------------------------------
-# The filter
-# ----------------------------------------------------------------------------------------------
 @dataclass
 class FilterResult:
     """What :func:`coarse_filter` kept and why it dropped the rest.
@@ -226,29 +204,10 @@ def coarse_filter(R_train, embeddings=None, tau_text: float = 0.9, tau_rank: flo
                   texts_available: bool | None = None) -> FilterResult:
     """Keep each item unless it is text- or rank-redundant with an earlier kept item.
 
-    Parameters
-    ----------
-    R_train : array, shape (n_train_models, n_items)
-        Training models' scores in [0, 1], NaN = missing. Only these models define ``R_rank``.
-    embeddings : array, shape (n_items, dim), or None
-        Item text embeddings (normalised here). None: the items have no texts; text redundancy is
-        skipped and a note says so.
-    tau_text, tau_rank : float
-        Drop item i when ``R_text(j, i) > tau_text`` or ``R_rank(j, i) > tau_rank`` for an earlier kept j.
-        A value >= 1 switches that check off.
-    drop_constant : bool
-        Drop items that are constant over the training models (see the module docstring).
-    block_size : int
-        Items per block of the blockwise products (memory ~ ``block_size * n_items * 4`` bytes).
-    progress : bool
-        tqdm bar over blocks.
-    texts_available : bool or None
-        For the report only: True when the items have texts but no embeddings were passed because
-        ``tau_text >= 1`` (the caller skipped embedding). None: inferred from ``embeddings``.
-
-    Returns
-    -------
-    FilterResult
+    ``R_train`` ``(n_train_models, n_items)`` in [0, 1] (NaN = missing) defines ``R_rank``; ``embeddings``
+    ``(n_items, dim)`` or None (text redundancy skipped, with a note). ``block_size``: items per blockwise
+    product (memory ~ ``block_size * n_items * 4`` bytes). ``texts_available``: for the report only, True when
+    the items have texts but were not embedded. Returns a :class:`FilterResult`.
     """
     t0 = time.perf_counter()
     R = np.asarray(R_train, dtype=np.float64)

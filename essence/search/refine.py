@@ -8,9 +8,8 @@ One round:
    :func:`suite_attribution`).
 2. **Groups.** High / Low / Random groups of ``max(k, ceil(group_fraction * M))`` items
    (:func:`essence.search.attribution.attribution_groups`).
-3. **A GA in each group** under ``group_fitness(group)``, its initial population seeded with the best subset so
-   far (restricted to the group, repaired to k items) when ``seed_groups_with_best``. Group GAs may judge by
-   different rulers, so every group's best is re-scored by ``pool_fitness``; the best of the three is the
+3. **A GA in each group** under ``group_fitness(group)``, seeded with the best subset so far when
+   ``seed_groups_with_best``. Every group's best is re-scored by ``pool_fitness``; the best of the three is the
    round's candidate and the next round's elites come from its group's GA.
 
 The global best is replaced only by a candidate of higher pool fitness.
@@ -34,8 +33,8 @@ __all__ = ["RefineConfig", "refine", "suite_attribution", "benchmark_attribution
 @dataclass(frozen=True)
 class RefineConfig:
     """Refinement settings: rounds (0 = plain GA); each group's share of the pool; the group GAs' population
-    and generations (None: ``max(60, population // 3)`` and ``max(200, generations // 2)`` of the main GA, the
-    public port's rule); whether the best subset so far seeds each group GA; the distinct elite subsets that
+    and generations (None: ``max(60, population // 3)`` and ``max(200, generations // 2)`` of the main GA);
+    whether the best subset so far seeds each group GA; the distinct elite subsets that
     get an EBM each; the training models fed to each EBM (None = all); the EBMs' boosting rounds."""
 
     rounds: int = 2

@@ -1,27 +1,15 @@
 """EssenceBench on whole benchmarks: a pre-screen that shrinks a big item pool before the redundancy filter
 and the genetic search.
 
-Why a pre-screen (and not only a cheaper fitness): the GA mutates each of a child's ``M`` pool cells
-with probability ``1/k``, so a child gains about ``M / k`` random items before it is repaired back to
-``k``. At ``M = 14,000`` and ``k = 100`` that is 140 random items against the parents' 100: every
-child is mostly random and the search degenerates. The ridge fitness also gathers its ``(k, k)`` blocks
-from the pool's ``(M, M)`` Gram matrix (1.6 GB at 14,000 items), and the redundancy filter and the text
-embedding cost ``O(M^2)`` and ``O(M)`` model calls. Shrinking the pool to ``max_items`` (default 2,000,
-a 32 MB Gram matrix) keeps every later stage in the regime it was tuned in. Measured with
-``benchmarks/speed.py --part screen`` on GENERATED data (4,000 models x 6,000 items, k = 100, one split):
-test RMSE 3.35 pp with the default pre-screen against 3.75 pp without one (325 s against 118 s); 3.60 with
-``"pbis"``, 3.72 with ``"random"``, 3.58 with ``max_items=1000``; random items 3.83. No loss, a gain.
+Why: the GA's mutation adds about ``M / k`` random items to every child, so on a pool of thousands of items
+each child is mostly random; the ridge fitness's ``(M, M)`` Gram matrix and the redundancy filter also grow
+with ``M``. Criteria, computed on the training models column chunk by column chunk:
 
-Criteria (each computed on the *training* models only, column chunk by column chunk, so nothing of size
-``(n_items, n_items)`` and no float64 copy of the whole matrix is formed):
-
-* ``"stratified"`` (default): items are cut into ``bins`` equal-count bins of training accuracy
-  ``p_j``; within each bin the items with the largest ``|r_j|`` are kept, where ``r_j`` is the
-  point-biserial correlation of the item with the full score (missing cells mean-imputed, as in the rank
-  redundancy). Every difficulty level keeps its best-discriminating items, so the pool can still tell
-  apart weak models (easy items) and strong ones (hard items).
-* ``"pbis"``: the ``max_items`` largest ``|r_j|`` overall (favours items of middling difficulty).
-* ``"random"``: a uniform draw (seeded), the baseline a criterion must beat.
+* ``"stratified"`` (default): within each of ``bins`` equal-count bins of training accuracy, the items with
+  the largest ``|r_j|`` (point-biserial correlation with the full score, missing cells mean-imputed), so
+  every difficulty level keeps its best-discriminating items;
+* ``"pbis"``: the ``max_items`` largest ``|r_j|`` overall;
+* ``"random"``: a uniform draw (seeded).
 
 Constant items (``r_j`` undefined) rank last.
 """
@@ -168,14 +156,10 @@ def _stratified_groups(p, r, k: int, keep: float, bins: int) -> tuple[list, np.n
 
 
 def screened_draw(R, y, k: int, keep: float = 0.5, bins: int = 5, seed=0) -> tuple[np.ndarray, dict]:
-    """Screened random items: ``k`` positions drawn at random among the better-discriminating items of each
-    difficulty stratum. ``R`` ``(n_models, n_items)`` in [0, 1] (NaN = missing), ``y`` ``(n_models,)`` pp.
+    """Screened random items: one :func:`stratified_draws` row on the :func:`item_statistics` of ``R``
+    ``(n_models, n_items)`` in [0, 1] (NaN = missing) and ``y`` ``(n_models,)`` pp.
 
-    The pool is cut into ``bins`` equal-count bins of item accuracy; in each bin the ``keep`` fraction of
-    items with the largest signed point-biserial correlation with ``y`` is kept (:func:`item_statistics`;
-    negative correlations rank last), at least ``k / bins`` per bin; then ``k`` items are drawn (seeded)
-    with each bin's share of ``k`` (the pool's difficulty profile; :func:`stratified_draws`). Two statistics
-    per item and no search over subsets. Returns ``(positions (k,) increasing, info)``.
+    Returns ``(positions (k,) increasing, info)``.
     """
     p, r = item_statistics(np.asarray(R), y)
     idx = stratified_draws(p, r, k, 1, keep=keep, bins=bins, seed=seed)[0]

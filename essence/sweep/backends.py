@@ -11,8 +11,7 @@ from .worker import _base_record, _execute, _one_line, _Task
 #: How long ``backend="dask"`` waits to reach the scheduler before giving up.
 DASK_CONNECT_TIMEOUT = "15s"
 
-#: Rough relative cost of one run per method (``MethodInfo.cost``: measured mean seconds per run in the
-#: comparison sweep).
+#: Rough relative cost of one run per method (``MethodInfo.cost``), for scheduling.
 _METHOD_COST = {m.name: m.cost for m in METHOD_TABLE}
 
 
@@ -72,5 +71,3 @@ def _run_dask(tasks: list[_Task], scheduler, handle) -> None:
     finally:
         if own:
             client.close()
-
-

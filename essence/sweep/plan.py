@@ -27,10 +27,8 @@ __all__ = ["run_sweep", "SWEEP_SETTINGS", "SUITE_SWEEP_SETTINGS"]
 
 #: ``compress`` parameters whose defaults shape every run's figures (recorded in the signature).
 _SETTINGS = ("level", "min_answered")
-#: ``compress`` settings the sweep fixes (recorded in the signature too): selectors are compared at equal
-#: reconstructors, without the latent and MLP kinds (they add tens of seconds to each of hundreds of runs;
-#: what they add on top of any selector is measured by benchmarks/predictors.py). Suite runs use
-#: SUITE_SWEEP_SETTINGS (essence.sweep.suites), the same choice for a suite: basic kinds, no averages
+#: ``compress`` settings the sweep fixes (recorded in the signature too): selectors are compared at equal,
+#: basic reconstructors (suite runs: SUITE_SWEEP_SETTINGS)
 SWEEP_SETTINGS = {"predictors": "basic"}
 
 
@@ -50,8 +48,6 @@ def _as_list(x, what: str) -> list:
 
 def _check_ints(values, what: str, minimum: int) -> list[int]:
     return [whole_number(what, v, minimum) for v in values]
-
-
 
 
 @dataclass
@@ -83,59 +79,20 @@ def run_sweep(
 ):
     """Run every dataset x method x k x seed, reuse cached runs, write and return the results table.
 
-    Parameters
-    ----------
-    datasets : list of str
-        Dataset names (``essence.data.DATASETS``) or paths (.npz, .csv, .parquet); an entry joining two or
-        more of them with ``+`` (``"arc+gsm8k+mmlu"``) is a suite (:mod:`essence.sweep.suites`): each run
-        chooses k items across its members with ``compress_suite`` and gives a row per member and one for
-        the suite mean. Suites and single datasets may be mixed.
-    methods : list of str
-        Method registry names (``essence.methods.METHODS``). A method whose module cannot be imported
-        gives error rows (it is never silently skipped); so does a method that does not run on a suite
-        (not in ``essence.suite.SUITE_METHODS``), on the suite's rows.
-    ks : list of int
-        Budgets (items kept), each >= 1. A k larger than a dataset's item pool (a suite's: all its members'
-        items) gives error rows.
-    seeds : list of int
-        Seeds (>= 0); seed s uses ``split_models(data, seed=s)`` for every method and ``seed=s`` in the method;
-        on a suite, ``split_models`` of the suite mean over its shared models (the split ``compress_suite`` makes).
-    out : path
-        Output folder (see the module docstring for its layout).
-    jobs : int
-        Worker processes for ``backend="local"`` (joblib/loky); -1 = all cores; 1 = in this process.
-    force : bool
-        Recompute every run and replace an existing table.
-    update : bool
-        Replace an existing table, recomputing only runs that are missing or stale in the cache.
-    progress : bool
-        A tqdm bar over runs (the methods' own bars are always off inside the sweep).
-    backend : {"local", "dask"}
-        ``"dask"`` submits the runs to a dask.distributed cluster; ``scheduler`` is its address
-        (``tcp://host:8786``) or a ``distributed.Client``. Workers must be able to import essence and
-        to load the datasets by the same names/paths.
-    method_params : dict, optional
-        ``{method: {parameter: value}}`` for the methods' constructors.
-    keep_artifacts : bool
-        Store each run's artifact in its cache file (about 50 kB each).
+    ``datasets``: names or paths; an entry joining two or more with ``+`` is a suite
+    (:mod:`essence.sweep.suites`). ``methods``: registry names; a method that cannot be imported, or does not
+    run on a suite, gives error rows, as does a k larger than a dataset's items. Seed ``s`` uses
+    ``split_models(data, seed=s)`` for every method. ``out``: output folder (layout in :mod:`essence.sweep`).
+    ``jobs``: loky workers (-1 = all cores; 1 = in this process). ``force``: recompute every run; ``update``:
+    recompute missing or stale runs; either replaces an existing table. ``backend="dask"`` submits the runs to
+    ``scheduler`` (an address or a ``distributed.Client``). ``method_params``: ``{method: {parameter:
+    value}}``. ``keep_artifacts``: store each run's artifact in its cache file.
 
-    Returns
-    -------
-    pandas.DataFrame
-        One row per run (a suite run: one per member benchmark and one for the mean, column ``benchmark``),
-        columns :data:`COLUMNS` (metrics are test figures; errors in pp), in the order dataset, method, k,
-        seed. ``df.attrs["sweep"]`` holds counts of runs (``runs``, ``computed``,
-        ``cached``, ``failed``) and ``wall_seconds``. The same table is written to ``out/results.parquet`` and
-        ``out/results.csv``.
-
-    Raises
-    ------
-    UsageError / ValueError
-        Unknown dataset or method, a suite with an unknown member or a member given twice, k <= 0, bad
-        parameters, an existing table without ``force``/``update``,
-        an unreachable scheduler. Nothing is written in that case.
-    KeyboardInterrupt
-        Propagated after a note; the runs finished so far stay cached, and the same call resumes.
+    Returns the table, columns :data:`COLUMNS` (test figures), in the order dataset, method, k, seed, also
+    written to ``out/results.parquet`` and ``out/results.csv``; ``df.attrs["sweep"]`` holds the counts
+    ``runs``, ``computed``, ``cached``, ``failed`` and ``wall_seconds``. UsageError / InputError for bad
+    arguments or an existing table without ``force``/``update``, before anything is written; on
+    KeyboardInterrupt finished runs stay cached and the same call resumes.
     """
     t_start = time.perf_counter()
     datasets, methods, ks, seeds, method_params = _check_arguments(datasets, methods, ks, seeds, jobs, backend,
@@ -228,11 +185,10 @@ def _load_and_split(datasets, seeds):
 
 
 def _method_signatures(methods, ks, seeds, method_params, kinds=("single",)):
-    """``(settings, unavailable, method_code)``: the ``compress`` defaults recorded in every signature (and
-    under ``"suite"`` those of suite runs), the methods that do not import (name -> error line) and each
-    method's source hash (and under ``"essence.suite"`` the suite code's). ``kinds``: what the sweep holds,
-    ``"single"`` datasets and/or ``"suite"`` entries. A parameter outside its domain (the method's on a
-    single dataset; the suite method's on a suite) is the user's error: UsageError before anything runs."""
+    """``(settings, unavailable, method_code)``: the ``compress`` settings recorded in every signature (under
+    ``"suite"`` those of suite runs), the methods that do not import (name -> error line) and each method's
+    source hash (under ``"essence.suite"`` the suite code's). ``kinds``: ``"single"`` and/or ``"suite"``.
+    UsageError for a parameter outside its domain, before anything runs."""
     from ..artifact.compressed import compress
     from ..methods import get_method, make_method
     from ..suite import SUITE_METHODS
@@ -353,8 +309,7 @@ def _compute(plan: _Plan, out: Path, backend, scheduler, jobs, progress: bool) -
     """Run ``plan.todo`` on the backend; cache each finished run, keep each failure's traceback, fill rows."""
     from tqdm.auto import tqdm
 
-    # longest runs first (EssenceBench's search, then the IRT fits; larger k first), so the workers are not
-    # left waiting on one long run at the end; runs are independent and seeded, the table keeps its order
+    # longest runs first, so the workers are not left waiting on one long run at the end
     todo = sorted(plan.todo, key=_expected_cost, reverse=True)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     meta_of = {(t.dataset, t.method, t.k, t.seed): t for t in todo}

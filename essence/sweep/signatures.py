@@ -87,13 +87,13 @@ def _source_hash(module_name: str) -> str | None:
 
 
 def _core_hash() -> str:
-    """Hash of the shared code that turns chosen items into figures (compressed, reconstruct, intervals, metrics)."""
+    """Hash of the shared code that turns chosen items into figures (the artifact, the reconstructors' contract,
+    choice, forward pass and intervals, the metrics, the selectors' base)."""
     h = hashlib.sha256()
-    for name in ("compressed.py", "reconstruct.py", "tables.py", "intervals.py", "metrics.py", "methods/base.py"):
-        try:
-            h.update((_PACKAGE / name).read_bytes())
-        except OSError:
-            h.update(name.encode())
+    for name in ("artifact/compressed.py", "reconstructors/base.py", "reconstructors/choose.py",
+                 "reconstructors/forward.py", "reconstructors/simple.py", "reconstructors/tables.py",
+                 "reconstructors/intervals.py", "data/metrics.py", "methods/base.py"):
+        h.update((_PACKAGE / name).read_bytes())  # a file moved away fails here, not silently
     return h.hexdigest()[:16]
 
 
@@ -104,10 +104,8 @@ core_hash = _core_hash
 @functools.lru_cache(maxsize=None)
 def code_version(method: str) -> str:
     """Hash of the code behind a run of ``method`` (a registered name): its module with every ``essence``
-    module it imports (:func:`source_hash`) and the shared core (:func:`core_hash`). Caches of single runs
-    (the regime map, the lessons' selector runs) store it and reuse a run only under the same code. A
-    method that does not import hashes as its name (its run records the refusal). Computed once per process
-    (hashing reads the method's modules; the code a process runs is the code it imported)."""
+    module it imports (:func:`source_hash`) and the shared core (:func:`core_hash`); a method that does not
+    import hashes as its name. Computed once per process."""
     from ..methods import get_method
 
     try:

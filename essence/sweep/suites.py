@@ -2,17 +2,11 @@
 (``arc+gsm8k+mmlu+truthfulqa+winogrande``; names or paths) is one suite (:mod:`essence.suite`).
 
 A suite run is ``compress_suite(suite, k, method, seed, split=split)`` with the split ``compress_suite``
-itself makes for that seed (``split_models`` on the suite mean over the models present in every member),
-computed once per suite x seed and handed to every method. It gives one table row per member benchmark and
-one for the suite mean (column ``benchmark``: the member's name or ``"mean"``), with the same metrics as a
-single run. Methods that run on a suite: :data:`essence.suite.SUITE_METHODS` (``essence`` is the joint
-EssenceBench; the others choose from the pooled items with the suite mean as their target); any other
-method's runs are error rows that name them.
-
-Reconstructors: :data:`SUITE_SWEEP_SETTINGS`, the suite's counterpart of ``predictors="basic"``: each
-member's reconstructor is chosen by 5-fold CV among ``compress_suite``'s default basic kinds, without the
-latent and MLP kinds and without averages of candidates (``stronger=False, average=1``), so every method of
-a suite is compared at equal reconstructors, as single runs are.
+makes for that seed (on the suite mean over the shared models), computed once per suite x seed and handed
+to every method. It gives one table row per member and one for the suite mean (column ``benchmark``: the
+member's name or ``"mean"``). Methods not in :data:`essence.suite.SUITE_METHODS` give error rows.
+:data:`SUITE_SWEEP_SETTINGS` fixes the reconstructors (no stronger kinds, no averages), so methods are
+compared at equal reconstructors, as single runs are.
 """
 
 from __future__ import annotations
@@ -97,8 +91,8 @@ def suite_settings() -> dict:
 
 
 def suite_params(method: str, k: int, seed: int, params: dict) -> dict:
-    """The method's resolved parameters on a suite (for the signature). The joint EssenceBench takes the
-    settings of :data:`essence.suite.select.JOINT_DEFAULTS` (the user's ``params`` override them); other methods their constructor's parameters.
+    """The method's resolved parameters on a suite (for the signature): for ``essence``
+    :data:`essence.suite.select.JOINT_DEFAULTS` overridden by ``params``, else its constructor's parameters.
     InputError when the method does not run on a suite or a parameter is not one of its settings."""
     from ..methods import make_method
     from ..suite import SUITE_METHODS

@@ -82,14 +82,11 @@ def verdict(summary, dataset: str, k: int, benchmark: str | None = None) -> str:
 def summarise(df):
     """Mean and sd over seeds of test RMSE (pp) and Kendall tau per dataset x benchmark x method x k.
 
-    ``df``: a results table (:data:`essence.sweep.records.COLUMNS`). Failed runs are left out of the means and counted in
-    ``n_failed``; ``error`` repeats the first failure's message ("" if none). The sd is the sample sd
-    (ddof=1): NaN with fewer than two finished seeds. ``ratio_to_random`` is
-    :func:`essence.data.metrics.ratio_to_random` over the seeds both the method and ``random`` finished on
-    that dataset and k (NaN without random runs). ``benchmark`` is a suite's member or ``"mean"`` (the
-    dataset's name for a single dataset; a table without the column is read so). Returns columns
-    :data:`SUMMARY_COLUMNS`, one row per dataset x benchmark x method x k in the order they first appear in
-    ``df``.
+    ``df``: a results table (:data:`essence.sweep.records.COLUMNS`). Failed runs are left out of the means and
+    counted in ``n_failed``; ``error`` repeats the first failure's message. The sd is the sample sd (NaN with
+    fewer than two finished seeds). ``ratio_to_random`` is :func:`essence.data.metrics.ratio_to_random` over
+    the seeds both the method and ``random`` finished. Returns columns :data:`SUMMARY_COLUMNS`, one row per
+    dataset x benchmark x method x k in order of first appearance.
     """
     import pandas as pd
 

@@ -149,5 +149,3 @@ def _compress_suite_run(task: _Task, suite, split, rec: dict) -> None:
     rec["figures"] = jsonable(art.figures)
     if task.keep_artifact:
         rec["artifact"] = jsonable(art.to_dict())
-
-
