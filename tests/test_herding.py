@@ -133,9 +133,10 @@ def test_choice_ignores_model_results(small, monkeypatch):
     feats = np.random.default_rng(3).normal(size=(small.n_items, 8)).astype(np.float32)
     lookup = {t: f for t, f in zip(small.texts, feats)}
     monkeypatch.setattr(lm, "lm_hidden_states", lambda texts, **kw: np.stack([lookup[t] for t in texts]))
-    a = HerdingSelector(k=10, progress=False).fit(small, small)
+    # predictors="basic": the reconstructor's stronger kinds (an MLP, seconds) do not bear on the choice
+    a = HerdingSelector(k=10, progress=False).fit(small, small, predictors="basic")
     flipped = from_arrays(1 - small.responses, small.models, small.items, texts=small.texts, name="flipped")
-    b = HerdingSelector(k=10, progress=False).fit(flipped, flipped)
+    b = HerdingSelector(k=10, progress=False).fit(flipped, flipped, predictors="basic")
     np.testing.assert_array_equal(a.items_, b.items_)
     np.testing.assert_array_equal(a.items_, kernel_herding(feats, 10)[0])
     assert a.info_["bandwidth"] == pytest.approx(median_heuristic(feats)) == a.bandwidth_
@@ -143,8 +144,8 @@ def test_choice_ignores_model_results(small, monkeypatch):
 
 
 @pytest.mark.slow
-def test_end_to_end_real_features(small):
-    """Real SmolLM2 hidden states of 80 gsm8k items (read from the feature cache when warm)."""
+def test_end_to_end_real_features(small, project_cache):
+    """Real SmolLM2 hidden states of 80 gsm8k items (read from the project's feature cache when warm)."""
     from essence.artifact.compressed import compress
 
     c1 = compress(small, k=10, method="herding", progress=False)

@@ -99,10 +99,14 @@ def test_bad_parameters_are_refused(small):
         compress(small, k=5, method="kmeans", progress=False, n_init=0)
 
 
-def test_kmeans_on_continuous_scores(alpaca):
+def test_kmeans_on_continuous_scores(alpaca, held_out):
     art = compress(alpaca, k=12, method="kmeans", seed=0, progress=False, min_models_continuous=0)
-    assert len(set(art.items)) == 12
-    assert np.isfinite(art.figures["test"]["rmse"])
+    assert len(set(art.items)) == 12 and set(art.items) <= set(alpaca.items)
+    # graded scores are reconstructed, not just run through: on the held-out models the estimate is far better
+    # than the trivial one (the training mean; measured 3.6 against 22.8 pp) and the recorded figure is that error
+    rmse, baseline = held_out(art, alpaca)
+    assert rmse < 0.4 * baseline and rmse < alpaca.target.std()
+    assert art.figures["test"]["rmse"] == pytest.approx(rmse)
 
 
 def test_weighted_line_by_hand_and_round_trip():

@@ -13,11 +13,14 @@ from essence.search.redundancy import coarse_filter, rank_redundancy, text_redun
 
 @pytest.fixture(scope="module")
 def text_rank(small):
-    """Both redundancy matrices of the real slice (600 gsm8k models x 80 items): MiniLM embeddings of the
-    item texts (cached on disk after the first run) and Pearson over the slice's models."""
-    from essence.features.text import embed_texts
+    """Both redundancy matrices of the real slice (600 gsm8k models x 80 items): text redundancy of the real item
+    texts and Pearson over the slice's models. The texts are embedded as TF-IDF word vectors, not MiniLM: the
+    pair table's ordering and filters do not depend on the embedding, and a fresh MiniLM pass costs 15 s (the
+    MiniLM path itself: test_features_text.py)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
 
-    return text_redundancy(embed_texts(small.texts, progress=False)), rank_redundancy(small.responses)
+    E = TfidfVectorizer().fit_transform(small.texts).toarray()
+    return text_redundancy(E), rank_redundancy(small.responses)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -88,7 +91,7 @@ def test_rank_redundancy_halves_agree_on_many_models_not_on_few(small, alpaca):
         L.rank_redundancy_halves(small.responses[:5])
 
 
-def test_kept_counts_match_the_filter(small, text_rank):
+def test_kept_counts_match_the_filter(small):
     R = small.responses
     E = np.random.default_rng(1).normal(size=(small.n_items, 8))
     K = L.kept_counts(R, E, [0.3, 1.0], [0.5, 1.0])
@@ -192,21 +195,63 @@ def test_chance_level_of_real_harness_logs():
         L.chance_level([])
 
 
+def _by_hand(R, y, split, masks, n_splines, lam, alpha):
+    """Both fitnesses of fitness_setup for each mask, from numpy and pygam alone: the paper's ruler (a GAM of
+    the full score on the pool mean, fitted on the training models, read at each validation model's subset
+    mean, clipped to [0, 100]) and the in-sample ridge on the training models (centred, unpenalised intercept)."""
+    from pygam import LinearGAM, s
+
+    tr, va, _ = split
+    g = LinearGAM(s(0, n_splines=n_splines, lam=lam)).fit(100 * R[tr].mean(axis=1)[:, None], y[tr])
+    paper, ridge = [], []
+    for m in masks:
+        pred = np.clip(g.predict(100 * R[np.ix_(va, np.flatnonzero(m))].mean(axis=1)[:, None]), 0, 100)
+        paper.append(-np.sqrt(np.mean((pred - y[va]) ** 2)))
+        X = R[np.ix_(tr, np.flatnonzero(m))]
+        Xc, yc = X - X.mean(axis=0), y[tr] - y[tr].mean()
+        w = np.linalg.solve(Xc.T @ Xc + alpha * np.eye(X.shape[1]), Xc.T @ yc)
+        ridge.append(-np.sqrt(np.mean((yc - Xc @ w) ** 2)))
+    return np.array(paper), np.array(ridge)
+
+
 def test_fitness_setup_and_compare_fitnesses(small):
+    R, y = small.responses, small.target
     st = L.fitness_setup(small, seed=1, n_splines=10, lam=5.0, ridge_alpha=2.0)
-    tr, va, _ = split_models(small, seed=1)
-    np.testing.assert_array_equal(st["split"].train, tr)
-    assert isinstance(st["paper"], GAMRulerFitness) and isinstance(st["ridge"], RidgeFitness)
-    mask = np.zeros((1, small.n_items), dtype=bool)
-    mask[0, :10] = True
-    ref = GAMRulerFitness(small.responses[tr], small.target[tr], small.responses[va], small.target[va], 10, 5.0)
-    assert st["paper"](mask)[0] == pytest.approx(ref(mask)[0])
+    tr, va, te = st["split"]
+    assert np.union1d(np.union1d(tr, va), te).size == small.n_models == tr.size + va.size + te.size
+    rng = np.random.default_rng(0)
+    masks = np.zeros((4, small.n_items), dtype=bool)
+    for row in masks[:3]:
+        row[rng.choice(small.n_items, 10, replace=False)] = True
+    masks[3, :10] = True
+    paper, ridge = _by_hand(R, y, st["split"], masks, n_splines=10, lam=5.0, alpha=2.0)
+    np.testing.assert_allclose(st["paper"](masks), paper, atol=2e-3)  # pygam's curve read off a 0.05 pp table
+    np.testing.assert_allclose(st["ridge"](masks), ridge, rtol=1e-9)
+    # what a user gets from a subset: the GAM fitted on training models, its RMSE on the test models
+    from pygam import LinearGAM, s
+    from essence.reconstructors.tables import GAM_LAM, GAM_N_SPLINES
+
     figures = L.subset_evaluator(st, ("gam",))(np.arange(10))
-    assert figures == L.subset_figures(st["R"], st["y"], st["split"], np.arange(10), ("gam",))
+    gam = LinearGAM(s(0, n_splines=GAM_N_SPLINES, lam=GAM_LAM)).fit(100 * R[tr, :10].mean(axis=1)[:, None], y[tr])
+    pred = np.clip(gam.predict(100 * R[te, :10].mean(axis=1)[:, None]), 0, 100)
+    assert figures["choice"] == "gam"
+    assert figures["test_rmse"] == pytest.approx(np.sqrt(np.mean((pred - y[te]) ** 2)), abs=2e-3)
     tables, rnd, floor = L.compare_fitnesses(small, 1, 8, [0, 5], {"paper": "paper", "ridge": "ridge"},
                                              population=20, elites=2, n_draws=5, n_splines=10)
     assert set(tables) == {"paper", "ridge"} and list(tables["ridge"]["generation"]) == [0, 5]
-    assert rnd > 0 and floor == pytest.approx(float(-st["paper"](np.ones((1, small.n_items), dtype=bool))[0]))
-    again = L.compare_fitnesses(small, 1, 8, [0, 5], {"ridge": "ridge"}, population=20, elites=2, n_draws=5,
-                                n_splines=10)
-    assert again[0]["ridge"].equals(tables["ridge"]) and again[1] == rnd  # seeded
+    assert floor == pytest.approx(-_by_hand(R, y, st["split"], np.ones((1, small.n_items), bool), 10, 5.0, 2.0)[0][0],
+                                  abs=2e-3)  # the ruler on the whole pool
+    assert 0 < floor < rnd
+    # the searches see training and validation models only: other scores on the test rows change the test figures
+    # and the random baseline (measured there), nothing searched
+    Rp = R.copy()
+    Rp[te] = np.random.default_rng(5).random((te.size, small.n_items))
+    from essence.data import from_arrays
+
+    poisoned = from_arrays(Rp, small.models, small.items, y, small.texts, name=small.name)
+    t2, rnd2, floor2 = L.compare_fitnesses(poisoned, 1, 8, [0, 5], {"paper": "paper", "ridge": "ridge"},
+                                           population=20, elites=2, n_draws=5, n_splines=10)
+    assert floor2 == floor and rnd2 != rnd
+    for label in tables:
+        np.testing.assert_array_equal(t2[label]["fitness_rmse"], tables[label]["fitness_rmse"])
+        assert not np.array_equal(t2[label]["test_rmse"], tables[label]["test_rmse"])

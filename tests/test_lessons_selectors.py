@@ -40,9 +40,17 @@ def test_faithful_run_measures_both_settings_and_caches(small, tmp_path):
     assert tab.loc[(small.name, 10), "seeds"] == 1
 
 
-def test_selector_runs_and_decision_guide(small, tmp_path):
-    runs = selector_runs(small, ["disco", "kmeans", "tinybench"], 10, seeds=(0,), cache_dir=tmp_path,
+@pytest.fixture(scope="module")
+def runs_dir(small, tmp_path_factory):
+    """One selector_runs call (random, disco, kmeans, tinybench refusing) and the folder of its cached runs."""
+    out = tmp_path_factory.mktemp("runs")
+    runs = selector_runs(small, ["disco", "kmeans", "tinybench"], 10, seeds=(0,), cache_dir=out,
                          params={"tinybench": {"min_models": 10_000}})
+    return runs, out
+
+
+def test_selector_runs_and_decision_guide(runs_dir):
+    runs = runs_dir[0]
     assert set(runs.method) == {"random", "disco", "kmeans", "tinybench"}
     ok = runs[runs["rmse"].notna()]
     np.testing.assert_allclose(ok["ratio"], ok["rmse"] / ok["random_rmse"])
@@ -56,17 +64,23 @@ def test_selector_runs_and_decision_guide(small, tmp_path):
     assert "cost" not in guide.columns  # no measured time: it depends on the machine and its load
 
 
-def test_selector_runs_reuse_a_cached_run_only_under_the_same_code(small, tmp_path):
+def test_selector_runs_reuse_a_cached_run_only_under_the_same_code(small, runs_dir, tmp_path):
     import json
 
     from essence.sweep.signatures import code_version
 
-    first = selector_runs(small, ["disco"], 10, seeds=(0,), cache_dir=tmp_path)
-    path = tmp_path / f"{small.name}_disco_k10_s0.json"
-    assert json.loads(path.read_text())["code"] == code_version("disco")
-    path.write_text(json.dumps({**json.loads(path.read_text()), "code": "older", "rmse": 99.0}))
+    first, shared = runs_dir
+    first = first.set_index("method")
+    rnd, disco = (tmp_path / f"{small.name}_{m}_k10_s0.json" for m in ("random", "disco"))
+    for path in (rnd, disco):  # the runs the shared call wrote, under the code that wrote them
+        path.write_text((shared / path.name).read_text())
+        assert json.loads(path.read_text())["code"] == code_version(path.name.split("_")[-3])
+    rnd.write_text(json.dumps({**json.loads(rnd.read_text()), "rmse": 55.0}))  # current code: reused as stored
+    disco.write_text(json.dumps({**json.loads(disco.read_text()), "code": "older", "rmse": 99.0}))  # earlier code
     again = selector_runs(small, ["disco"], 10, seeds=(0,), cache_dir=tmp_path).set_index("method")
-    assert again.loc["disco", "rmse"] == first.set_index("method").loc["disco", "rmse"] != 99.0
+    assert again.loc["random", "rmse"] == 55.0
+    assert again.loc["disco", "rmse"] == first.loc["disco", "rmse"] != 99.0  # recomputed
+    assert json.loads(disco.read_text())["code"] == code_version("disco")  # and the stale file replaced
 
 
 def test_selector_figures(small):

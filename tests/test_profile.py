@@ -124,10 +124,32 @@ def test_profile_lines_match_the_pure_functions(small):
     assert panel["distance"]["random"].startswith("one draw: RMSE ")
 
 
-@pytest.mark.slow
-def test_choose_kmeans_herding_fits_on_training_and_validation_only(alpaca):
+def test_choose_kmeans_herding_fits_on_training_and_validation_only(alpaca, monkeypatch):
+    """The held-out models are what no selection saw: rewriting their rows changes nothing chosen, rewriting the
+    training rows does. Herding's features are fixed stand-ins (its SmolLM2 path: test_herding.py)."""
+    import essence.features.lm as lm
+    from essence.data import from_arrays
     from essence.lessons.profile import choose_kmeans_herding
+    from essence.methods.herding import kernel_herding
 
+    feats = np.random.default_rng(4).normal(size=(alpaca.n_items, 6))
+    lookup = dict(zip(alpaca.texts, feats))
+    monkeypatch.setattr(lm, "lm_hidden_states", lambda texts, **kw: np.stack([lookup[t] for t in texts]))
     c = choose_kmeans_herding(alpaca, k=8, seed=0)
-    assert c["kmeans"].shape == (8,) and c["herding"].shape == (8,) and c["kmeans_w"].sum() == alpaca.n_items
-    np.testing.assert_array_equal(c["held_out"], np.sort(np.concatenate([c["split"].val, c["split"].test])))
+    assert c["kmeans"].shape == (8,) and np.unique(c["kmeans"]).size == 8 and c["kmeans_w"].sum() == alpaca.n_items
+    np.testing.assert_array_equal(c["herding"], kernel_herding(feats, 8)[0])  # texts only
+    sp = c["split"]
+    held = c["held_out"]
+    assert np.all(np.diff(held) > 0) and held.size == sp.val.size + sp.test.size > 0
+    assert not np.isin(held, sp.train).any() and np.union1d(held, sp.train).size == alpaca.n_models
+
+    def rewritten(rows):  # the same targets (so the same split), other scores on ``rows``
+        R = alpaca.responses.copy()
+        R[rows] = np.random.default_rng(9).random((len(rows), alpaca.n_items))
+        return from_arrays(R, alpaca.models, alpaca.items, alpaca.target, alpaca.texts, name=alpaca.name)
+
+    p = choose_kmeans_herding(rewritten(sp.test), k=8, seed=0)
+    np.testing.assert_array_equal(p["split"].test, sp.test)
+    for key in ("kmeans", "kmeans_w", "herding"):
+        np.testing.assert_array_equal(p[key], c[key])
+    assert not np.array_equal(choose_kmeans_herding(rewritten(sp.train), k=8, seed=0)["kmeans"], c["kmeans"])

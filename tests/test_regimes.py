@@ -199,7 +199,9 @@ def test_a_cached_run_of_other_code_is_recomputed_not_reused(tmp_path):
 def test_loo_line_fitness_matches_brute_force(few):
     from essence.search.fitness import LOOLineFitness
 
-    R, y = few.responses, few.target
+    R, y = few.responses.copy(), few.target
+    R[:, 3] = 1.0  # an item every model solves: constant over the models
+    R[:, 4] = 0.0  # and one no model solves
     mask = np.zeros((1, R.shape[1]), dtype=bool)
     mask[0, [2, 7, 11, 40, 90, 101]] = True
     m = 100 * R[:, mask[0]].mean(axis=1)
@@ -211,10 +213,17 @@ def test_loo_line_fitness_matches_brute_force(few):
     f = LOOLineFitness(R, y)
     assert f.rmse(mask)[0] == pytest.approx(np.sqrt(np.mean(np.square(e))), rel=1e-8)
     assert f.restrict(np.flatnonzero(mask[0])).rmse(np.ones((1, 6), bool))[0] == pytest.approx(f.rmse(mask)[0])
-    const = np.zeros((1, R.shape[1]), dtype=bool)
-    const[0, np.flatnonzero(np.nanstd(R, axis=0) == 0)[:1]] = True
-    if const.any():
-        assert np.isinf(f.rmse(const)[0])
+    # a subset whose mean is constant over the models has no line: inf, whether of one or of two constant items
+    one, two = np.zeros((2, 1, R.shape[1]), dtype=bool)
+    one[0, 3] = True
+    two[0, [3, 4]] = True
+    assert np.isinf(f.rmse(one)[0]) and np.isinf(f.rmse(two)[0])
+    # a constant item next to varying ones only shifts the subset mean: the line is the same, and so its error
+    with_const = mask.copy()
+    with_const[0, [2, 3]] = [False, True]  # item 2 out, constant item 3 in: 5 varying items + 1 constant
+    m5 = 100 * R[:, [7, 11, 40, 90, 101]].mean(axis=1)
+    e5 = [y[i] - np.polyval(np.polyfit(np.delete(m5, i), np.delete(y, i), 1), m5[i]) for i in range(len(y))]
+    assert f.rmse(with_const)[0] == pytest.approx(np.sqrt(np.mean(np.square(e5))), rel=1e-8)
 
 
 def test_ruler_beats_random_subsets_under_its_fitness_and_is_seeded(few):

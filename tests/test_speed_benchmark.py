@@ -14,6 +14,14 @@ def _module():
     return load_script("benchmarks/speed.py")
 
 
+@pytest.fixture
+def cases_in_tmp(tmp_path, monkeypatch):
+    """The script with its case cache (build/speed_cases/ of the checkout) in a temporary folder."""
+    mod = _module()
+    monkeypatch.setattr(mod, "CASE_CACHE", tmp_path / "speed_cases")
+    return mod
+
+
 def test_loglog_slope_recovers_a_power_law():
     mod = _module()
     rows = [{"items": n, "t": 3.0 * n**1.5} for n in (10, 100, 1000)] + [{"items": 5, "error": "x"}]
@@ -37,8 +45,8 @@ def test_written_big_files_load_back_to_the_generated_matrix(tmp_path, kind):
     np.testing.assert_array_equal(d.responses, R[np.ix_(order_m, order_i)])
 
 
-def test_scale_part_runs_each_case_in_a_subprocess():
-    mod = _module()
+def test_scale_part_runs_each_case_in_a_subprocess(cases_in_tmp):
+    mod = cases_in_tmp
     args = Namespace(k=5, models=60, scale_items="50,80", scale_models="40", fixed_items=50, methods="random",
                      data_seed=0, case_seed=0, gen="", fresh=True)
     res = mod.part_scale(args)
@@ -47,8 +55,8 @@ def test_scale_part_runs_each_case_in_a_subprocess():
     assert res["table"].count("\n") == 4 and "loglog_slopes" in res
 
 
-def test_seeds_part_reports_the_ratio_to_random_per_seed():
-    mod = _module()
+def test_seeds_part_reports_the_ratio_to_random_per_seed(cases_in_tmp):
+    mod = cases_in_tmp
     args = Namespace(k=5, models=60, n_items=50, seeds="0,1", data_seed=0, case_seed=0, fresh=True,
                      gen='{"dims": 2, "guessing": 0.0}', params='{"generations": 2, "rounds": 0, "population": 10, "elites": 2}')
     res = mod.part_seeds(args)

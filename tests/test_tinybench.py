@@ -99,9 +99,11 @@ def test_tinybench_end_to_end(small, tmp_path):
     assert small.items[idx].tolist() == art.items
 
 
-def test_tinybench_on_continuous_scores(alpaca):
+def test_tinybench_on_continuous_scores(alpaca, held_out):
     with pytest.warns(UserWarning, match="binarize"):
         art = compress(alpaca, k=12, method="tinybench", seed=0, progress=False, min_models=10, **FAST)
-    assert len(set(art.items)) == 12
+    assert len(set(art.items)) == 12 and set(art.items) <= set(alpaca.items)
+    rmse, baseline = held_out(art, alpaca)  # measured 3.6 against 22.8 pp
+    assert rmse < 0.4 * baseline and art.figures["test"]["rmse"] == pytest.approx(rmse)
     assert art.selection["lambda_models"] == "train+validation"  # only 6 validation models
     assert art.params["irt"]["binarize"] == 0.5

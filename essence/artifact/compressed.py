@@ -105,19 +105,25 @@ class Compressed(Artifact):
             )
         return models, X
 
+    def estimates(self, X) -> dict:
+        """``{"estimate", "lower", "upper", "outside", "answered_by"}``, each ``(n,)``, for answers ``X`` ``(n, k)``
+        on the chosen items: the estimate and its interval (pp); whether the model lies outside the reference
+        models, judged from its own answers (the frontier reconstructor's posterior, else its plain mean on the
+        chosen items beyond the references' range of it); and which estimate answered."""
+        return estimates(self.reconstructor, self.interval, self.dataset.get("subset_quantiles"), X)
+
     def estimate(self, data):
         """Estimated full scores (pp) with intervals for the models in ``data``.
 
         ``data``: a :class:`Responses`, a wide DataFrame, or a path; it must hold every chosen item
         (matched by item id; extra items are ignored). Returns a DataFrame with columns
-        ``model, estimate, lower, upper`` (pp; the interval's nominal level is ``interval.level``).
+        ``model, estimate, lower, upper`` (pp; the interval's nominal level is ``interval.level``),
+        ``outside`` and ``answered_by`` (:meth:`estimates`).
         """
         import pandas as pd
 
         models, X = self._matrix(data)
-        est = self.reconstructor.predict(X)
-        lo, hi = self.interval.interval(est)
-        return pd.DataFrame({"model": models, "estimate": est, "lower": lo, "upper": hi})
+        return pd.DataFrame({"model": models, **self.estimates(X)})
 
     def evaluate(self, data) -> dict:
         """Compare estimates on ``data`` with its true full scores: :func:`essence.data.metrics.summary` + coverage."""
@@ -191,6 +197,27 @@ class Compressed(Artifact):
         t = self.figures.get("test", {})
         return (f"Compressed(method={self.method!r}, k={self.k}, dataset={self.dataset.get('name')!r}, "
                 f"test_rmse={t.get('rmse', float('nan')):.3f} pp, test_kendall={t.get('kendall', float('nan')):.3f})")
+
+
+def estimates(rec, interval, subset_quantiles, X) -> dict:
+    """The rows of :meth:`Compressed.estimates` for reconstructor ``rec``, its conformal ``interval`` and the
+    references' plain-mean percentiles ``subset_quantiles`` (pp, or None) on answers ``X`` ``(n, k)``."""
+    X = np.asarray(X, dtype=np.float64)
+    if getattr(rec, "has_interval", False):
+        out = rec.predict_interval(X)
+        return {"estimate": out["estimate"], "lower": out["lower"], "upper": out["upper"],
+                "outside": np.asarray(out["outside"], dtype=bool),
+                "answered_by": np.where(out["weight"] > 0.5, "frontier", "regression")}
+    est = rec.predict(X)
+    lo, hi = interval.interval(est)
+    if subset_quantiles is None:
+        outside = np.zeros(est.shape, dtype=bool)
+    else:
+        with np.errstate(invalid="ignore"):
+            mean = 100 * np.nanmean(X, axis=1)
+        outside = (mean < subset_quantiles[0]) | (mean > subset_quantiles[-1])
+    return {"estimate": est, "lower": lo, "upper": hi, "outside": outside,
+            "answered_by": np.full(est.shape, "regression", dtype=object)}
 
 
 #: fewer models than this make figures (RMSE, rank correlation, coverage) too noisy to read: a warning says so
@@ -299,24 +326,31 @@ def compress(
         pooled = getattr(selector, "reconstructor_fitted_on_", "train") == "train+val"
         fit_part = Responses(np.vstack([train.responses, valid.responses]), np.r_[train.models, valid.models],
                              train.items, np.r_[train.target, valid.target]) if pooled else train
-        pred_cf = cross_fitted_predictions(rec, fit_part.responses[:, idx], fit_part.target, seed=seed,
+        # the conformal interval; a kind with its own interval (frontier) calibrates it on its regression
+        calibrated = getattr(rec, "inner_", rec) if getattr(rec, "has_interval", False) else rec
+        pred_cf = cross_fitted_predictions(calibrated, fit_part.responses[:, idx], fit_part.target, seed=seed,
                                            R=fit_part.responses)
         # a reconstructor refitted on train + val has no held-out validation models: calibrate on cross-fits
-        pred_val = pred_cf[train.n_models:] if pooled else rec.predict(valid.responses[:, idx])
+        pred_val = pred_cf[train.n_models:] if pooled else calibrated.predict(valid.responses[:, idx])
         interval = IntervalModel(level=level).fit(pred_cf[:train.n_models] if pooled else pred_cf, train.target,
                                                   pred_val, valid.target)
+    with np.errstate(invalid="ignore"):
+        subset_q = np.round(np.nanpercentile(100 * np.nanmean(fit_part.responses[:, idx], axis=1), np.arange(101)), 4)
     figures = {}
     for label, part in (("validation", valid), ("test", testd)):
         if part.n_models:
-            est = pred_val if label == "validation" else rec.predict(part.responses[:, idx])
-            lo, hi = interval.interval(est)
+            out = estimates(rec, interval, subset_q, part.responses[:, idx])
+            est = pred_val if label == "validation" and not getattr(rec, "has_interval", False) else out["estimate"]
+            lo, hi = interval.interval(est) if est is pred_val else (out["lower"], out["upper"])
             figures[label] = _figures(part.target, est, lo, hi, f"{label} figures", warn_few=label == "test",
                                      quiet=constant)
+            figures[label]["outside"] = float(np.mean(out["outside"]))
     dataset = {
         "name": data.name, "fingerprint": source.fingerprint(), "n_models": data.n_models,
         "n_items": source.n_items, "target_source": data.target_source, "binary": data.is_binary,
         "target_quantiles": np.round(np.nanpercentile(data.target, np.arange(101)), 4).tolist(),  # essence.artifact.report
         "item_means": np.round(np.nanmean(fit_part.responses[:, idx], axis=0), 4).tolist(),  # check_same_benchmark
+        "subset_quantiles": subset_q.tolist(),  # the references' plain mean on the chosen items: who is outside
     }
     if left_out:
         dataset["items_left_out"] = {"reason": f"answered by fewer than {min_answered} training models",

@@ -1,4 +1,4 @@
-"""The regime map: how each method does with few reference models (20-300 and all) and on whole item pools.
+"""The regime map: how each method does with few reference models (tens to hundreds) and on whole item pools.
 
 For one dataset, model count ``m`` and draw ``d``: ``m`` models are drawn at random (seed ``1000 + d``;
 ``"all"`` keeps every model), then split into ``folds`` folds (cross-validation over models). Each fold is
@@ -6,20 +6,18 @@ held out once as test models; the method chooses and fits on the other models (s
 / validation inside, as ``compress`` does) and predicts the held-out ones. With few models one split of 4
 test models says nothing; here every model is a test model once. Per run (:func:`run_one`):
 
-* RMSE (pp) over all ``m`` models' out-of-fold predictions;
-* the baseline on the same folds: random items + a least-squares line of the full score on their mean,
-  fitted on all non-test models of the fold (what a user tries first). Each fold draws its own items with
-  the seed every method gets in that fold, so ``random`` has the baseline's items and differs from it only
-  by its reconstructor;
-* ratio = method RMSE / baseline RMSE (:func:`essence.data.metrics.ratio_to_random`).
+* RMSE (pp) over all ``m`` models' out-of-fold predictions (and the coverage of the method's own interval,
+  where it has one);
+* the audit's baselines on the same folds and items: random items read by a least-squares line on their mean,
+  by ridge (penalty among 0.1, 1, 10) and by AIPW, each fitted on the fold's non-test models. Each fold draws
+  its items with the seed every method gets in that fold, so ``random`` has the baselines' items;
+* ratio = method RMSE / the best baseline's RMSE (:func:`essence.data.metrics.ratio_to_random`).
 
 :func:`summarise` gives, per (dataset, models, method), the RMSE mean +- sd over draws and the ratio as the
 geometric mean over draws +- the sd of the per-draw ratios; a method that refuses (e.g. IRT with too few
-models) keeps its reason. Each run is cached as JSON under ``out`` (named by dataset, m, draw, method, k and
-folds) with the version of the code that produced it (:func:`code_version`: the method's source and the
-shared core, as the sweep keys its runs); a cached run of other code is recomputed, or, with
-``cached_only``, left out. ``benchmarks/regimes.py`` is the command line;
-notebook 08 runs a small map.
+models) keeps its reason. Each run is cached as JSON under ``out`` with the version of the code that produced
+it (:func:`code_version`); a cached run of other code is recomputed, or, with ``cached_only``, left out.
+``benchmarks/regimes.py`` is the command line.
 """
 
 from __future__ import annotations
@@ -31,10 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..data import METABENCH, Responses, split_models
+from ..data import METABENCH, OPENLLM_V2, Responses, split_models
 from ..methods import make_method
 from ..data.metrics import ratio_to_random
-from ..reconstructors.simple import LineReconstructor
+from ..reconstructors.audit import AIPWReconstructor
+from ..reconstructors.simple import LineReconstructor, RidgeReconstructor
 from ..reconstructors.base import model_folds
 from ..sweep.signatures import code_version
 
@@ -44,25 +43,21 @@ __all__ = ["code_version", "default_k", "run_path", "run_one", "regime_map", "su
 WHOLE_POOLS = ("alpaca_eval2", "lcb_codegen")
 
 
+#: the audit's baselines every run is compared with: random items and these reconstructors
+BASELINES = {"random_line": LineReconstructor, "random_ridge": lambda: RidgeReconstructor(alphas=(0.1, 1.0, 10.0)),
+             "aipw": None}
+
+
 def default_k(name: str, n_items: int) -> int:
-    """50 on the metabench pools; N/20 (rounded) on whole item pools."""
-    return 50 if name in METABENCH else max(1, int(round(n_items / 20)))
+    """50 on the metabench pools and the whole openllm_v2 benchmarks; N/20 (rounded) on the small whole pools."""
+    return 50 if name in METABENCH or name in OPENLLM_V2 else max(1, int(round(n_items / 20)))
 
 
 def _code(method: str) -> str:
-    """:func:`code_version` of ``method``; a few-model candidate of ``auto`` measured alone is auto's code."""
-    from ..methods.auto import FEW_MODEL_SELECTORS
-
-    return code_version("auto" if method in FEW_MODEL_SELECTORS else method)
+    return code_version(method)
 
 
 def _make(method: str, k: int, seed: int, params: dict | None):
-    """A registered method, or a few-model candidate of ``auto`` (:data:`essence.methods.auto.FEW_MODEL_SELECTORS`,
-    e.g. ``screened`` or ``ruler_bagged``) alone, with auto's line rule (:func:`~essence.methods.auto.few_model_candidate`)."""
-    from ..methods.auto import FEW_MODEL_SELECTORS, few_model_candidate
-
-    if method in FEW_MODEL_SELECTORS:
-        return few_model_candidate(method, k, seed=seed, **(params or {}))
     return make_method(method, k=k, seed=seed, progress=False, **(params or {}))
 
 
@@ -84,9 +79,10 @@ def run_one(data: Responses, name: str, m, draw: int, method: str, k: int, folds
             params: dict | None = None) -> dict:
     """One cached run: ``m`` models (int or ``"all"``) of ``data``, draw ``draw``, ``folds``-fold CV over them.
 
-    Returns (and caches under ``out``) a dict with ``rmse``, ``baseline_rmse`` (pp), ``ratio``, the per-fold
+    Returns (and caches under ``out``) a dict with ``rmse`` (pp), ``ratio``, the per-fold
     RMSEs, the reconstructor (or auto's method/reconstructor) choice per fold and ``seconds``; or
-    ``refused`` with the method's first error line. ``params``: extra method parameters (part of the cache
+    ``refused`` with the method's first error line; ``baselines``: each baseline's RMSE (pp), and ``baseline`` /
+    ``baseline_rmse`` the best of them. ``params``: extra method parameters (part of the cache
     name when given).
     """
     path = run_path(out, name, m, draw, method, k, folds, params)
@@ -97,7 +93,8 @@ def run_one(data: Responses, name: str, m, draw: int, method: str, k: int, folds
     sub = data if m == "all" else data.subset(models=np.sort(rng.choice(data.n_models, size=int(m), replace=False)))
     lab = model_folds(sub.n_models, folds, seed=draw)
     y = sub.target
-    pred, base = np.full(sub.n_models, np.nan), np.full(sub.n_models, np.nan)
+    pred, inside = np.full(sub.n_models, np.nan), np.full(sub.n_models, np.nan)
+    base = {b: np.full(sub.n_models, np.nan) for b in BASELINES}
     rec = {"dataset": name, "models": m, "n_models": sub.n_models, "draw": draw, "method": method, "k": k,
            "folds": folds, "code": _code(method), "choices": []}
     t0 = time.perf_counter()
@@ -106,8 +103,10 @@ def run_one(data: Responses, name: str, m, draw: int, method: str, k: int, folds
         rest = sub.subset(models=~te)
         fold_seed = draw * 100 + int(f)  # the baseline's items are what `random` draws with this seed
         b_idx = np.sort(np.random.default_rng(fold_seed).choice(sub.n_items, size=k, replace=False))
-        line = LineReconstructor().fit(rest.responses[:, b_idx], rest.target)
-        base[te] = line.predict(sub.responses[np.ix_(te, b_idx)])
+        for b, make in BASELINES.items():
+            rb = (make() if make else AIPWReconstructor(items=b_idx.tolist())).fit(
+                rest.responses[:, b_idx], rest.target, **({} if make else {"R": rest.responses}))
+            base[b][te] = rb.predict(sub.responses[np.ix_(te, b_idx)])
         tr, va, _ = split_models(rest, test=0.0, val=0.1, seed=draw)
         try:
             with warnings.catch_warnings():
@@ -116,17 +115,25 @@ def run_one(data: Responses, name: str, m, draw: int, method: str, k: int, folds
         except (ValueError, RuntimeError) as exc:
             rec["refused"] = str(exc).splitlines()[0][:300]
             break
-        pred[te] = sel.reconstructor_.predict(sub.responses[np.ix_(te, sel.items_)])
+        X_te = sub.responses[np.ix_(te, sel.items_)]
+        if getattr(sel.reconstructor_, "has_interval", False):
+            out_ = sel.reconstructor_.predict_interval(X_te)
+            pred[te], inside[te] = out_["estimate"], (out_["lower"] <= y[te]) & (y[te] <= out_["upper"])
+        else:
+            pred[te] = sel.reconstructor_.predict(X_te)
         rec.setdefault("fold_rmse", []).append(float(np.sqrt(np.mean((pred[te] - y[te]) ** 2))))
-        rec.setdefault("fold_baseline_rmse", []).append(float(np.sqrt(np.mean((base[te] - y[te]) ** 2))))
         auto = getattr(sel, "info_", {}).get("auto")
         rec["choices"].append(sel.reconstructor_choice_ if auto is None else
                               f"{auto['choice']}/{sel.reconstructor_choice_}")
     rec["seconds"] = round(time.perf_counter() - t0, 2)
     if "refused" not in rec:
         rec["rmse"] = float(np.sqrt(np.mean((pred - y) ** 2)))
-        rec["baseline_rmse"] = float(np.sqrt(np.mean((base - y) ** 2)))
+        rec["baselines"] = {b: float(np.sqrt(np.mean((p - y) ** 2))) for b, p in base.items()}
+        rec["baseline"] = min(rec["baselines"], key=rec["baselines"].get)
+        rec["baseline_rmse"] = rec["baselines"][rec["baseline"]]
         rec["ratio"] = ratio_to_random([rec["rmse"]], [rec["baseline_rmse"]])
+        if not np.isnan(inside).all():
+            rec["coverage"] = float(np.nanmean(inside))
     out.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(rec))
@@ -189,6 +196,8 @@ def summarise(rows: list[dict]) -> list[dict]:
                        ratio=ratio_to_random(e, [r["baseline_rmse"] for r in ok]),
                        ratio_sd=q.std(ddof=1) if q.size > 1 else 0.0,
                        baseline=float(np.mean([r["baseline_rmse"] for r in ok])))
+            if all("coverage" in r for r in ok):
+                row["coverage"] = float(np.mean([r["coverage"] for r in ok]))
         out.append(row)
     return out
 

@@ -5,7 +5,7 @@ is imported; this package imports every kind's module, so :func:`reconstructor_f
 The choice among candidates by cross-validation lives in :mod:`.choose`, intervals in :mod:`.intervals`.
 """
 
-from . import audit, boost, combine, irt, kernel, mlp, signature, simple  # noqa: F401  (registers every kind)
+from . import audit, boost, combine, frontier, irt, kernel, mlp, signature, simple  # noqa: F401  (registers every kind)
 from .base import (
            KINDS,
            Reconstructor,

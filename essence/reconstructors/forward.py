@@ -198,6 +198,87 @@ _PREDICT = {
 }
 
 
+_erf = np.vectorize(math.erf, otypes=[float])
+
+
+def _ncdf(z):
+    """The standard normal cdf, elementwise."""
+    return 0.5 * (1.0 + _erf(np.asarray(z, dtype=np.float64) / math.sqrt(2.0)))
+
+
+def _factor_ability(X, A, b, prior_prec, iters=30):
+    """MAP abilities ``(n, d)`` of a logistic factor model from answers ``X`` ``(n, k)`` on items with loadings
+    ``A`` ``(k, d)`` and easiness ``b`` ``(k,)`` (essence.features.factor.map_ability)."""
+    n, dd = X.shape[0], A.shape[1]
+    theta = np.zeros((n, dd))
+    if dd == 0:
+        return theta
+    obs = ~np.isnan(X)
+    Xf = np.where(obs, X, 0.0)
+    for _ in range(iters):
+        P = _sigmoid(theta @ A.T + b)
+        g = np.where(obs, Xf - P, 0.0) @ A - theta * prior_prec
+        H = np.einsum("nk,kd,ke->nde", np.where(obs, P * (1 - P), 0.0), A, A) + prior_prec * np.eye(dd)
+        step = np.linalg.solve(H, g[..., None])[..., 0]
+        step = step * np.minimum(1.0, 2.0 / np.maximum(np.linalg.norm(step, axis=1, keepdims=True), 1e-12))
+        theta = theta + step
+        if np.max(np.abs(step)) < 1e-6:
+            break
+    return theta
+
+
+def frontier_d(d, X):
+    """The shrinkage-free estimate ``D`` (pp) and its standard error times ``c_d`` (pp), ``(n,)`` each."""
+    A = np.asarray(d["loadings"], dtype=np.float64)
+    b = np.asarray(d["easiness"], dtype=np.float64)
+    A = A.reshape(b.size, -1)
+    items = np.asarray(d["items"], dtype=np.intp)
+    n_all = b.size
+    theta = _factor_ability(X, A[items], b[items], float(d["prior_prec"]))
+    P = _sigmoid(theta @ A.T + b)
+    Ps = P[:, items]
+    obs = ~np.isnan(X)
+    k = np.maximum(obs.sum(axis=1), 1)
+    e = np.where(obs, X - Ps, 0.0)
+    e_mean = e.sum(axis=1) / k
+    var = np.where(obs, (e - e_mean[:, None]) ** 2, 0.0).sum(axis=1) / np.maximum(k - 1, 1)
+    bern = np.where(obs, Ps * (1 - Ps), 0.0).sum(axis=1) / k
+    v = np.maximum(np.maximum(var, bern), 1.0 / (k + 2))
+    se = np.sqrt(np.maximum(1.0 - k / n_all, 0.0) * v / k)
+    a0, b0, s0 = (float(x) for x in d["map"])
+    D = a0 + b0 * 100.0 * np.clip(P.mean(axis=1) + e_mean, 0.0, 1.0)
+    return D, np.sqrt((b0 * 100.0 * se) ** 2 + s0 ** 2 + 1e-6) * float(d["c_d"])
+
+
+def _mixture_quantile(q, w, m0, s0, m1, s1, iters=60):
+    """The ``q`` quantile of ``(1 - w) N(m0, s0^2) + w N(m1, s1^2)``, elementwise, by bisection."""
+    lo = np.minimum(m0 - 8 * s0, m1 - 8 * s1)
+    hi = np.maximum(m0 + 8 * s0, m1 + 8 * s1)
+    for _ in range(iters):
+        mid = (lo + hi) / 2
+        below = (1 - w) * _ncdf((mid - m0) / s0) + w * _ncdf((mid - m1) / s1) < q
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return (lo + hi) / 2
+
+
+def frontier(d, X):
+    """essence.reconstructors.frontier: ``{"estimate", "lower", "upper", "weight", "outside"}``, each ``(n,)``."""
+    G = np.clip(_PREDICT[d["inner"]["kind"]](d["inner"], X), 0.0, 100.0)
+    D, sD = frontier_d(d, X)
+    yq = np.asarray(d["y_quantiles"], dtype=np.float64)
+    p_out = np.clip(_ncdf((D - yq[-1]) / sD) + _ncdf((yq[0] - D) / sD), 0.0, 1.0)
+    f_in = np.mean(np.exp(-0.5 * ((D[:, None] - yq[None, :]) / sD[:, None]) ** 2), axis=1) / (sD * math.sqrt(2 * math.pi))
+    pi = float(d["pi_out"])
+    w = pi * p_out / 100.0 / np.maximum(pi * p_out / 100.0 + (1 - pi) * f_in, 1e-300)
+    sG = np.full(G.shape, float(d["s_inner"]))
+    level = float(d["level"])
+    lo = _mixture_quantile((1 - level) / 2, p_out, G, sG, D, sD)
+    hi = _mixture_quantile((1 + level) / 2, p_out, G, sG, D, sD)
+    est = (1 - w) * G + w * D
+    return {"estimate": np.clip(est, 0.0, 100.0), "lower": np.clip(np.minimum(lo, est), 0.0, 100.0),
+            "upper": np.clip(np.maximum(hi, est), 0.0, 100.0), "weight": w, "outside": w > 0.5}
+
+
 def _average(d, X):
     """essence.reconstructors.combine.AverageReconstructor: its parts' mean, weighted by ``part_weights`` when given."""
     preds = np.array([np.clip(_PREDICT[p["kind"]](p, X), 0.0, 100.0) for p in d["fitted"]])
@@ -206,6 +287,7 @@ def _average(d, X):
 
 
 _PREDICT["average"] = _average
+_PREDICT["frontier"] = lambda d, X: frontier(d, X)["estimate"]
 _PREDICT["columns"] = lambda d, X: np.clip(_PREDICT[d["fitted"]["kind"]](d["fitted"], X[:, [int(c) for c in d["params"]["columns"]]]),
                                            0.0, 100.0)  # essence.reconstructors.combine.ColumnsReconstructor: its part on its columns
 KINDS = tuple(_PREDICT)
@@ -232,6 +314,10 @@ def estimate(spec: dict, scores: dict) -> tuple:
     x = np.array([[scores.get(i, math.nan) for i in spec["items"]]], dtype=np.float64)
     if np.isnan(x).all():
         return math.nan, math.nan, math.nan
-    est = predict(spec["reconstructor"], x)
+    rec = spec["reconstructor"]
+    if rec.get("kind") == "frontier":  # its own interval
+        out = frontier(rec, x)
+        return float(out["estimate"][0]), float(out["lower"][0]), float(out["upper"][0])
+    est = predict(rec, x)
     lo, hi = interval(spec["interval"], est)
     return float(est[0]), float(lo[0]), float(hi[0])

@@ -1,0 +1,129 @@
+"""A low-rank logistic factor model of the answers: what the reference models' results say about every item.
+
+    P(answer of model m on item j is right) = sigmoid(theta_m . a_j + b_j)
+
+with ``theta_m`` ``(d,)`` the model's abilities, ``a_j`` ``(d,)`` the item's loadings and ``b_j`` its easiness.
+Graded scores in [0, 1] enter the same Bernoulli cross-entropy (a quasi-likelihood). The fit alternates damped
+Newton steps over every item's ``(a_j, b_j)`` given the abilities and every model's ``theta_m`` given the items
+(batched small solves), with L2 penalties (``lam`` on loadings and abilities, a little on easiness so that an item
+nobody or everybody solves stays finite). The abilities are then standardised (reference models: mean 0, identity
+covariance) and the loadings transformed to match, so a prior on a new model's ability is on the references'
+scale. A new model's ability is the MAP from its answers on any items (:meth:`FactorModel.ability`): with a weak
+prior it may lie far beyond every reference model, which is what lets the model extrapolate to a stronger one.
+
+Responses are ``(n_models, n_items)`` in [0, 1], NaN = missing (left out of the likelihood).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit
+
+from ..data.errors import InputError
+
+__all__ = ["FactorModel"]
+
+
+def _logit(p):
+    p = np.clip(p, 1e-3, 1 - 1e-3)
+    return np.log(p / (1 - p))
+
+
+class FactorModel:
+    """``fit(R)`` with ``R`` ``(n_models, n_items)`` in [0, 1]; after it: ``A_`` ``(n_items, d)`` loadings,
+    ``b_`` ``(n_items,)`` easiness, ``theta_`` ``(n_models, d)`` standardised abilities. Deterministic for a
+    ``seed`` (it only perturbs the SVD start)."""
+
+    def __init__(self, d: int = 2, lam: float = 1.0, iters: int = 40, seed: int = 0):
+        self.d = d
+        self.lam = lam
+        self.iters = iters
+        self.seed = seed
+
+    def fit(self, R) -> "FactorModel":
+        R = np.asarray(R, dtype=np.float64)
+        if R.ndim != 2 or R.shape[0] < 2:
+            raise InputError(f"factor model: expected (n_models >= 2, n_items) answers, got shape {R.shape}")
+        M = ~np.isnan(R)
+        Y = np.where(M, R, 0.0)
+        n, N = R.shape
+        d = int(self.d)
+        pm = np.clip(np.nanmean(np.where(M.any(axis=0), R, 0.5), axis=0), 0.02, 0.98)
+        b = _logit(pm)
+        if d == 0:
+            self.A_, self.b_, self.theta_ = np.zeros((N, 0)), b, np.zeros((n, 0))
+            return self
+        U, S, Vt = np.linalg.svd(np.where(M, R, pm) - pm, full_matrices=False)
+        theta = U[:, :d] * np.sqrt(n) + 0.01 * np.random.default_rng(self.seed).standard_normal((n, d))
+        A = Vt[:d].T * S[:d] / np.sqrt(n) * 4.0
+        theta, A, b = self._newton(Y, M.astype(np.float64), theta, A, b)
+        mu = theta.mean(axis=0)  # standardise: theta' = W (theta - mu), a' = W^-T a, b' = b + a . mu
+        evals, evecs = np.linalg.eigh(np.cov(theta.T).reshape(d, d) + 1e-9 * np.eye(d))
+        W = evecs @ np.diag(evals ** -0.5) @ evecs.T
+        self.theta_ = (theta - mu) @ W.T
+        self.A_ = A @ np.linalg.inv(W)
+        self.b_ = b + A @ mu
+        return self
+
+    def _newton(self, Y, Mf, theta, A, b):
+        n, N = Y.shape
+        d = theta.shape[1]
+        pen_item = np.diag(np.r_[np.full(d, self.lam), 1e-3])
+        pen_theta = self.lam * np.eye(d)
+        beta = np.column_stack([A, b])  # (N, d + 1)
+        for _ in range(int(self.iters)):
+            Phi = np.column_stack([theta, np.ones(n)])  # items given abilities
+            P = expit(Phi @ beta.T)
+            W = P * (1 - P) * Mf
+            g = ((Y - P) * Mf).T @ Phi - beta @ pen_item
+            q = Phi.shape[1]
+            H = (W.T @ (Phi[:, :, None] * Phi[:, None, :]).reshape(n, q * q)).reshape(N, q, q) + pen_item
+            step = _damped(np.linalg.solve(H, g[..., None])[..., 0], 3.0)
+            beta = beta + step
+            A, bb = beta[:, :d], beta[:, d]  # abilities given items
+            P = expit(theta @ A.T + bb)
+            W = P * (1 - P) * Mf
+            g = ((Y - P) * Mf) @ A - self.lam * theta
+            H = (W @ (A[:, :, None] * A[:, None, :]).reshape(N, d * d)).reshape(n, d, d) + pen_theta
+            st = _damped(np.linalg.solve(H, g[..., None])[..., 0], 3.0)
+            theta = theta + st
+            if max(np.abs(step).max(), np.abs(st).max()) < 1e-4:
+                break
+        return theta, beta[:, :d], beta[:, d]
+
+    def ability(self, X, items, prior_prec: float = 1e-2, iters: int = 30) -> np.ndarray:
+        """MAP abilities ``(n, d)`` of new models from their answers ``X`` ``(n, k)`` on ``items`` ``(k,)``, under
+        a N(0, I / prior_prec) prior on the references' standardised scale (the default is weak: sd 10)."""
+        return map_ability(X, self.A_[items], self.b_[items], prior_prec, iters)
+
+    def prob(self, theta) -> np.ndarray:
+        """Success probabilities ``(n, n_items)`` at abilities ``theta`` ``(n, d)``."""
+        return expit(np.asarray(theta) @ self.A_.T + self.b_)
+
+
+def _damped(step, limit: float) -> np.ndarray:
+    """Rows of ``step`` scaled down so that no entry exceeds ``limit`` (separable answer patterns diverge)."""
+    return step * np.minimum(1.0, limit / np.maximum(np.abs(step).max(axis=-1, keepdims=True), 1e-12))
+
+
+def map_ability(X, A, b, prior_prec: float = 1e-2, iters: int = 30) -> np.ndarray:
+    """MAP abilities ``(n, d)`` from answers ``X`` ``(n, k)`` (NaN = not asked) on items with loadings ``A``
+    ``(k, d)`` and easiness ``b`` ``(k,)``; damped Newton steps (the step's norm at most 2)."""
+    X = np.asarray(X, dtype=np.float64)
+    A = np.asarray(A, dtype=np.float64)
+    n, d = X.shape[0], A.shape[1]
+    theta = np.zeros((n, d))
+    if d == 0:
+        return theta
+    obs = ~np.isnan(X)
+    Xf = np.where(obs, X, 0.0)
+    for _ in range(int(iters)):
+        P = expit(theta @ A.T + b)
+        g = np.where(obs, Xf - P, 0.0) @ A - theta * prior_prec
+        H = np.einsum("nk,kd,ke->nde", np.where(obs, P * (1 - P), 0.0), A, A) + prior_prec * np.eye(d)
+        step = np.linalg.solve(H, g[..., None])[..., 0]
+        step = step * np.minimum(1.0, 2.0 / np.maximum(np.linalg.norm(step, axis=1, keepdims=True), 1e-12))
+        theta = theta + step
+        if np.max(np.abs(step)) < 1e-6:
+            break
+    return theta

@@ -1,0 +1,131 @@
+"""The frontier estimate (essence.reconstructors.frontier) and the default method that uses it (essence.methods.auto),
+on real whole benchmarks: a model stronger than every reference model is not read toward their mean, and the
+interval covers it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from essence.data import load, split_models
+from essence.data.errors import InputError
+from essence.features.factor import FactorModel, map_ability
+from essence.reconstructors import forward
+from essence.reconstructors.base import fit_reconstructor, reconstructor_from_dict
+from essence.reconstructors.frontier import FrontierReconstructor, d_estimates, pool_map
+
+
+@pytest.fixture(scope="module")
+def ifeval_top():
+    """IFEval (429 models x 541 items): references = all but the strongest fifth; 50 random items."""
+    d = load("ifeval")
+    sp = split_models(d, test=0.2, val=0.0, seed=0, kind="top")
+    items = np.sort(np.random.default_rng(0).choice(d.n_items, 50, replace=False))
+    return d, sp.train, sp.test, items
+
+
+def _fit(data, ref, items, inner="ridge", **kw):
+    spec = {"kind": inner, "params": {"items": items.tolist()} if inner == "aipw" else {}}
+    rec = FrontierReconstructor(items=items.tolist(), inner=spec, **kw)
+    return fit_reconstructor(rec, data.responses[np.ix_(ref, items)], data.target[ref], data.responses[ref])
+
+
+def test_the_estimate_of_a_model_that_answered_every_item_is_its_score():
+    """With every item answered, D's correction term makes it the pool mean exactly, whatever the factor model."""
+    d = load("musr")
+    R, every = d.responses[:200], np.arange(d.n_items)
+    fm = FactorModel(d=2).fit(R[:150])
+    D, s = d_estimates(fm, R[150:], every, (0.0, 1.0, 0.0))
+    np.testing.assert_allclose(D, d.target[150:200], atol=1e-9)
+    assert (s >= 0).all() and np.allclose(s, 1e-3, atol=1e-3)  # no unseen item left: (1 - k/N) = 0
+
+
+def test_stronger_models_are_not_read_toward_the_references_and_the_interval_covers_them(ifeval_top):
+    d, ref, top, items = ifeval_top
+    rec = _fit(d, ref, items, d=2, s_inner=3.0, c_d=1.0)  # calibration fixed: a fast fit
+    X = d.responses[np.ix_(top, items)]
+    out = rec.predict_interval(X)
+    G = rec.inner_.predict(X)
+    bias_g, bias = np.mean(G - d.target[top]), np.mean(out["estimate"] - d.target[top])
+    assert bias_g < -3.0 and abs(bias) < abs(bias_g) / 2  # ridge reads them low; the frontier estimate much less
+    assert out["outside"].mean() > 0.5  # their own answers place most of them outside the references
+    covered = (out["lower"] <= d.target[top]) & (d.target[top] <= out["upper"])
+    assert covered.mean() >= 0.8
+    inside = rec.predict_interval(d.responses[np.ix_(ref[:100], items)])
+    assert inside["outside"].mean() < 0.15  # reference-like models: the regression answers
+
+
+def test_round_trip_and_the_exported_forward_pass_agree(ifeval_top, tmp_path):
+    d, ref, top, items = ifeval_top
+    rec = _fit(d, ref[:200], items, inner="aipw", d=1, s_inner=2.5, c_d=1.2)
+    X = d.responses[np.ix_(top[:20], items)]
+    X[0, :10] = np.nan  # a model that skipped some items
+    state = json.loads(json.dumps(rec.to_dict(), allow_nan=False))
+    back = reconstructor_from_dict(state)
+    for key, v in rec.predict_interval(X).items():
+        np.testing.assert_array_equal(back.predict_interval(X)[key], v, err_msg=key)
+    spec = {"items": [str(i) for i in range(50)], "reconstructor": state, "interval": {}}
+    e, lo, hi = forward.estimate(spec, {str(i): X[0, i] for i in range(50)})
+    assert lo <= e <= hi and e == pytest.approx(rec.predict(X[:1])[0])
+
+
+def test_calibration_by_cv_and_the_map_for_a_pool_that_is_not_the_benchmark():
+    d = load("truthfulqa")  # a metabench pool: the target is the whole benchmark's score, not the pool mean
+    R, y = d.responses[:400], d.target[:400]
+    a, b, sd = pool_map(R, y)
+    assert (a, b, sd) != (0.0, 1.0, 0.0) and sd > 0
+    items = np.arange(0, 100, 2)
+    rec = fit_reconstructor(FrontierReconstructor(items=items.tolist(), dims=(1, 2), folds=3),
+                            R[:, items], y, R)
+    assert rec.d_ in (1, 2) and rec.s_inner_ > 0 and rec.c_d_ >= 1.0
+    pred = rec.predict(d.responses[400:600][:, items])
+    assert np.sqrt(np.mean((pred - d.target[400:600]) ** 2)) < np.std(d.target[400:600])
+
+
+def test_bad_input_names_the_problem(ifeval_top):
+    d, ref, _, items = ifeval_top
+    X, y, R = d.responses[np.ix_(ref, items)], d.target[ref], d.responses[ref]
+    with pytest.raises(InputError, match="frontier: fit needs R"):
+        FrontierReconstructor(items=items.tolist()).fit(X, y)
+    with pytest.raises(InputError, match="must index"):
+        FrontierReconstructor(items=items[:10].tolist()).fit(X, y, R=R)
+    with pytest.raises(InputError, match="pi_out"):
+        FrontierReconstructor(items=items.tolist(), pi_out=2.0).fit(X, y, R=R)
+
+
+def test_map_ability_finds_a_planted_ability():
+    rng = np.random.default_rng(3)
+    A, b = rng.normal(0, 1, (2000, 2)), rng.normal(0, 1, 2000)
+    theta = np.array([[1.5, -0.5]])
+    X = (rng.random((1, 2000)) < 1 / (1 + np.exp(-(theta @ A.T + b)))).astype(float)
+    np.testing.assert_allclose(map_ability(X, A, b, prior_prec=1e-4), theta, atol=0.15)
+    np.testing.assert_allclose(forward._factor_ability(X, A, b, 1e-4), map_ability(X, A, b, 1e-4), atol=1e-9)
+
+
+@pytest.mark.slow
+def test_auto_chooses_by_cross_validation_and_records_it():
+    from essence import compress
+
+    d = load("math_hard")
+    art = compress(d, 30, seed=1, split="top", test=0.2, progress=False, checkpoints=(0, 300), dims=(1, 2),
+                   regressions=("line", "ridge", "aipw"))
+    rec = art.selection["auto"]
+    assert set(rec["cv_rmse"]) == {"T=0 line", "T=0 ridge", "T=0 aipw", "T=300 line", "T=300 ridge"}
+    assert rec["estimate_rmse"] == pytest.approx(min(rec["cv_rmse"].values()), abs=1e-5)
+    assert rec["factor_rank"] in (1, 2)
+    assert art.reconstructor.kind == "frontier" and len(art.items) == 30
+    est = art.estimate(d)
+    assert {"outside", "answered_by"} <= set(est.columns) and set(est["answered_by"]) <= {"regression", "frontier"}
+    again = compress(d, 30, seed=1, split="top", test=0.2, progress=False, checkpoints=(0, 300), dims=(1, 2),
+                     regressions=("line", "ridge", "aipw"))
+    assert again.items == art.items  # the same seed gives the same subset
+    plain = compress(d, 30, seed=1, split="top", test=0.2, progress=False, checkpoints=(0, 300), dims=(1, 2),
+                     regressions=("line", "ridge", "aipw"), frontier=False)
+    assert plain.reconstructor.kind != "frontier"
+    # on the strongest fifth the frontier estimate is less biased than the regression alone
+    top = split_models(d, test=0.2, val=0.1, seed=1, kind="top").test
+    for a in (art, plain):
+        a.bias_ = float(np.mean(a.estimate(d.subset(models=top))["estimate"] - d.target[top]))
+    assert abs(art.bias_) < abs(plain.bias_)
