@@ -45,6 +45,10 @@ def add_subcommand(subparsers) -> None:
     p.add_argument("--param", action="append", metavar="METHOD.NAME=VALUE",
                    help="a method parameter, e.g. essence.generations=200 (repeatable; on a suite, essence "
                         "takes the joint EssenceBench's settings: population, generations, weighting, ...)")
+    p.add_argument("--splits", nargs="+", choices=("random", "top"), default=["random"],
+                   help="how the test models are chosen: random (stratified, the default) and/or top (the strongest "
+                        "--test fraction: a new model better than every reference)")
+    p.add_argument("--test", type=float, default=0.1, help="fraction of the models held out as test models (default 0.1)")
     p.add_argument("--no-artifacts", action="store_true", help="do not keep each run's artifact in its cache file")
     p.set_defaults(func=_cmd_sweep)
 
@@ -56,7 +60,8 @@ def _cmd_sweep(args) -> int:
                           reserved={"k": "--k", "seed": "--seeds", "method": "--methods", "progress": "--quiet"})
     df = run_sweep(args.data, args.methods, args.k, args.seeds, args.out, jobs=args.jobs, force=args.force,
                    progress=not args.quiet, backend=args.backend, scheduler=args.scheduler,
-                   method_params=params, update=args.update, keep_artifacts=not args.no_artifacts)
+                   method_params=params, update=args.update, keep_artifacts=not args.no_artifacts,
+                   splits=args.splits, test=args.test)
     info = df.attrs["sweep"]
     if not args.quiet:
         print(format_summary(summarise(df)))

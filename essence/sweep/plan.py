@@ -76,6 +76,8 @@ def run_sweep(
     method_params: dict | None = None,
     update: bool = False,
     keep_artifacts: bool = True,
+    splits=("random",),
+    test: float = 0.1,
 ):
     """Run every dataset x method x k x seed, reuse cached runs, write and return the results table.
 
@@ -86,7 +88,9 @@ def run_sweep(
     ``jobs``: loky workers (-1 = all cores; 1 = in this process). ``force``: recompute every run; ``update``:
     recompute missing or stale runs; either replaces an existing table. ``backend="dask"`` submits the runs to
     ``scheduler`` (an address or a ``distributed.Client``). ``method_params``: ``{method: {parameter:
-    value}}``. ``keep_artifacts``: store each run's artifact in its cache file.
+    value}}``. ``keep_artifacts``: store each run's artifact in its cache file. ``splits``: ``"random"``
+    (stratified) and/or ``"top"`` (the strongest ``test`` fraction are the test models): each dataset runs under
+    each kind (column ``split``; a top run is keyed ``NAME@top``). ``test``: the test models' fraction.
 
     Returns the table, columns :data:`COLUMNS` (test figures), in the order dataset, method, k, seed, also
     written to ``out/results.parquet`` and ``out/results.csv``; ``df.attrs["sweep"]`` holds the counts
@@ -99,7 +103,11 @@ def run_sweep(
                                                                    scheduler, method_params)
     out = Path(out)
     table_parquet, table_csv = _check_out(out, force, update)
-    loaded, splits = _load_and_split(datasets, seeds)
+    splits = [str(k) for k in _as_list(splits, "splits")]
+    bad = [k for k in splits if k not in _data.SPLIT_KINDS]
+    if bad:
+        raise UsageError(f"splits: {bad[0]!r} is not one of {', '.join(_data.SPLIT_KINDS)}")
+    loaded, splits = _load_and_split(datasets, seeds, splits, test)
     kinds = {"suite" if members else "single" for _, _, members in loaded.values()}
     settings, unavailable, method_code = _method_signatures(methods, ks, seeds, method_params, kinds)
     plan = _plan_runs(loaded, splits, methods, ks, seeds, method_params, settings, unavailable, method_code, out,
@@ -160,10 +168,11 @@ def _check_out(out: Path, force: bool, update: bool) -> tuple[Path, Path]:
     return table_parquet, table_csv
 
 
-def _load_and_split(datasets, seeds):
+def _load_and_split(datasets, seeds, kinds=("random",), test: float = 0.1):
     """``({name: (Responses or Suite, source, members)}, {(name, seed): ((train, val, test), split_id)})``:
     each split once. ``members`` is a suite's member names (``()`` for a single dataset); a suite's split is
-    ``split_models`` of its mean score over the shared models (what ``compress_suite`` does for that seed)."""
+    ``split_models`` of its mean score over the shared models (what ``compress_suite`` does for that seed).
+    A dataset runs under every split kind of ``kinds``: a ``top`` one is keyed ``NAME@top``."""
     loaded = {}
     for src in datasets:
         members = suite_members(src)
@@ -175,11 +184,13 @@ def _load_and_split(datasets, seeds):
             name, source, members = d.name, (src if src in _data.DATASETS else str(Path(src).resolve())), ()
         if name in loaded:
             raise UsageError(f"datasets: two datasets are named {name!r}; rename one of the files")
-        loaded[name] = (d, source, members)
+        for kind in kinds:
+            loaded[name if kind == "random" else f"{name}@{kind}"] = (d, source, members)
     splits = {}
     for name, (d, _, members) in loaded.items():
+        kind = name.rpartition("@")[2] if "@" in name else "random"
         for s in seeds:
-            sp = _data.split_models(d.mean_target, seed=s) if members else _data.split_models(d, seed=s)
+            sp = _data.split_models(d.mean_target if members else d, test=test, seed=s, kind=kind)
             splits[name, s] = (tuple(np.asarray(a, dtype=np.intp) for a in sp), _split_id(sp))
     return loaded, splits
 

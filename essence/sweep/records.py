@@ -24,6 +24,7 @@ RUN_SCHEMA_VERSION = 1
 #: Columns of the results table, in order. Metrics are the run's *test* figures.
 COLUMNS = [
     "dataset",  # dataset name (file stem for paths); a suite's members joined by "+"
+    "split",  # how the test models were chosen: random (stratified) or top (the strongest)
     "benchmark",  # the dataset's name; for a suite: the member's name, or "mean" for the suite mean
     "method",  # registry name
     "k",  # items kept
@@ -48,7 +49,7 @@ _METRICS = ("rmse", "mae", "kendall", "spearman", "pearson", "rank_err_5", "rank
 
 #: Columns of :func:`essence.sweep.tables.summarise`.
 SUMMARY_COLUMNS = [
-    "dataset", "benchmark", "method", "k", "n_runs", "n_failed", "rmse_mean", "rmse_sd", "kendall_mean", "kendall_sd",
+    "dataset", "split", "benchmark", "method", "k", "n_runs", "n_failed", "rmse_mean", "rmse_sd", "kendall_mean", "kendall_sd",
     "pool_preselected", "error", "ratio_to_random",
 ]
 
@@ -118,15 +119,17 @@ def _rows(rec: dict, meta: dict) -> list[dict]:
     and one for the suite mean (:func:`essence.sweep.suites.suite_rows`)."""
     if rec.get("members"):
         return suite_rows(rec, meta, _row)
-    name = rec["dataset"]
+    name = rec["dataset"].partition("@")[0]
     test = (rec.get("figures") or {}).get("test") or {}
     return [_row(rec, meta, name, test, name in _data.METABENCH)]
 
 
 def _row(rec: dict, meta: dict, benchmark: str, test: dict, preselected: bool) -> dict:
     """One table row: ``test`` is the test summary of ``benchmark`` (:func:`essence.data.metrics.summary`)."""
+    dataset, _, kind = rec["dataset"].partition("@")
     return {
-        "dataset": rec["dataset"],
+        "dataset": dataset,
+        "split": kind or "random",
         "benchmark": benchmark,
         "method": rec["method"],
         "k": int(rec["k"]),

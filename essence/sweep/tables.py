@@ -91,6 +91,9 @@ def summarise(df):
     import pandas as pd
 
     df = _with_benchmark(df)
+    if "split" in df.columns:  # each split kind its own dataset while grouping and pairing
+        df = df.assign(dataset=[d if s in ("random", "", None) or pd.isna(s) else f"{d}@{s}"
+                                for d, s in zip(df["dataset"], df["split"])])
     rows = []
     for (ds, b, m, k), g in df.groupby(["dataset", "benchmark", "method", "k"], sort=False):
         ok = g[g["error"].fillna("") == ""]
@@ -105,7 +108,11 @@ def summarise(df):
             "error": errs.iloc[0] if len(errs) else "",
             "ratio_to_random": ratio_to_random(*_paired(df, m, k, ds, b)),
         })
-    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+    out = pd.DataFrame(rows, columns=[c for c in SUMMARY_COLUMNS if c != "split"])
+    parts = out["dataset"].str.partition("@")
+    out.insert(1, "split", parts[2].replace("", "random"))
+    out["dataset"] = parts[0]
+    return out
 
 
 def format_summary(summary, max_error: int = 70) -> str:
@@ -119,14 +126,16 @@ def format_summary(summary, max_error: int = 70) -> str:
 
     summary = _with_benchmark(summary)
     suites = bool((summary["benchmark"] != summary["dataset"]).any())
-    header = ["dataset", *(["benchmark"] if suites else []), "method", "k", "RMSE pp (mean ± sd)",
+    top = "split" in summary.columns and bool((summary["split"] != "random").any())
+    header = ["dataset", *(["split"] if top else []), *(["benchmark"] if suites else []), "method", "k",
+              "RMSE pp (mean ± sd)",
               "Kendall tau (mean ± sd)", "failed", "error"]
     body = []
     for r in summary.itertuples(index=False):
         err = str(r.error)
         err = err if len(err) <= max_error else err[: max_error - 3] + "..."
         body.append([
-            f"{r.dataset}{'*' if r.pool_preselected and not suites else ''}",
+            f"{r.dataset}{'*' if r.pool_preselected and not suites else ''}", *([r.split] if top else []),
             *([f"{r.benchmark}{'*' if r.pool_preselected else ''}"] if suites else []), r.method, str(r.k),
             mean_sd(r.rmse_mean, r.rmse_sd, 2), mean_sd(r.kendall_mean, r.kendall_sd, 3),
             f"{r.n_failed}/{r.n_runs}", err.replace("|", "/"),
