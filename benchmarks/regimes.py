@@ -1,12 +1,14 @@
-"""The regime map: every method at the model counts users have (20-300 models and all) and on whole pools.
+"""The regime map: the default with few reference models, against the audit's best baseline on the same folds.
 
-The runs, caching and summaries are :mod:`essence.lessons.regimes` (read its docstring for the protocol); this
-script is the command line. Each (dataset, m, draw, method, k) run is cached as JSON under ``--out``
-(default ``build/regimes``), so a rerun resumes. k: 50 on the metabench pools, N/20 on the whole pools
-(alpaca_eval2 805 items -> 40, lcb_codegen 400 -> 20) unless ``--k`` is given.
+Each run draws ``m`` models of a benchmark (seeded), cross-validates over them (every model a test model once) and
+compares the method with random items read by a line, by ridge and by AIPW on the same folds and items
+(:mod:`essence.lessons.regimes`). Writes ``results/regimes.csv`` (one row per benchmark x m x method: RMSE mean
+and sd over draws in pp, the ratio to the best baseline as a geometric mean over draws and its sd, coverage of the
+method's own interval) and ``results/regimes_summary.csv`` (per m: the geometric mean of the ratios over the
+benchmarks and the largest), and prints both. Runs are cached under ``--out``.
 
-    python benchmarks/regimes.py --datasets alpaca_eval2 --methods random auto --draws 1
-    python benchmarks/regimes.py --datasets none --generated 40x800 --generated-seeds 0 1 --methods random auto
+    .venv/bin/python benchmarks/regimes.py                              # openllm_v2, 25 / 50 / 100 models, auto
+    .venv/bin/python benchmarks/regimes.py --datasets arc gsm8k --models 20 50 100 --methods auto random
 """
 
 from __future__ import annotations
@@ -15,71 +17,53 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import numpy as np
+import pandas as pd
 
-from essence.data import METABENCH  # noqa: E402
-from essence.methods import METHODS  # noqa: E402
-from essence.lessons.regimes import WHOLE_POOLS, default_k, regime_map, run_one, summarise, wide_table  # noqa: E402,F401
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from essence.data import OPENLLM_V2  # noqa: E402
+from essence.lessons.regimes import regime_map, summarise  # noqa: E402
 
 
-def print_wide(summary: list[dict], methods: list[str]) -> None:
-    """One row per (dataset, models): the baseline's RMSE (pp, mean over draws) and each method's ratio
-    (geometric mean over draws ± sd of the per-draw ratios); "refused" where the method refused."""
-    print("\n| dataset | models | draws | random + line (pp) | " + " | ".join(methods) + " |")
-    print("|---|---|---|---|" + "---|" * len(methods))
-    for row in wide_table(summary, methods):
-        print("| " + " | ".join(row) + " |")
+def tables(rows: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(per benchmark x m x method, per m x method summary)`` from :func:`regime_map`'s records."""
+    per = pd.DataFrame([{"benchmark": s["dataset"], "models": s["models"], "method": s["method"], "draws": s["draws"],
+                         **({"rmse": round(s["rmse"], 3), "rmse_sd": round(s["rmse_sd"], 3),
+                             "best_baseline": round(s["baseline"], 3), "ratio": round(s["ratio"], 3),
+                             "ratio_sd": round(s["ratio_sd"], 3), "coverage": round(s.get("coverage", np.nan), 3)}
+                            if "refused" not in s else {"refused": s["refused"][:80]})}
+                        for s in summarise(rows)])
+    summary = [{"models": m, "method": meth, "benchmarks": len(g), "ratio (geometric mean)":
+                round(float(np.exp(np.mean(np.log(g["ratio"])))), 3), "ratio (largest)": round(float(g["ratio"].max()), 3),
+                "coverage": round(float(g["coverage"].mean()), 3)}
+               for (m, meth), g in per.dropna(subset=["ratio"]).groupby(["models", "method"], sort=False)]
+    return per, pd.DataFrame(summary)
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--datasets", nargs="+", default=list(METABENCH) + list(WHOLE_POOLS))
-    p.add_argument("--methods", nargs="+", default=list(METHODS))
-    p.add_argument("--models", nargs="+", default=["20", "35", "50", "100", "300", "all"],
-                   help="model counts for the metabench pools (whole pools always use all their models)")
-    p.add_argument("--draws", type=int, default=3, help="random model subsets per count (1 for 'all')")
-    p.add_argument("--folds", type=int, default=5, help="folds of the cross-validation over models")
-    p.add_argument("--k", type=int, default=None, help="items to keep (default: 50 metabench, N/20 whole pools)")
-    p.add_argument("--out", default="build/regimes", help="cache folder of per-run JSON")
-    p.add_argument("--wide", action="store_true", help="one row per (dataset, models): each method's ratio")
-    p.add_argument("--generated", nargs="*", default=[], metavar="MODELSxITEMS",
-                   help="also GENERATED data (essence.data.synthetic.generate_mirt), e.g. 40x800, used with all its "
-                        "models, one matrix per --generated-seeds; named generated-40x800-s0, ...")
-    p.add_argument("--generated-seeds", nargs="+", type=int, default=[0])
-    p.add_argument("--cached", action="store_true", help="print only the runs already in --out from the current code (compute none)")
+    p.add_argument("--datasets", nargs="+", default=list(OPENLLM_V2))
+    p.add_argument("--methods", nargs="+", default=["auto"])
+    p.add_argument("--models", nargs="+", default=["25", "50", "100"])
+    p.add_argument("--draws", type=int, default=3, help="random model subsets per count")
+    p.add_argument("--folds", type=int, default=5)
+    p.add_argument("--k", type=int, default=None, help="items kept (default 50 on metabench and openllm_v2, else N/20)")
+    p.add_argument("--out", default=str(ROOT / "build" / "regimes"), help="cache folder of per-run JSON")
+    p.add_argument("--results", default=str(ROOT / "results"), help="where the tables are written ('' = nowhere)")
     args = p.parse_args(argv)
-    gen = {f"generated-{g}-s{s}": (int(g.split("x")[0]), int(g.split("x")[1]), s)
-           for g in args.generated for s in args.generated_seeds}
-
-    def load_any(name):
-        if name in gen:
-            from essence.data.synthetic import generate_mirt
-
-            m, n, seed = gen[name]
-            return generate_mirt(m, n, seed=seed)
-        from essence.data import load
-
-        return load(name)
-
-    datasets = [d for d in args.datasets if d != "none"]
-    rows = regime_map(datasets, args.models, args.methods, args.draws, args.folds, args.k, args.out, load=load_any,
-                      cached_only=args.cached)
-    if gen:
-        rows += regime_map(list(gen), ["all"], args.methods, 1, args.folds, args.k, args.out, load=load_any,
-                           cached_only=args.cached)
-    if args.wide:
-        print_wide(summarise(rows), args.methods)
-        return 0
-    print("\n| dataset | models | method | test RMSE (pp), mean ± sd | ratio to random + line (geo. mean ± sd) | draws |")
-    print("|---|---|---|---|---|---|")
-    for s in summarise(rows):
-        if "refused" in s:
-            print(f"| {s['dataset']} | {s['models']} | {s['method']} | refused: {s['refused'][:90]} | | {s['draws']} |")
-        else:
-            print(f"| {s['dataset']} | {s['models']} | {s['method']} | {s['rmse']:.2f} ± {s['rmse_sd']:.2f} "
-                  f"| {s['ratio']:.2f} ± {s['ratio_sd']:.2f} | {s['draws']} |")
+    rows = regime_map(args.datasets, args.models, args.methods, args.draws, args.folds, args.k, args.out)
+    per, summary = tables(rows)
+    if args.results:
+        Path(args.results).mkdir(parents=True, exist_ok=True)
+        per.to_csv(Path(args.results) / "regimes.csv", index=False)
+        summary.to_csv(Path(args.results) / "regimes_summary.csv", index=False)
+    print(per.to_markdown(index=False))
+    print()
+    print(summary.to_markdown(index=False))
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

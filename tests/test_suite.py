@@ -164,38 +164,26 @@ def test_new_model_check_compares_one_model_with_a_reference(art, suite):
         new_model_check(art, [m.subset(models=[3, 4]) for m in suite.members], ref)
 
 
-def test_fit_members_average_scores_the_winner_on_its_own_folds(suite):
+def test_fit_members_greedy_ensemble_records_the_weights_it_predicts_with(suite):
+    """The default: each member's candidates (member_candidates: its own items weighted in the kernel, one tree
+    block per member) combined by a greedy ensemble, fitted on two processes like on one; the interval is
+    calibrated on the ensemble's out-of-fold predictions, whose RMSE is its CV score."""
     from essence.reconstructors.combine import AverageReconstructor
-    from essence.suite.artifact import fit_members, suite_candidates
-
-    idx = np.arange(0, suite.pooled().n_items, 5)  # 20 pooled items
-    Y = suite.targets
-    recs, ivs, miv, choice, cv = fit_members(suite, idx, ("ridge", "mean_ridge", "line"), n_train=300, average=2)
-    for b, n in enumerate(suite.names):
-        label = choice[n]["kind"]
-        assert set(label.split("+")) <= {"ridge", "mean_ridge", "line"} and len(label.split("+")) <= 2
-        assert isinstance(recs[n], AverageReconstructor) == ("+" in label)
-        # the interval is calibrated on the winner's out-of-fold predictions, whose RMSE is its CV score
-        assert choice[n]["cv_rmse"][label] == pytest.approx(np.sqrt(np.mean((cv[:, b] - Y[:, b]) ** 2)), abs=1e-5)
-        singles = [v for k_, v in choice[n]["cv_rmse"].items() if "+" not in k_]
-        assert choice[n]["cv_rmse"][label] <= min(singles) + 1e-12
-    assert miv.level == 0.9
-    # the stronger kinds a suite offers: the joint latent model over every pooled item and two MLPs
-    cands = suite_candidates(idx, 400)
-    assert set(cands) == {"latent", "mlp", "mlp_a3", "mlp_a10"} and cands["mlp_a10"]().alpha == 10.0
-    assert list(cands["latent"]().items) == idx.tolist() and set(suite_candidates(idx, 150)) == {"latent"}
-
-
-def test_fit_members_greedy_weighting_records_the_weights_it_predicts_with(suite):
-    from essence.reconstructors.combine import AverageReconstructor
-    from essence.suite import compress_suite
-    from essence.suite.artifact import fit_members
+    from essence.suite.artifact import fit_members, member_candidates
 
     idx = np.arange(0, suite.pooled().n_items, 5)
-    X = suite.pooled().responses[:, idx]
-    recs, _, _, choice, cv = fit_members(suite, idx, ("ridge", "mean_ridge", "line"), n_train=300, average=2,
-                                         combine="greedy")
+    X, Y = suite.pooled().responses[:, idx], suite.targets
+    cands = member_candidates(idx, suite.member_of, 1)
+    assert set(cands) == {"ridge_gam", "mean_ridge", "kernel", "boost"}
+    owner = suite.member_of[idx]
+    assert cands["kernel"]().own == np.flatnonzero(owner == 1).tolist()
+    assert cands["boost"]().blocks == [np.flatnonzero(owner == b).tolist() for b in range(3)]
+    recs, _, _, choice, cv = fit_members(suite, idx, n_train=300, jobs=2)
+    one = fit_members(suite, idx, n_train=300, jobs=1)
+    np.testing.assert_allclose(one[4], cv, atol=1e-9)  # the same numbers in one process
     for b, n in enumerate(suite.names):
+        assert choice[n]["cv_rmse"][choice[n]["kind"]] == pytest.approx(np.sqrt(np.mean((cv[:, b] - Y[:, b]) ** 2)),
+                                                                         abs=1e-5)
         rec, c = recs[n], choice[n]
         if isinstance(rec, AverageReconstructor):
             assert list(c["weights"]) == c["kind"].split("+") and sum(c["weights"].values()) == pytest.approx(1)
@@ -206,8 +194,10 @@ def test_fit_members_greedy_weighting_records_the_weights_it_predicts_with(suite
         singles = [v for k_, v in c["cv_rmse"].items() if "+" not in k_]
         assert c["cv_rmse"][c["kind"]] <= min(singles) + 1e-9
     assert any("weights" in choice[n] for n in suite.names)  # a weighted mix somewhere, or the test says nothing
-    with pytest.raises(InputError, match="combine: 'even'"):
-        compress_suite(suite, 20, method="random", combine="even", progress=False)
+    basic = fit_members(suite, idx, "basic", n_train=300, jobs=1)[3]
+    assert all(c["kind"] in ("ridge", "ridge_gam", "mean_ridge") and "weights" not in c for c in basic.values())
+    with pytest.raises(InputError, match="reconstructors"):
+        fit_members(suite, idx, "everything", n_train=300, jobs=1)
 
 
 def test_suite_artifact_with_an_average_member_round_trips(art, suite, tmp_path):
@@ -322,36 +312,6 @@ def test_relative_plus_mean_weights_the_suite_mean_term(suite):
     assert four.combine(r) == pytest.approx((rel[:, :3].sum(axis=1) + 4 * rel[:, 3]) / 7)
     with pytest.raises(InputError, match="mean_weight"):
         JointRidgeFitness(R, Y, suite.member_of, weighting="relative+mean", mean_weight=-1.0)
-
-
-def test_own_candidate_reads_only_the_members_own_chosen_items(suite):
-    from essence.suite.artifact import fit_members, own_candidates
-
-    idx = np.arange(0, suite.pooled().n_items, 5)  # 20 pooled items: 8 arc, 6 mmlu, 6 winogrande
-    for b in range(len(suite.names)):
-        own = own_candidates(idx, suite.member_of, b, seed=2)
-        rec, rec2 = own["own_mlp"](), own["own_mlp2"]()
-        assert rec.columns == rec2.columns == np.flatnonzero(suite.member_of[idx] == b).tolist()
-        assert rec.part == {"kind": "mlp", "params": {"seed": 2}} and rec2.part["params"]["seed"] == 3
-    assert own_candidates(idx[suite.member_of[idx] != 1], suite.member_of, 1) == {}  # no mmlu item chosen
-    few = suite.subset(np.arange(90))  # under MIN_MODELS_LATENT: no latent model nor MLP on all items (quick)
-    _, _, _, choice, _ = fit_members(few, idx, ("ridge",), n_train=70, average=2, stronger=True, own=True)
-    assert all({"own_mlp", "own_mlp2"} <= set(choice[n]["cv_rmse"]) for n in suite.names)
-    _, _, _, plain, _ = fit_members(few, idx, ("ridge",), n_train=70, average=2, own=True)  # not without stronger
-    assert not any("own_mlp" in plain[n]["cv_rmse"] for n in suite.names)
-
-
-def test_boost_candidate_has_one_block_per_member_with_chosen_items(suite):
-    from essence.suite.artifact import boost_candidates
-
-    idx = np.arange(0, suite.pooled().n_items, 5)
-    owner = suite.member_of[idx]
-    rec = boost_candidates(idx, suite.member_of, 400)["boost"]()
-    assert rec.kind == "boost"
-    assert rec.blocks == [np.flatnonzero(owner == b).tolist() for b in range(len(suite.names))]
-    assert boost_candidates(idx, suite.member_of, 299) == {}  # under MIN_MODELS_MLP, as the MLPs
-    part = boost_candidates(idx[owner != 1], suite.member_of, 400)["boost"]()  # no item of member 1 chosen
-    assert len(part.blocks) == len(suite.names) - 1 and all(len(b) for b in part.blocks)
 
 
 def test_own_items_ridge_equals_a_ridge_on_each_members_own_columns(suite):
@@ -483,64 +443,6 @@ def test_with_outside_trains_a_member_on_its_whole_pool(suite):
     assert set(data.models[sp.val]) == set(suite.models[split.val])
     assert not set(data.models.tolist()) & set(suite.models[split.test].tolist())
     assert list(data.items) == list(suite.members[1].items)
-
-
-def test_outside_rows_gather_each_models_answers_from_every_member_it_has(members):
-    s = make_suite(members)
-    pooled_ids = s.pooled().items
-    idx = np.array([0, 7, 39, 40, 55, 70, 99])
-    X, y = s.outside_rows(1, idx)
-    out = s.outside[1]
-    keep = np.isfinite(out.target)
-    assert X.shape == (int(keep.sum()), idx.size) and np.array_equal(y, out.target[keep])
-    for r, model in enumerate(out.models[keep][:40]):
-        for j, p in enumerate(idx):
-            name, item = str(pooled_ids[p]).split(SEP, 1)
-            src = members[s.names.index(name)]
-            if model in set(src.models.tolist()):
-                want = src.subset(models=[model], items=[item]).responses[0, 0]
-                assert (np.isnan(X[r, j]) and np.isnan(want)) or X[r, j] == want
-            else:  # the model lacks that member
-                assert np.isnan(X[r, j])
-    assert np.isnan(X[:, :3]).any()  # some of mmlu's outside models lack arc
-    empty = make_suite([m.subset(models=list(s.models)) for m in members])
-    assert empty.outside_rows(0, idx)[0].shape == (0, idx.size)
-
-
-def test_outside_candidates_train_on_the_outside_models_and_cv_holds_out_shared_ones(suite):
-    from essence.reconstructors.mlp import MIN_MODELS_MLP
-    from essence.suite.artifact import outside_candidates
-
-    idx = np.r_[np.arange(0, 40, 4), np.arange(40, 70, 5), np.arange(70, 100, 6)]
-    cands = outside_candidates(suite, idx, 0, suite.n_models)
-    assert set(cands) == {"boost_pool", "own_pool_boost", "kernel_pool"}
-    X_out, y_out = suite.outside_rows(0, idx)
-    rec = cands["boost_pool"]()
-    assert rec.X_extra.shape == X_out.shape and np.array_equal(rec.y_extra, y_out)
-    # trained on 2-3x the models, the pool's trees get more rounds and leaves than boost's defaults
-    from essence.suite.artifact import POOL_BOOST
-
-    assert (rec.inner.trees, rec.inner.leaves) == (POOL_BOOST["trees"], POOL_BOOST["leaves"]) == (600, 31)
-    ker = cands["kernel_pool"]()
-    assert ker.tune_on_given and ker.inner.own == list(range(10)) and ker.impute == [list(range(10)),
-                                                                                     list(range(10, 16)),
-                                                                                     list(range(16, 21))]
-    X = suite.pooled().responses[:, idx]
-    fitted = ker.fit(X, suite.targets[:, 0]).fitted_
-    assert fitted.train_.shape == (suite.n_models + len(y_out), idx.size) and not np.isnan(fitted.train_).any()
-    assert outside_candidates(suite, idx, 0, MIN_MODELS_MLP - 1) == {}
-    alone = make_suite(list(suite.members))  # no outside models: nothing to offer
-    assert outside_candidates(alone, idx, 0, alone.n_models) == {}
-
-
-@pytest.mark.slow
-def test_fit_members_weighs_the_outside_candidates(suite):
-    from essence.suite.artifact import fit_members
-
-    idx = np.r_[np.arange(0, 40, 4), np.arange(40, 70, 5), np.arange(70, 100, 6)]
-    recs, _, _, choice, _ = fit_members(suite, idx, n_train=300, stronger=True, average=2)
-    assert {"boost_pool", "own_pool_boost", "kernel_pool"} <= set(choice["arc"]["cv_rmse"])
-    assert all(isinstance(v, float) for k_, v in choice["arc"]["cv_rmse"].items() if "pool" in k_)
 
 
 def test_joint_search_keeps_random_items_below_min_search_models(suite):

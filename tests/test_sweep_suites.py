@@ -57,7 +57,7 @@ def test_suite_rows_per_member_and_mean_equal_compress_suite(pair, tmp_path):
     # each suite row holds compress_suite's test figures on the split it makes for that seed
     s = build_suite(pair)
     for seed in (0, 1):
-        art = compress_suite(s, 5, "random", seed=seed, stronger=False, average=1, progress=False)
+        art = compress_suite(s, 5, "random", seed=seed, reconstructors="basic", progress=False)
         rows = suite[suite["seed"] == seed].set_index("benchmark")
         for b in ("arc_s", "truthfulqa_s", "mean"):
             for metric in ("rmse", "kendall", "coverage"):
@@ -119,7 +119,7 @@ def test_suite_signature_has_members_and_suite_code(pair, tmp_path, monkeypatch,
     assert list(sig["members"]) == ["arc_s", "truthfulqa_s"]
     assert sig["members"]["arc_s"] == edata.load(pair[0]).fingerprint()
     assert isinstance(sig["suite_source"], str) and len(sig["suite_source"]) == 16
-    assert sig["settings"]["stronger"] is False and sig["settings"]["average"] == 1
+    assert sig["settings"]["reconstructors"] == "basic"
     capsys.readouterr()
     # the suite code changed: stale, recomputed with a note naming why
     import essence.sweep.plan as plan

@@ -149,7 +149,7 @@ def coverage_table(datasets: dict, k: int, split_seeds, n_draws: int = 2, candid
     return pd.DataFrame(rows)
 
 
-def suite_reconstruction(suite, k_each: int, seed: int = 0, stronger: bool = False, level: float = 0.9):
+def suite_reconstruction(suite, k_each: int, seed: int = 0, reconstructors="basic", level: float = 0.9):
     """Every member of a suite reconstructed from its own random items and from the same items of *every* member.
 
     ``suite`` an :class:`essence.suite.Suite`; its shared models are split as ``benchmarks/suite.py`` splits
@@ -161,9 +161,8 @@ def suite_reconstruction(suite, k_each: int, seed: int = 0, stronger: bool = Fal
       artifact builds them (:func:`interval_for_subset`; CV among ``line``, ``mean_ridge``, ``ridge`` and
       ``ridge_gam``);
     * ``all``: all ``k_each x members`` items, as a suite artifact reads them
-      (:func:`essence.suite.artifact.fit_members`: CV among ridge, ridge + GAM and mean_ridge; with
-      ``stronger`` also the joint latent model, the MLPs, the MLPs on the member's own items and averages
-      of up to three, the suite default).
+      (:func:`essence.suite.artifact.fit_members` with ``reconstructors``: ``"basic"``, CV among ridge,
+      ridge + GAM and mean_ridge, or ``"default"``, the suite's greedy ensemble).
 
     The suite mean (``benchmark == "mean"``) is the mean of the member estimates, with the interval each
     reading calibrates for it. Returns a DataFrame, one row per reading x member (and ``mean``):
@@ -194,9 +193,8 @@ def suite_reconstruction(suite, k_each: int, seed: int = 0, stronger: bool = Fal
         rows.append({"reading": "own", "benchmark": name, "items": int(cols.size), "choice": out["choice"],
                      "rmse": out["test_rmse"], "coverage": out["coverage"], "width": out["width"]})
     fit_suite = suite.subset(fit)
-    recs, ivs, mean_iv, choice, _ = fit_members(fit_suite, idx, n_train=tr.size, level=level, seed=seed,
-                                                stronger=bool(stronger), average=3 if stronger else 1,
-                                                own=bool(stronger))
+    recs, ivs, mean_iv, choice, _ = fit_members(fit_suite, idx, reconstructors, n_train=tr.size, level=level,
+                                                seed=seed, jobs=1)
     Xte = R[np.ix_(te, idx)]
     est_all = []
     for b, name in enumerate(suite.names):

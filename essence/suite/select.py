@@ -26,7 +26,7 @@ from ..data.errors import EssenceWarning, InputError
 from .data import Suite
 from .fitness import WEIGHTINGS, JointRidgeFitness
 
-__all__ = ["select_suite", "SUITE_METHODS", "JOINT_DEFAULTS", "budget_split", "kernel_candidates"]
+__all__ = ["select_suite", "SUITE_METHODS", "JOINT_DEFAULTS", "budget_split"]
 
 #: the joint EssenceBench's settings (``--param NAME=VALUE``): the GA's (a 250-item candidate costs ~8x a 50-item
 #: one, so population and generations are smaller than one benchmark's), the fitness's (ridge penalty 10: with
@@ -120,22 +120,6 @@ def select_suite(train: Suite, val: Suite, k: int, method: str = "essence", seed
     info.update({"method": method, "per_benchmark": floor, "budget": budget_split(train, idx),
                  "seconds": round(time.perf_counter() - t0, 3)})
     return idx, info
-
-
-def kernel_candidates(idx, member_of, b: int | None, n_models: int) -> dict:
-    """``kernel``: RBF kernel ridge on all chosen items (:class:`essence.reconstructors.kernel.KernelReconstructor`) whose
-    distance may count member ``b``'s own chosen items more (the weight chosen by leave-one-out among 0, 3
-    and 9; ``b`` None: every item once), offered with at least :data:`essence.reconstructors.mlp.MIN_MODELS_MLP`
-    models like the MLPs. ``idx`` ``(k,)`` pooled positions, ``member_of`` ``(M,)`` member of each pooled item.
-    Measured on the five metabench pools (``benchmarks/suite.py --seeds 0 1 2``, README "Suites"): the best
-    single kind by CV on ARC, TruthfulQA and WinoGrande, and a partner in most members' averages."""
-    from ..reconstructors.kernel import KernelReconstructor
-    from ..reconstructors.mlp import MIN_MODELS_MLP
-
-    if n_models < MIN_MODELS_MLP:
-        return {}
-    own = [] if b is None else np.flatnonzero(np.asarray(member_of)[np.asarray(idx, dtype=np.intp)] == b).tolist()
-    return {"kernel": lambda: KernelReconstructor(own=own)}
 
 
 def _too_few_to_search(train: Suite, val: Suite, params: dict) -> dict | None:

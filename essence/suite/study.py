@@ -49,16 +49,16 @@ def suite_split(suite: Suite, seed: int, test: float = 0.2, val: float = 0.1):
 def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method: str = "essence",
              separate_method: str = "auto", test: float = 0.2, val: float = 0.1, cache: Path | None = None,
              progress: bool = False, approaches=("suite", "separate"), evaluate_on: Suite | None = None,
-             tag: str = "", stronger: bool = True, average: int = 3, own: bool = True, **params) -> dict:
+             tag: str = "", reconstructors="default", **params) -> dict:
     """``{approach: {"models": [...], "truth": {name: [...]}, "estimate": {name: [...]}, "budget": {...}}}``
     on the test models of seed ``seed`` (or on ``evaluate_on``, models kept out of ``suite`` altogether).
     ``approaches``: any of ``"suite"``, ``"separate"`` (each member's default artifact on the same split of the
     shared models) and ``"separate_pool"`` (the same, its training models joined by the member's models outside
     the suite, :func:`with_outside`: what ``essence compress NAME`` on the member's whole file would train on).
     Each approach is cached as JSON in ``cache`` (a folder) when given, keyed by everything that changes it
-    plus ``tag``. ``stronger``, ``average``, ``own``: the suite's reconstructor choice (:func:`essence.suite.artifact.compress_suite`)."""
+    plus ``tag``. ``reconstructors``: the suite's reconstructor choice (:func:`essence.suite.artifact.compress_suite`)."""
     from ..artifact.compressed import compress
-    from .artifact import POOL_BOOST, COMBINE_DEFAULT, compress_suite
+    from .artifact import compress_suite
 
     split = suite_split(suite, seed, test, val)
     testd = suite.subset(split.test) if evaluate_on is None else evaluate_on
@@ -66,9 +66,7 @@ def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method
     out = {}
     for approach in approaches:
         key = (f"{tag}{approach}-{'+'.join(suite.names)}-n{suite.n_models}-s{seed}-t{test}-v{val}-"
-               + (f"{method}-k{k}-r{int(stronger)}{int(average)}{'o2' if own and stronger else ''}{'kb' if stronger and average >= 2 else ''}"
-                  + (f"w{params.get('combine', COMBINE_DEFAULT)}" if average >= 2 else "")
-                  + (f"xk{POOL_BOOST['trees']}x{POOL_BOOST['leaves']}" if stronger and average >= 2 and suite.outside else "")
+               + (f"{method}-k{k}-{reconstructors if isinstance(reconstructors, str) else '+'.join(reconstructors)}"
                   + "-" + "-".join(f"{a}={b}" for a, b in sorted(params.items()))
                   if approach == "suite" else f"{separate_method}-k{k_each}"
                   + ("-pool" if approach == "separate_pool" else "")))
@@ -79,7 +77,7 @@ def run_pair(suite: Suite, seed: int = 0, k: int = 250, k_each: int = 50, method
         if approach == "suite":
             t0 = time.perf_counter()
             art = compress_suite(suite, k, method=method, seed=seed, split=split, progress=progress,
-                                 stronger=stronger, average=average, own=own, **params)
+                                 reconstructors=reconstructors, **params)
             total = round(time.perf_counter() - t0, 1)
             est = art._predict(testd.pooled().responses[:, [pos[c] for c in art.columns()]])
             rec = {"budget": art.selection["budget"], "items": art.columns(),

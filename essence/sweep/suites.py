@@ -27,9 +27,9 @@ SUITE_SEP = "+"
 #: the ``benchmark`` value of a suite's mean row
 MEAN = "mean"
 #: ``compress_suite`` settings the sweep fixes for suite runs (recorded in every suite signature)
-SUITE_SWEEP_SETTINGS = {"stronger": False, "average": 1}
+SUITE_SWEEP_SETTINGS = {"reconstructors": "basic"}
 #: ``compress_suite`` defaults that shape the figures (recorded in every suite signature)
-_SUITE_DEFAULTS = ("level", "reconstructors")
+_SUITE_DEFAULTS = ("level",)
 
 
 def suite_members(entry: str) -> list[str] | None:

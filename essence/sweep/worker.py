@@ -141,7 +141,7 @@ def _compress_suite_run(task: _Task, suite, split, rec: dict) -> None:
     s = task.signature["settings"]
     params = task.params
     art = compress_suite(suite, task.k, method=task.method, seed=task.seed, split=split, level=s["level"],
-                         reconstructors=tuple(s["reconstructors"]), stronger=s["stronger"], average=s["average"],
+                         reconstructors=s["reconstructors"], jobs=1,
                          progress=False, **params)
     rec["items"] = art.columns()
     rec["reconstructor"] = {n: c.get("kind", "") for n, c in art.selection.get("reconstructor_choice", {}).items()}
