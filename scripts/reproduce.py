@@ -217,6 +217,9 @@ def main(argv=None) -> int:
                    "build_dir": _relative(build, src.parent)}
         params = {k: v for k, v in offered.items() if k in declared_parameters(src)}
         print(f"[reproduce] {src.name} ...", flush=True)
+        keys = build / "keys" / f"{src.stem}.json"
+        keys.unlink(missing_ok=True)
+        os.environ["ESSENCE_KEY_NUMBERS"] = str(keys)  # essence.lessons.keys: the kernel inherits it
         t0 = time.perf_counter()
         ok = True
         try:
@@ -241,6 +244,8 @@ def main(argv=None) -> int:
         shutil.copy2(f, html_dir / "figures" / f.name)
     index = write_index(html_dir, entries, figs)
     total = time.perf_counter() - t_all
+    times = build / ("notebook_times_quick.csv" if args.quick else "notebook_times.csv")
+    times.write_text("notebook,seconds,ok\n" + "".join(f"{e['name']},{e['seconds']:.0f},{e['ok']}\n" for e in entries))
     print(f"[reproduce] {len(notebooks) - len(failed)}/{len(notebooks)} notebooks ok in {total:.0f} s; "
           f"{len(figs)} figures in {figures}; HTML index: {index}")
     if failed:

@@ -11,6 +11,11 @@ no result or time depends on how warm it is. Two exceptions, both explicit: the 
 (``$ESSENCE_MODELS``, a deterministic copy of the shipped GGUF file, 20-50 s to convert) stay where the
 developer keeps them, and the slow tests whose SmolLM2 item features take minutes to compute ask for
 :func:`project_cache` (as does the notebook build).
+
+Threads: BLAS and OpenMP run one thread in the session and in every subprocess it starts, as ``compress`` already
+runs them (essence.data._runtime.single_thread): on the shared 2-core machine their spinning threads wait on busy
+cores (the whole fast loop took 8 min 5 s with the libraries' defaults, 5 min 35 s with one thread). A value set
+outside wins; the notebook build gets the outside values.
 """
 
 from __future__ import annotations
@@ -23,10 +28,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
-import pytest
-
 os.environ.setdefault("TQDM_DISABLE", "1")
+
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+_OUTSIDE_THREADS = {v: os.environ[v] for v in THREAD_VARS if v in os.environ}
+for _v in THREAD_VARS:  # before numpy is imported (below), so that its BLAS reads them
+    os.environ.setdefault(_v, "1")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the cache the package uses outside the tests: ``$ESSENCE_CACHE`` if set, else the checkout's ``.cache/``
@@ -102,7 +112,8 @@ def quick_build(tmp_path_factory):
     proc = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "reproduce.py"), "--quick", "--build", str(build)],
         capture_output=True, text=True, timeout=QUICK_BUILD_TIMEOUT_S, cwd=ROOT,
-        env={**os.environ, "ESSENCE_CACHE": str(PROJECT_CACHE)},  # the notebooks' SmolLM2 features: see the top
+        env={**{k: v for k, v in os.environ.items() if k not in THREAD_VARS}, **_OUTSIDE_THREADS,
+             "ESSENCE_CACHE": str(PROJECT_CACHE)},  # the notebooks' SmolLM2 features and threads: see the top
     )
     return build, proc
 
@@ -130,6 +141,7 @@ MEASURED_SLOW = (
     "tests/test_lessons.py::test_random_subset_scores_deterministic_and_pool_bound",
     "tests/test_lessons.py::test_fitness_setup_and_compare_fitnesses",
     "tests/test_irt.py::test_reconstructor_reloads_in_a_fresh_process",
+    "tests/test_irt.py::test_fit_equals_pyirt_trainer",  # py-irt's import alone takes 3 s
     "tests/test_irt.py::test_fit_is_seeded_standardised_and_handles_constant_items",
     "tests/test_irt.py::test_irt_selector_end_to_end",
     "tests/test_irt.py::test_gam_tables_match_pygam",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -45,11 +46,11 @@ def test_estimate_csv(tmp_path, artifact, slice_npz):
     r = run("estimate", artifact, slice_npz, "--out", out)
     assert r.returncode == 0, r.stderr
     df = pd.read_csv(out)
-    assert list(df.columns) == ["model", "estimate", "lower", "upper"] and len(df) == 600
+    assert list(df.columns) == ["model", "estimate", "lower", "upper", "outside", "answered_by"] and len(df) == 600
     assert (df["lower"] <= df["estimate"]).all() and (df["estimate"] <= df["upper"]).all()
     # stdout variant prints the same table
     r2 = run("estimate", artifact, slice_npz)
-    assert r2.stdout.splitlines()[0] == "model,estimate,lower,upper"
+    pd.testing.assert_frame_equal(pd.read_csv(io.StringIO(r2.stdout)), df)
     # refuses to overwrite
     r3 = run("estimate", artifact, slice_npz, "--out", out)
     assert r3.returncode == 2 and "already exists" in r3.stderr

@@ -47,7 +47,7 @@ def _makers(X, R, anchors):
         "kernel": {"own": [0, 2], "own_weights": (0.0, 3.0), "scales": (1.0,)},
         "boost": {"blocks": [[0, 1, 2, 3], [4, 5, 6, 7, 8, 9]], "trees": 30, "min_leaf": 5},
         "average": {"parts": [{"kind": "ridge", "params": {}}, {"kind": "mlp", "params": {"hidden": 3}}]},
-        "columns": {"columns": [0, 2, 5], "part": {"kind": "ridge", "params": {}}},
+        "frontier": {"items": anchors, "dims": (1, 2), "max_models": 200, "folds": 3},
     }
 
 

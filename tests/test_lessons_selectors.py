@@ -27,7 +27,9 @@ def test_toy_matrix_is_small_sorted_and_informative(small):
 
 
 def test_faithful_run_measures_both_settings_and_caches(small, tmp_path):
-    rec = faithful_run(small, 10, 0, cache_dir=tmp_path, tinybench_params=FAST)
+    from essence.methods.tinybench import TinyBenchSelector
+
+    rec = faithful_run(small, 10, 0, cache_dir=tmp_path, tinybench_params=TinyBenchSelector.route_params(FAST))
     assert all(np.isfinite(rec[c]) and rec[c] >= 0 for c in FAITHFUL_COLUMNS)
     # the faithful (uncalibrated) estimates target the pool: their pool error is below their target error
     # whenever the pool accuracy differs from the target by more than a few pp, as here

@@ -37,7 +37,8 @@ def _recs(k):
     from essence.reconstructors.irt import IRTGAMReconstructor
     from essence.reconstructors.simple import WeightedLineReconstructor
     from essence.reconstructors.irt import GPIRTReconstructor
-    from essence.reconstructors.combine import AverageReconstructor, ColumnsReconstructor
+    from essence.reconstructors.combine import AverageReconstructor
+    from essence.reconstructors.frontier import FrontierReconstructor
 
     rng = np.random.default_rng(1)
     a, b = rng.uniform(0.3, 2.0, k), rng.normal(0, 1, k)
@@ -57,8 +58,8 @@ def _recs(k):
         AverageReconstructor([{"kind": "aipw", "params": {"items": list(range(k))}},
                               {"kind": "mlp", "params": {"hidden": 3}}, {"kind": "ridge", "params": {}}]),
         AverageReconstructor([{"kind": "mlp", "params": {"hidden": 3}}, {"kind": "ridge", "params": {}}], [0.75, 0.25]),
-        ColumnsReconstructor([1, 4, 6, 9], {"kind": "mlp", "params": {"hidden": 3}}),
         KernelReconstructor(own=[0, 3, 5]), KernelReconstructor(),
+        FrontierReconstructor(items=list(range(k)), dims=(1, 2), max_models=200, folds=3),
         BoostReconstructor(trees=40, min_leaf=5), BoostReconstructor(blocks=[[0, 1, 2], [3, 4, 5, 6]], trees=30),
     ]
 

@@ -25,7 +25,7 @@ FAST = {
                 "ebm_max_rounds": 200},
     "irt": {"epochs": 40, "min_models": 50},
     "tinybench": {"epochs": 40, "min_models": 50},
-    "auto": {"candidates": ["disco"], "folds": 2},
+    "auto": {"checkpoints": [0, 200], "folds": 3, "dims": [1]},
 }
 K = 8
 
@@ -42,11 +42,13 @@ def split(slice_):
 
 
 def _poisoned(data, test_idx):
-    """Test models' rows flipped (1 - x) and their targets mirrored: anything that reads them changes."""
+    """Test models' rows and targets redrawn at random (0/1 answers, targets in [0, 100]): anything that reads them
+    changes. (Not a mirror, 1 - x and 100 - y: a plain mean's errors are the same on the mirror image.)"""
+    rng = np.random.default_rng(7)
     r = data.responses.copy()
     y = data.target.copy()
-    r[test_idx] = 1.0 - r[test_idx]
-    y[test_idx] = 100.0 - y[test_idx]
+    r[test_idx] = (rng.random((len(test_idx), data.n_items)) < 0.5).astype(float)
+    y[test_idx] = rng.uniform(0.0, 100.0, len(test_idx))
     return from_arrays(r, data.models, data.items, y, data.texts, name=data.name,
                        item_extras=data.item_extras, model_extras=data.model_extras)
 

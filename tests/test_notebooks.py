@@ -24,6 +24,27 @@ def test_notebook_runs_quick_without_error(quick_build, nb):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_key_numbers_lie_in_their_ranges(quick_build, nb):
+    """Each notebook records its key numbers (essence.lessons.keys.key) and tests/notebook_keys/NN.json gives the
+    range a working method keeps them in on the quick run; a number missing or outside fails."""
+    build, proc = quick_build
+    ranges = json.loads((ROOT / "tests" / "notebook_keys" / f"{nb.stem}.json").read_text())
+    assert ranges, f"{nb.stem}: give at least one key number a range"
+    got_path = build / "keys" / f"{nb.stem}.json"
+    got = json.loads(got_path.read_text()) if got_path.exists() else {}
+    for name, (lo, hi) in ranges.items():
+        assert name in got, f"{nb.stem}: key number {name!r} was not recorded (recorded: {sorted(got)})"
+        assert lo <= got[name] <= hi, f"{nb.stem}: {name} = {got[name]} outside [{lo}, {hi}]"
+
+
+def test_every_notebook_has_key_number_ranges():
+    for nb in NOTEBOOKS:
+        path = ROOT / "tests" / "notebook_keys" / f"{nb.stem}.json"
+        assert path.is_file(), f"{nb.stem}: add {path.relative_to(ROOT)} with the ranges of its key numbers"
+
+
+@pytest.mark.slow
 def test_reproduce_exit_status_and_index(quick_build):
     build, proc = quick_build
     assert proc.returncode == 0, proc.stderr[-3000:]

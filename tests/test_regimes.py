@@ -4,6 +4,7 @@ few-model behaviour, compress's checks, the ``auto`` default and ``benchmarks/re
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -112,18 +113,25 @@ def test_compress_warns_when_models_are_fewer_than_k(few):
     check_models_for_k(5, 20)  # enough: nothing raised
 
 
-def test_auto_few_models_chooses_by_nested_cv_and_reports(few, tmp_path):
-    art = compress(few, k=10, method="auto", progress=False, candidates=["disco"], folds=3)
+def test_auto_chooses_search_length_and_regression_by_cv_and_reports(few, tmp_path):
+    """The default on 30 models: every (search length, regression) scored on the same folds, the lowest chosen,
+    and its ratio to random items + a line (T = 0, line) recorded (essence.methods.auto)."""
+    art = compress(few, k=10, method="auto", progress=False, checkpoints=(0, 200), folds=3, dims=(1,))
     a = art.selection["auto"]
-    assert a["regime"] == "few models: nested CV" and set(a["candidates"]) == {"random", "disco"}
-    assert a["choice"] in ("random", "disco")
-    assert a["estimate_rmse"] == a["candidates"][a["choice"]]["rmse"]
-    assert a["ratio_to_baseline"] == pytest.approx(a["estimate_rmse"] / a["baseline_cv"]["rmse"], rel=1e-3)
-    assert a["worse_than_baseline"] == (a["estimate_rmse"] > a["baseline_cv"]["rmse"])
+    assert a["regime"].startswith("cross-validated search") and a["n_models"] == art.split["n_train"] + art.split["n_val"]
+    cv = a["cv_rmse"]
+    assert set(cv) == {"T=0 line", "T=0 ridge", "T=0 average", "T=0 aipw", "T=200 line", "T=200 ridge",
+                       "T=200 average"}  # AIPW reads random items only
+    T, r = a["search_length"], a["regression"]
+    assert cv[f"T={T} {r}"] == min(cv.values()) == pytest.approx(a["estimate_rmse"], abs=1e-5)
+    assert a["choice"] == f"{'searched' if T else 'random'} items + {r}"
+    assert a["ratio_to_baseline"] == pytest.approx(a["estimate_rmse"] / cv["T=0 line"], rel=1e-4)
+    assert len(art.items) == 10 and art.selection["reconstructor_choice"] == f"frontier({r})"
     back = Compressed.load(art.save(tmp_path / "auto.json"))
-    assert back.selection["auto"]["choice"] == a["choice"]
-    with pytest.raises(ValueError, match="candidates: unknown"):
-        compress(few, k=10, method="auto", progress=False, candidates=["nope"])
+    assert back.selection["auto"] == json.loads(json.dumps(a))
+    np.testing.assert_allclose(back.estimate(few)["estimate"], art.estimate(few)["estimate"], atol=1e-9)
+    with pytest.raises(ValueError, match="unknown parameter"):
+        compress(few, k=10, method="auto", progress=False, candidates=["disco"])
 
 
 def _regimes():
@@ -153,9 +161,12 @@ def test_cli_default_is_auto_and_reports_its_choice(few, tmp_path, capsys):
     out = tmp_path / "art.json"
     assert main(["compress", str(path), "--k", "10", "--out", str(out), "--quiet"]) == 0
     printed = capsys.readouterr().out
-    assert "auto: few models: nested CV; chose " in printed and "x random items + least-squares line" in printed
     art = Compressed.load(out)
-    assert art.method == "auto" and art.selection["auto"]["choice"] in ("random", "ruler_best_of", "ruler_bagged", "ruler")
+    a = art.selection["auto"]
+    assert art.method == "auto" and re.fullmatch(r"(random|searched) items \+ (line|ridge|average|aipw)", a["choice"])
+    # what it chose and how good it expects that to be, against the baseline a user tries first
+    assert f"auto: {a['regime']}; chose {a['choice']}, estimated RMSE {a['estimate_rmse']:.2f}" in printed
+    assert "x random items + least-squares line on their mean" in printed
 
 
 def test_regimes_wide_table_marks_refusals(capsys):
@@ -226,39 +237,19 @@ def test_loo_line_fitness_matches_brute_force(few):
     assert f.rmse(with_const)[0] == pytest.approx(np.sqrt(np.mean(np.square(e5))), rel=1e-8)
 
 
-def test_ruler_beats_random_subsets_under_its_fitness_and_is_seeded(few):
-    from essence.methods.auto import RulerSelector
-    from essence.search.fitness import LOOLineFitness
+def test_swap_search_beats_random_subsets_under_its_loo_score_and_is_seeded(few):
+    """auto's item search (essence.search.swap): its score is the line's leave-one-out RMSE, refitted without each
+    model by hand here; the searched subset scores below most random subsets; the same seed, the same subset."""
+    from essence.search.swap import loo_line_rmse, swap_search
 
-    tr, va = few.subset(models=np.arange(26)), few.subset(models=np.arange(26, 30))
-    a = RulerSelector(10, seed=3, population=40, generations=30).fit(tr, va)
-    assert a.reconstructor_choice_ in ("line", "mean_ridge") and a.reconstructor_fitted_on_ == "train+val"
-    np.testing.assert_array_equal(a.items_, RulerSelector(10, seed=3, population=40, generations=30).fit(tr, va).items_)
-    fit = LOOLineFitness(few.responses, few.target)
+    R, y = few.responses, few.target
+    s = 100 * R[:, [2, 7, 11, 40, 90]].mean(axis=1)
+    e = [y[i] - np.polyval(np.polyfit(np.delete(s, i), np.delete(y, i), 1), s[i]) for i in range(len(y))]
+    assert loo_line_rmse(s, y)[0] == pytest.approx(np.sqrt(np.mean(np.square(e))), rel=1e-8)
+    paths = swap_search(R, y, 10, seed=3, checkpoints=(0, 400))
+    assert set(paths) == {0, 400} and all(np.unique(p).size == 10 for p in paths.values())
+    np.testing.assert_array_equal(swap_search(R, y, 10, seed=3, checkpoints=(0, 400))[400], paths[400])
+    score = lambda idx: loo_line_rmse(100 * R[:, idx].mean(axis=1), y)[0]  # noqa: E731
     rng = np.random.default_rng(0)
-    rand = np.zeros((200, few.n_items), dtype=bool)
-    for row in rand:
-        row[rng.choice(few.n_items, 10, replace=False)] = True
-    best = np.zeros((1, few.n_items), dtype=bool)
-    best[0, a.items_] = True
-    assert fit.rmse(best)[0] < np.median(fit.rmse(rand))
-    assert a.info_["ruler"]["loo_line_rmse"] == pytest.approx(fit.rmse(best)[0], abs=1e-4)
-
-
-def test_regime_map_measures_a_few_model_candidate_of_auto_alone(tmp_path):
-    import essence.lessons.regimes as reg
-    from essence.data import load
-
-    data = load("lcb_codegen")
-    r = reg.run_one(data, "lcb_codegen", 30, 0, "screened", 10, 3, tmp_path)
-    assert r["code"] == reg.code_version("auto") and "rmse" in r and len(r["choices"]) == 3
-    assert reg.run_one(data, "lcb_codegen", 30, 0, "screened", 10, 3, tmp_path) == r  # cached under auto's code
-
-
-def test_few_candidates_script_runs_named_candidates_with_parameters(tmp_path, capsys):
-    mod = load_script("benchmarks/few_candidates.py")
-    assert mod.main(["random", "screened:{'keep':0.75}", "--no-real", "--generated-seeds", "30x500=0",
-                     "--out", str(tmp_path)]) == 0
-    out = capsys.readouterr().out
-    assert "| generated-30x500-s0 | all (30) | 1 |" in out and "screened_keep0.75" in out
-    assert (tmp_path / "generated-30x500-s0_mall_d0_screened_keep0.75_k25_f5.json").exists()
+    rand = [score(rng.choice(few.n_items, 10, replace=False)) for _ in range(200)]
+    assert score(paths[400]) <= score(paths[0]) and score(paths[400]) < np.percentile(rand, 10)

@@ -54,7 +54,8 @@ def test_estimate_context_flag(art, tmp_path, capsys):
     df.to_csv(resp_path, index=False)
     assert main(["estimate", str(path), str(resp_path)]) == 0
     plain = capsys.readouterr().out
-    assert plain.splitlines()[0] == "model,estimate,lower,upper" and len(plain.splitlines()) == 3  # not a terminal: CSV
+    assert plain.splitlines()[0] == "model,estimate,lower,upper,outside,answered_by"  # not a terminal: CSV
+    assert len(plain.splitlines()) == 3
     assert main(["estimate", str(path), str(resp_path), "--context"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(plain) and "reference models of arc" in out and "scored on 10 of the 10" in out

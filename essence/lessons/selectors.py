@@ -105,9 +105,10 @@ def faithful_run(data, k: int, seed: int = 0, cache_dir=None, tinybench_params=N
         warnings.simplefilter("ignore")
         rs = RandomSelector(k, seed=seed, progress=False).fit(tr, va)
         km = KMeansSelector(k, seed=seed, progress=False).fit(tr, va)
-        tb = TinyBenchSelector(k, seed=seed, progress=False, **(tinybench_params or {})).fit(tr, va)
+        tb = TinyBenchSelector(k, seed=seed, progress=False,
+                               **TinyBenchSelector.route_params(tinybench_params or {})).fit(tr, va)
     line = LineReconstructor().fit(R[nv][:, rs.items_], y[nv])
-    A, P = gpirt_components(R[te][:, tb.items_], tb.params_, tb.items_, tb.weights_, tb.binarize, tb.prior_sd)
+    A, P = gpirt_components(R[te][:, tb.items_], tb.params_, tb.items_, tb.weights_, tb.irt.binarize, tb.irt.prior_sd)
     A, P = 100 * A, 100 * P
     G = tb.gp_lambda_ * A + (1 - tb.gp_lambda_) * P
     rec = {

@@ -91,7 +91,7 @@ def check_X(X, k: int | None = None) -> np.ndarray:
     if X.ndim != 2:
         raise InputError(f"X: expected (n_models, k), got shape {X.shape}")
     if k is not None and X.shape[1] != k:
-        raise InputError(f"X: {X.shape[1]} columns, but the reconstructor was fitted on {k} items")
+        raise InputError(f"X: {X.shape[1]} columns, but the reconstructor was fitted on {k} chosen items")
     return X
 
 

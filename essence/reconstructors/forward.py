@@ -288,8 +288,6 @@ def _average(d, X):
 
 _PREDICT["average"] = _average
 _PREDICT["frontier"] = lambda d, X: frontier(d, X)["estimate"]
-_PREDICT["columns"] = lambda d, X: np.clip(_PREDICT[d["fitted"]["kind"]](d["fitted"], X[:, [int(c) for c in d["params"]["columns"]]]),
-                                           0.0, 100.0)  # essence.reconstructors.combine.ColumnsReconstructor: its part on its columns
 KINDS = tuple(_PREDICT)
 
 

@@ -128,7 +128,7 @@ class IRTGAMReconstructor(Reconstructor):
         return self
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "params": self.params_dict(), "intercept": float(self.intercept_),
+        return {"kind": self.kind, "params": self.params_dict(), "k": len(self.a), "intercept": float(self.intercept_),
                 "t_theta": self.t_theta_.to_dict(),
                 "t_score": None if self.t_score_ is None else self.t_score_.to_dict()}
 
@@ -271,7 +271,7 @@ class GPIRTReconstructor(Reconstructor):
         return self
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "params": self.params_dict(),
+        return {"kind": self.kind, "params": self.params_dict(), "k": len(self.anchors),
                 "table": None if self.table_ is None else self.table_.to_dict()}
 
     @classmethod

@@ -144,12 +144,6 @@ class KernelReconstructor(Reconstructor):
         self.loo_rmse_ = None if np.isnan(mse) else float(np.sqrt(mse) * y_sd)
         return self
 
-    def tuned(self) -> "KernelReconstructor":
-        """An unfitted copy fixed to this fit's ``(w, scale, alpha)``: its ``fit`` is one solve, no
-        leave-one-out pass (:class:`essence.reconstructors.combine.WithExtraModels` with ``tune_on_given``)."""
-        return KernelReconstructor(own=list(self.own), own_weights=[self.w_], scales=[self.scale_],
-                                   alphas=[self.alpha_])
-
     def to_dict(self) -> dict:
         return {"kind": self.kind, "params": self.params_dict(), "k": self.k_, "fill": self.fill_.tolist(),
                 "own_weight": self.w_, "scale": self.scale_, "alpha": self.alpha_, "gamma": self.gamma_,

@@ -102,36 +102,6 @@ class Suite:
             return None
         return out.subset(items=items.astype(str))
 
-    def outside_rows(self, b: int, idx) -> tuple[np.ndarray, np.ndarray]:
-        """``(X (m, len(idx)), y (m,))``: member ``b``'s models outside the suite (:attr:`outside`) on the pooled
-        positions ``idx``, with their member-``b`` scores (pp). An answer comes from whichever member's outside
-        models hold that model (a model the suite dropped from ``b`` lacks some member but may have others);
-        NaN where it lacks that member or item. Models without a finite member-``b`` score are left out;
-        ``m`` is 0 when there are none."""
-        idx = np.asarray(idx, dtype=np.intp)
-        mine = self._outside(b)
-        if mine is None:
-            return np.empty((0, idx.size)), np.empty(0)
-        keep = np.isfinite(mine.target)
-        models = mine.models[keep]
-        X = np.full((models.size, idx.size), np.nan)
-        starts = np.cumsum([0] + self.n_items)
-        owner = self.member_of[idx]
-        for m in np.unique(owner):
-            out = self._outside(m)
-            if out is None:
-                continue
-            row = {s: i for i, s in enumerate(out.models.tolist())}
-            col = {s: j for j, s in enumerate(out.items.tolist())}
-            rows = np.array([row.get(s, -1) for s in models.tolist()])
-            at = np.flatnonzero(owner == m)
-            items = self.members[m].items[idx[at] - starts[m]].tolist()
-            cols = np.array([col.get(s, -1) for s in items])
-            have_r, have_c = rows >= 0, cols >= 0
-            if have_r.any() and have_c.any():
-                X[np.ix_(np.flatnonzero(have_r), at[have_c])] = out.responses[np.ix_(rows[have_r], cols[have_c])]
-        return X, mine.target[keep]
-
     def pooled(self) -> Responses:
         """All members' items side by side, ids ``member/item``, target the suite mean (pp)."""
         texts = None
