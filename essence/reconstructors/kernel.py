@@ -9,16 +9,11 @@ among ``own_weights``) says how much more a member's own items count than the ot
 two models are; ``w = 0`` is the plain kernel. ``gamma = scale / sum_j s_j`` (so ``scale`` 1 means one
 unit of distance per average item), and the ridge penalty ``alpha``, are chosen with ``w`` by exact
 leave-one-out error over the training models (closed form from one eigendecomposition of the kernel
-matrix per ``(w, scale)``: ``O(n^3)`` each, about 0.4 s for 1,200 models).
-
-Measured on the five metabench pools (seed 0-2 of ``benchmarks/suite.py``, the suite's chosen items refitted;
-README, "Suites"): the best single kind by CV on ARC, TruthfulQA and WinoGrande, and in the averages it
-lowered the mean per-benchmark RMSE by 1-2 %.
+matrix per ``(w, scale)``, ``O(n^3)`` each).
 
 The artifact stores the training models' (filled) answers on the chosen items, ``(n, k)`` (as strings of
 ``0``/``1`` when every answer is binary; as strings of ``a``..``u`` for 0, 1/20, ..., 1 when every answer is
-a multiple of 1/20, as imputed answers are: :mod:`essence.reconstructors.impute`), and the dual coefficients ``beta``
-``(n,)``: plain JSON, about ``n * k`` bytes then. With a single ``(w, scale, alpha)`` to try, ``fit`` is one
+a multiple of 1/20) and the dual coefficients ``beta`` ``(n,)``: plain JSON, about ``n * k`` bytes then. With a single ``(w, scale, alpha)`` to try, ``fit`` is one
 solve and skips the leave-one-out pass (``loo_rmse_`` None).
 """
 
@@ -67,9 +62,9 @@ class KernelReconstructor(Reconstructor):
     own : list of int, default ()
         Positions among the ``k`` chosen items whose distance counts ``1 + w`` times (a suite member's own
         items); empty: every item counts once and ``own_weights`` is not searched.
-    own_weights : list of float >= 0, default (0, 3, 9)
+    own_weights : list of float >= 0, default (0, 9)
         The ``w`` tried for the ``own`` columns.
-    scales : list of float > 0, default (0.5, 1, 2)
+    scales : list of float > 0, default (2, 4)
         ``gamma * sum_j s_j`` tried.
     alphas : list of float > 0, default (0.01, 0.03, 0.1, 0.3, 1, 3, 10)
         Ridge penalties tried (on the standardised target).
@@ -82,7 +77,7 @@ class KernelReconstructor(Reconstructor):
     _domains = {"own_weights": ListOf(Real(0.0)), "scales": ListOf(Real(0.0, open_min=True)),
                 "alphas": ListOf(Real(0.0, open_min=True))}
 
-    def __init__(self, own=(), own_weights=(0.0, 3.0, 9.0), scales=(0.5, 1.0, 2.0),
+    def __init__(self, own=(), own_weights=(0.0, 9.0), scales=(2.0, 4.0),
                  alphas=(0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)):
         self.own = own
         self.own_weights = own_weights

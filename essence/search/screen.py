@@ -23,7 +23,7 @@ import numpy as np
 
 from ..data.errors import InputError
 
-__all__ = ["SCREENS", "item_statistics", "screen_pool", "screened_draw", "stratified_draws"]
+__all__ = ["SCREENS", "item_statistics", "screen_pool", "stratified_draws"]
 
 SCREENS = ("stratified", "pbis", "random")
 
@@ -153,16 +153,3 @@ def _stratified_groups(p, r, k: int, keep: float, bins: int) -> tuple[list, np.n
         g = order[edges[b]:edges[b + 1]]
         groups.append(g[np.argsort(-r[g], kind="stable")][:max(int(quota[b]), int(np.ceil(keep * g.size)))])
     return groups, quota
-
-
-def screened_draw(R, y, k: int, keep: float = 0.5, bins: int = 5, seed=0) -> tuple[np.ndarray, dict]:
-    """Screened random items: one :func:`stratified_draws` row on the :func:`item_statistics` of ``R``
-    ``(n_models, n_items)`` in [0, 1] (NaN = missing) and ``y`` ``(n_models,)`` pp.
-
-    Returns ``(positions (k,) increasing, info)``.
-    """
-    p, r = item_statistics(np.asarray(R), y)
-    idx = stratified_draws(p, r, k, 1, keep=keep, bins=bins, seed=seed)[0]
-    groups, _ = _stratified_groups(p, r, k, keep, bins)
-    return idx, {"keep": float(keep), "bins": max(1, min(int(bins), k)), "kept": int(sum(g.size for g in groups)),
-                 "pbis_chosen_mean": round(float(r[idx].mean()), 4), "pbis_pool_mean": round(float(r.mean()), 4)}
