@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV   := .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: env data test reproduce clean browser
+.PHONY: env data test reproduce results clean browser
 
 ## env: create/update .venv with the pinned dependencies (idempotent)
 env:
@@ -24,6 +24,10 @@ browser:
 ## reproduce: execute every notebook with papermill, regenerate figures/ and build/html/
 reproduce: env data
 	$(PY) scripts/reproduce.py
+
+## results: rerun every study under benchmarks/ that writes a table in results/, then docs/results.md and the README's tables
+results: env data
+	$(PY) scripts/results_doc.py --regenerate
 
 clean:
 	rm -rf build .pytest_cache

@@ -19,7 +19,6 @@ what to do; nothing is written on error.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 import warnings
@@ -32,9 +31,6 @@ from .data.errors import EssenceWarning, InputError, UsageError, plain
 __all__ = ["main"]
 
 _PACKAGE_DIR = str(Path(__file__).resolve().parent)
-
-#: modules that add their own subcommands (each defines ``add_subcommand(subparsers)``)
-PLUGIN_MODULES = ("essence.sweep", "essence.lmeval")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -124,7 +120,8 @@ def cmd_estimate(args) -> int:
         from .artifact.report import answered_counts, context_lines
 
         resp = load_data(paths[0], allow_empty_items=True)
-        print("\n".join(context_lines(art, df, answered_counts(art, resp))))
+        counts = dict(zip(df["model"], df["items_used"])) if "items_used" in df else answered_counts(art, resp)
+        print("\n".join(context_lines(art, df, counts)))
     return 0
 
 
@@ -200,13 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--json", action="store_true", help="print one JSON object")
     v.set_defaults(func=cmd_evaluate)
 
-    for mod in PLUGIN_MODULES:
-        try:
-            module = importlib.import_module(mod)
-        except ModuleNotFoundError as exc:
-            if exc.name == mod:
-                continue
-            raise
+    from . import lmeval, sweep  # each adds its own subcommands
+
+    for module in (sweep, lmeval):
         module.add_subcommand(sub)
     return p
 

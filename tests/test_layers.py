@@ -3,9 +3,8 @@
 Every ``essence`` module is parsed (not imported); each ``import`` / ``from ... import`` anywhere in its
 tree (module level, functions, methods, ``if TYPE_CHECKING`` blocks) is resolved, relative ones included,
 to the ``essence`` modules it names. A module may import a module of a *lower* layer, or one of its own
-group (the files of one package, e.g. ``essence.lessons.plots.*``). Registries that must know higher layers
-(reconstructor kinds, method names) hold ``"module:Class"`` strings resolved with importlib, which this
-walk deliberately does not follow.
+group (the files of one package, e.g. ``essence.lessons.plots.*``). The layers are read from docs/architecture.md, so
+the picture and the check cannot drift apart.
 """
 
 from __future__ import annotations
@@ -19,26 +18,34 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1] / "essence"
 
-#: Lowest layer first. An entry is a module prefix (the module and everything under it is one group);
-#: an entry ending in ``.*`` makes every direct child its own group (method modules must not import
-#: each other). Within a layer, different groups must not import each other either.
-LAYERS: list[list[str]] = [
-    ["essence.data"],  # the data and the rules every layer shares: errors, checks, atomic files, metrics
-    ["essence.features"],  # what describes an item: text embeddings, SmolLM2 states and perplexity, 2PL IRT
-    ["essence.reconstructors"],  # every reconstructor kind, its registry, the CV choice, intervals
-    ["essence.search"],  # the EssenceBench stages: redundancy, filter, GA, refinement; anchors
-    ["essence.methods.base"],
-    ["essence.methods.*"],  # one module per method; they never import each other
-    ["essence.methods.registry"],  # the method table: every method but auto, by real import
-    ["essence.methods.auto"],  # chooses among the methods of the table
-    ["essence.methods.__init__"],  # the full table (auto's row added)
-    ["essence.artifact"],  # compress() and the artifact, its checks and what an estimate means
-    ["essence.suite"],  # several benchmarks compressed as one
-    ["essence.sweep", "essence.lmeval"],
-    ["essence.lessons"],  # everything that exists for the notebooks: helpers, plots, the regime map, the ledger
-    ["essence.__init__"],  # the package's front: compress and load, for one benchmark or a suite
-    ["essence.cli"],
-]
+DOC = ROOT.parent / "docs" / "architecture.md"
+
+
+def documented_layers(doc: Path = DOC) -> list[list[str]]:
+    """The layer table of docs/architecture.md (the code block after ``<!-- layers``): lowest first, one line per
+    layer, ``N  room [room ...]  what it holds``. An entry is a module prefix (the module and everything under
+    it is one group); an entry ending in ``.*`` makes every direct child its own group (method modules must not
+    import each other). Within a layer, different groups must not import each other either."""
+    text = doc.read_text()
+    block = text[text.index("<!-- layers"):].split("```")[1]
+    layers = []
+    for line in block.strip().splitlines():
+        number, *words = line.split()
+        assert int(number) == len(layers) + 1, f"docs/architecture.md: layer {number} out of order"
+        layers.append([w for w in words if w.startswith("essence.")])
+    return layers
+
+
+#: Lowest layer first, as docs/architecture.md draws them.
+LAYERS: list[list[str]] = documented_layers()
+
+
+def test_the_documented_layers_cover_the_rooms():
+    rooms = {p.stem if p.suffix == ".py" else p.name for p in ROOT.iterdir()
+             if p.name != "__pycache__" and (p.suffix == ".py" or p.is_dir())}
+    assert len(rooms) <= 12, sorted(rooms)
+    named = {e.split(".")[1] for layer in LAYERS for e in layer}
+    assert rooms <= named, sorted(rooms - named)
 
 
 def module_files(root: Path = ROOT) -> dict[str, Path]:

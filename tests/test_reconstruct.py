@@ -55,7 +55,7 @@ def test_round_trip_through_json(small, make):
     back = reconstructor_from_dict(d)
     np.testing.assert_allclose(back.predict(X[400:]), rec.predict(X[400:]), atol=1e-9)
     assert back.predict(X).min() >= 0 and back.predict(X).max() <= 100
-    with pytest.raises(ValueError, match="fitted on 10 items"):
+    with pytest.raises(ValueError, match="fitted on 10 chosen items"):
         back.predict(X[:, :5])
 
 

@@ -1,24 +1,10 @@
-"""Gradient-boosted trees on the chosen items: a nonlinear reconstructor that errs unlike the smooth ones.
+"""Gradient-boosted trees on the chosen items (``boost``): a nonlinear reconstructor that errs unlike the smooth ones.
 
-``boost`` (:class:`BoostReconstructor`) predicts a model's full score from its answers on the chosen items
-and from the mean answer over each *block* of them (in a suite, the items chosen from each member): trees
-split on those sub-scores and on single items, so the fit can bend where a sub-score saturates or where a
-few items separate models that the sub-scores do not. Boosting is scikit-learn's
-``HistGradientBoostingRegressor`` (least squares, ``trees`` rounds of a tree of at most ``leaves`` leaves,
-``learning_rate`` shrinkage, at least ``min_leaf`` models per leaf, L2 penalty ``l2`` on leaf values; no
-early stopping, so a fit is deterministic); the fitted trees are then stored as plain numbers and
-:meth:`BoostReconstructor.predict` walks them itself, so an artifact needs neither pickle nor scikit-learn's
-private classes to estimate.
-
-Measured on the five metabench pools (``benchmarks/suite.py --seeds 0 1 2 3 4 --kinds``; README, "Suites"):
-alone the second-best kind by CV on every member after the kernel ridge, and part of 24 of the 25
-CV-chosen reconstructors; with it the suite's mean per-benchmark RMSE fell from 0.867 to 0.849 x the separate
-artifacts' and the suite mean's from 0.951 to 0.932 pp, lower on each of the five seeds.
-
-The artifact stores, for every node of every tree, its feature (-1 for a leaf), its threshold (a leaf: its
-value, the learning rate already applied), its children and where a missing feature goes: about 30 nodes per
-tree with the defaults.
-"""
+Features: each model's answers on the chosen items and its mean answer over each *block* of them (in a suite,
+the items chosen from each member). Boosting is scikit-learn's ``HistGradientBoostingRegressor`` (least
+squares, no early stopping, so a fit is deterministic); the fitted trees are stored as plain node arrays
+(feature or -1 for a leaf, threshold or leaf value, children, where a missing answer goes) and
+:meth:`BoostReconstructor.predict` walks them itself: no pickle, no private scikit-learn classes."""
 
 from __future__ import annotations
 

@@ -1,19 +1,11 @@
 """Prediction intervals for estimated full scores: normalised split-conformal.
 
-An estimate ``y_hat`` (pp) gets the interval ``y_hat +/- q * s(y_hat)``:
-
-* ``s(g)`` is the local residual scale (pp): a Gaussian-kernel (bandwidth ``bandwidth`` pp) root mean
-  square of *cross-fitted* training residuals around prediction ``g``. Errors near the floor of a
-  benchmark (scores near 0) are smaller than in the middle; a single width would over-cover one and
-  under-cover the other.
-* ``q`` is the conformal quantile of ``|y - y_hat| / s(y_hat)`` on validation models (models the
-  reconstructor was not fitted on): the ``ceil((n + 1) * level)``-th smallest of ``n`` scores. When the
-  validation set is too small for the level (``n < 1 / (1 - level) - 1``), the cross-fitted training
-  residuals join the calibration set.
-
-The validation models also chose the items, so validation residuals are slightly optimistic; the
-coverage that matters is the one measured on test models, which every artifact reports.
-"""
+An estimate ``y_hat`` (pp) gets ``y_hat +/- q * s(y_hat)``. ``s(g)`` is the local residual scale (pp): a
+Gaussian-kernel (``bandwidth`` pp) root mean square of *cross-fitted* training residuals around ``g`` (errors near
+a benchmark's floor are smaller than in its middle). ``q`` is the conformal quantile of ``|y - y_hat| / s(y_hat)``
+on validation models, the ``ceil((n + 1) * level)``-th smallest of ``n``; when validation is too small for the
+level (``n < 1 / (1 - level) - 1``) the cross-fitted training residuals join it. Coverage that matters is measured
+on test models, which every artifact reports."""
 
 from __future__ import annotations
 

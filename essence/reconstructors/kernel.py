@@ -1,21 +1,11 @@
-"""Kernel ridge on the chosen items: a smooth nonlinear reconstructor chosen in closed form.
+"""Kernel ridge on the chosen items (``kernel``): a smooth nonlinear reconstructor chosen in closed form.
 
-``kernel`` (:class:`KernelReconstructor`) predicts a model's full score from its answers on the chosen items
-as ``ybar + sd * sum_i beta_i exp(-gamma * d(x, x_i))`` over the training models ``x_i``: kernel ridge
-regression (a Gaussian process's posterior mean) with a Gaussian (RBF) kernel on the weighted squared
-distance ``d(x, x') = sum_j s_j (x_j - x'_j)^2`` between two models' answer vectors, ``s_j = 1 + w`` on the
-``own`` columns and 1 elsewhere. In a suite ``own`` is the member's own chosen items, so ``w`` (chosen
-among ``own_weights``) says how much more a member's own items count than the other members' in how alike
-two models are; ``w = 0`` is the plain kernel. ``gamma = scale / sum_j s_j`` (so ``scale`` 1 means one
-unit of distance per average item), and the ridge penalty ``alpha``, are chosen with ``w`` by exact
-leave-one-out error over the training models (closed form from one eigendecomposition of the kernel
-matrix per ``(w, scale)``, ``O(n^3)`` each).
-
-The artifact stores the training models' (filled) answers on the chosen items, ``(n, k)`` (as strings of
-``0``/``1`` when every answer is binary; as strings of ``a``..``u`` for 0, 1/20, ..., 1 when every answer is
-a multiple of 1/20) and the dual coefficients ``beta`` ``(n,)``: plain JSON, about ``n * k`` bytes then. With a single ``(w, scale, alpha)`` to try, ``fit`` is one
-solve and skips the leave-one-out pass (``loo_rmse_`` None).
-"""
+``estimate(x) = ybar + sd * sum_i beta_i exp(-gamma * d(x, x_i))`` over the training models ``x_i``, with
+``d(x, x') = sum_j s_j (x_j - x'_j)^2``, ``s_j = 1 + w`` on the ``own`` columns (a suite member's own items)
+and 1 elsewhere, ``gamma = scale / sum_j s_j``. ``w``, ``scale`` and the ridge penalty ``alpha`` are chosen by
+exact leave-one-out error (one eigendecomposition of the kernel matrix per ``(w, scale)``). The artifact
+stores the training models' filled answers ``(n, k)`` (compact strings when binary or on the grid of
+twentieths) and the dual coefficients ``beta`` ``(n,)``."""
 
 from __future__ import annotations
 

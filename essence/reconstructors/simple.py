@@ -1,20 +1,6 @@
-"""Reconstructors: from a model's results on the chosen items to its full-benchmark score.
-
-Every reconstructor follows one contract (scikit-learn style):
-
-* every reconstructor is a scikit-learn ``BaseEstimator``: ``__init__`` stores its parameters unchanged,
-  ``get_params()`` returns them and ``sklearn.base.clone`` gives an unfitted copy; values are checked
-  and converted in ``fit``;
-* ``fit(X, y)`` with ``X`` ``(n_models, k)`` in [0, 1] (NaN = missing) and ``y`` ``(n_models,)`` in
-  percentage points; returns ``self``;
-* ``predict(X)`` returns ``(n_models,)`` estimates in percentage points, clipped to [0, 100];
-* ``to_dict()`` gives the fitted state as plain JSON numbers (no pickle) and
-  :func:`essence.reconstructors.base.reconstructor_from_dict` rebuilds an object whose ``predict`` gives the same numbers.
-
-Smooth 1-D functions fitted with pygam are exported as lookup tables on a fine grid
-(:class:`~essence.reconstructors.tables.Table1D`), which also makes them cheap to evaluate on a whole GA population at
-once. :data:`essence.reconstructors.base.KINDS` names every kind an artifact can hold, including the methods' own.
-"""
+"""The simple reconstructors (contract: :mod:`essence.reconstructors.base`): a GAM on the subset score, ridge on the
+answers, ridge followed by a GAM on its index, a line on the subset mean, the line plus shrunk item weights,
+weighted means. Smooth 1-D functions are stored as lookup tables (:class:`~essence.reconstructors.tables.Table1D`)."""
 
 from __future__ import annotations
 
@@ -50,13 +36,9 @@ def _line_beyond(table: Table1D, s: np.ndarray, y: np.ndarray) -> Table1D:
 class GAMReconstructor(Reconstructor):
     """Full score = g(subset score): a GAM (pygam, ``s(0)``) on the (weighted) mean over the chosen items, pp.
 
-    Parameters: ``n_splines`` and ``lam`` of the spline term; optional item ``weights`` ``(k,)`` (e.g.
-    K-Means cluster shares); uniform weights give the plain subset accuracy. ``extrapolate``: beyond the
-    fitted models' range of subset scores, ``"gam"`` (default) follows the spline's own end slope;
-    ``"line"`` (opt-in) continues from the spline's value at the range's end with the slope of the
-    least-squares line over all fitted models. The end slope rests on the last few models: on
-    alpaca_eval2 (44 systems) three graded systems above 40 % bent it to 1.9 pp per pp, and two test
-    systems above the training range were over-estimated by 10-13 pp.
+    ``weights`` ``(k,)`` or None (the plain subset accuracy). ``extrapolate``: beyond the fitted models' range of
+    subset scores, ``"gam"`` follows the spline's end slope, ``"line"`` continues from the spline's end value with
+    the slope of the least-squares line over all fitted models (the end slope rests on the last few models).
     """
 
     kind = "gam"

@@ -1,14 +1,10 @@
-"""The compressed suite: k items chosen across several benchmarks, one reconstructor per member fitted on
-*all* chosen items, and the suite mean; one JSON file (no pickle).
+"""The compressed suite: k items chosen across several benchmarks, one reconstructor per member fitted on *all*
+chosen items, and the suite mean; one JSON file (no pickle).
 
 :func:`compress_suite` splits the shared models once (stratified on the suite mean), chooses with
-:func:`~essence.suite.select.select_suite` on training + validation models, and for each member (on both cores,
-:func:`fit_members`) weighs by 5-fold CV a ridge followed by a GAM on its index, a line plus shrunk item weights,
-a kernel ridge whose distance may weight the member's own items more, and boosted trees on all chosen items and
-each member's sub-score, combined by a weighted greedy ensemble of their out-of-fold predictions; each member gets
-a conformal interval as :func:`essence.artifact.compressed.compress` does. The suite mean's estimate is the mean of
-the member estimates, with its own interval calibrated on their cross-fitted means.
-"""
+:func:`~essence.suite.select.select_suite`, and fits every member on both cores (:func:`fit_members`): a greedy
+ensemble, weighted by 5-fold CV, of :func:`member_candidates`, with a conformal interval per member and one for
+the suite mean (the mean of the member estimates)."""
 
 from __future__ import annotations
 

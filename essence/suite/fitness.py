@@ -1,33 +1,13 @@
 """The joint GA fitness: one ridge per member on the candidate's items from *all* members, scored at once.
 
-For a candidate (a mask over the pooled items of a suite) and every member ``b`` a ridge
-``y_b ~ c_b + X_m w_b`` is fitted on the training models (penalty ``alpha``, intercept unpenalised,
-missing cells filled with the item's training mean), exactly as :class:`essence.search.fitness.RidgeFitness`
-does for one benchmark. All members share the candidate's Gram block, so the ``(P, k, k)`` systems are
-solved once with ``B`` right-hand sides. The suite mean's ridge is the mean of the members' (ridge is
-linear in its target), so its error comes for free.
-
-The members' errors ``r_b`` (pp) are combined into one number (lower is better; the GA maximises its
-negative) by ``weighting``:
-
-* ``"raw"``: ``mean_b r_b``. A benchmark with large errors (gsm8k) dominates the sum;
-* ``"relative"``: ``mean_b r_b / ref_b`` with ``ref_b`` the member's median error over random candidates
-  of the same size (drawn once, seeded): each benchmark's gain over random items counts equally;
-* ``"relative+mean"``: the relative terms plus the suite mean's, ``r_mean / ref_mean``, as one more term
-  (weighted ``mean_weight`` against 1 for each member: ``(sum_b r_b / ref_b + w r_mean / ref_mean) / (B + w)``).
-
-``own_weight`` (``lambda``; 0 here, 0.5 in the suite's search, :data:`essence.suite.select.JOINT_DEFAULTS`):
-the combined error becomes ``(1 - lambda) E_all + lambda E_own``, with
-``E_own`` the same combination of the *own-items* ridges: member ``b``'s ridge on the candidate's items of
-member ``b`` only (the suite mean's as the mean of those), each relative to its own random-candidate median.
-The all-items score cannot see what a reconstructor that reads a member's own items (the suite's
-``own_mlp``) gains from them. The own-items ridges come from the same batched solve with the Gram blocks
-made block-diagonal by member and each member's right-hand side masked to its own items (the solution for
-member ``b`` is then zero outside its items).
-
-Which one the suite uses by default, and why, is measured by ``benchmarks/suite.py --weightings``
-(README, "Suites").
-"""
+For a candidate (a mask over the suite's pooled items) and every member ``b``, a ridge ``y_b ~ c_b + X w_b`` is
+fitted on the training models as :class:`essence.search.fitness.RidgeFitness` does for one benchmark; all
+members share the candidate's Gram block, so the ``(P, k, k)`` systems are solved once with ``B`` right-hand
+sides, and the suite mean's ridge is the mean of the members'. The members' errors ``r_b`` (pp) are combined
+by ``weighting``: ``"raw"`` (``mean_b r_b``), ``"relative"`` (``mean_b r_b / ref_b``, ``ref_b`` the member's
+median error over seeded random candidates of the same size) or ``"relative+mean"`` (the suite mean's relative
+error as one more term, weighted ``mean_weight``). ``own_weight`` ``lambda`` mixes in the same combination of
+*own-items* ridges (member ``b`` on its own chosen items only): ``(1 - lambda) E_all + lambda E_own``."""
 
 from __future__ import annotations
 
@@ -111,26 +91,48 @@ class JointRidgeFitness:
         idx = mask_positions(masks, self.n_items)
         k = idx.shape[1]
         M = self.n_items
-        G_full = self.G.ravel().take(idx[:, :, None] * M + idx[:, None, :])  # (P, k, k) Gram blocks
+        G = self.G.ravel().take(idx[:, :, None] * M + idx[:, None, :])  # (P, k, k) Gram blocks
         rhs = self.b[idx]  # (P, k, B)
-        G = G_full
         if own:
-            mem = self.member_of[idx]  # (P, k)
-            G = G_full * (mem[:, :, None] == mem[:, None, :])  # block-diagonal by member
-            rhs_s = rhs * (mem[:, :, None] == np.arange(self.B))  # member b's X'y on its own items only
+            w, sse = self._own_solve(idx, G, rhs)
         else:
-            rhs_s = rhs
-        A = G.copy()
-        A[:, np.arange(k), np.arange(k)] += self.alpha
-        w = np.linalg.solve(A, rhs_s)  # (P, k, B)
-        # at the ridge solution (G_S + aI) w = b_S on its columns S:  SSE_b = y_b'y_b - w_b'b_b - a w_b'w_b
-        sse = self.yy - np.einsum("pib,pib->pb", w, rhs_s) - self.alpha * np.einsum("pib,pib->pb", w, w)
+            A = G.copy()
+            A[:, np.arange(k), np.arange(k)] += self.alpha
+            w = np.linalg.solve(A, rhs)  # (P, k, B)
+            # at the ridge solution (G_S + aI) w = b_S on its columns S:  SSE_b = y_b'y_b - w_b'b_b - a w_b'w_b
+            sse = self.yy - np.einsum("pib,pib->pb", w, rhs) - self.alpha * np.einsum("pib,pib->pb", w, w)
         r = np.sqrt(np.maximum(sse, 0.0) / self.n_train)
         wm, bm = w.mean(axis=2), rhs.mean(axis=2)  # the suite mean's weights and its X'y
         # the full Gram blocks: with ``own`` the mean of the own-items ridges reads items of every member
-        sse_m = self.yy_mean - 2 * np.einsum("pi,pi->p", wm, bm) + np.einsum("pi,pij,pj->p", wm, G_full, wm)
+        sse_m = self.yy_mean - 2 * np.einsum("pi,pi->p", wm, bm) + np.einsum("pi,pij,pj->p", wm, G, wm)
         rm = np.sqrt(np.maximum(sse_m, 0.0) / self.n_train)
         return np.column_stack([r, rm])
+
+    def _own_solve(self, idx, G, rhs):
+        """Each member's ridge on the candidate's items of that member only: ``(w (P, k, B), sse (P, B))``, ``w``
+        zero outside the member's items. One batched solve per member on its block, padded to the largest count
+        with decoupled rows (weight 0), instead of one ``k x k`` solve."""
+        P, k = idx.shape
+        mem = self.member_of[idx]  # (P, k)
+        w = np.zeros((P, k, self.B))
+        sse = np.tile(self.yy, (P, 1))
+        rows = np.arange(P)[:, None]
+        for b in range(self.B):
+            own = mem == b
+            counts = own.sum(axis=1)
+            kb = int(counts.max())
+            if kb == 0:
+                continue
+            # positions of member b's items in each candidate, padded with position 0 (masked out below)
+            order = np.argsort(~own, axis=1, kind="stable")[:, :kb]
+            real = np.arange(kb)[None, :] < counts[:, None]  # (P, kb)
+            A = G[rows[:, :, None], order[:, :, None], order[:, None, :]] * (real[:, :, None] & real[:, None, :])
+            A[:, np.arange(kb), np.arange(kb)] += np.where(real, self.alpha, 1.0)
+            y = np.where(real, rhs[rows, order, b], 0.0)
+            wb = np.linalg.solve(A, y[..., None])[..., 0]  # (P, kb); zero on the padding
+            sse[:, b] = self.yy[b] - np.einsum("pi,pi->p", wb, y) - self.alpha * np.einsum("pi,pi->p", wb, wb)
+            w[rows, order, b] += np.where(real, wb, 0.0)
+        return w, sse
 
     def combine(self, r, ref=None) -> np.ndarray:
         """``(P,)`` the combined error of ``(P, B + 1)`` per-member and mean errors, under ``weighting``

@@ -1,18 +1,11 @@
-"""Choosing k items across a suite.
+"""Choosing k items across a suite, with training and validation models only.
 
-* ``method="essence"`` (joint EssenceBench): the coarse redundancy filter on the pooled items (text and
-  rank redundancy over the training models, across members), then the GA of
-  :func:`essence.search.genetic.genetic_search` with :class:`~essence.suite.fitness.JointRidgeFitness`:
-  every candidate is scored on every member at once, so the split of the budget between members comes
-  out of the search. A per-member floor (``per_benchmark``) is kept by seeding the population with
-  candidates that meet it and penalising those that do not. ``rounds`` > 0 adds EssenceBench's third stage, attribution-guided
-  refinement across the suite (:mod:`essence.search.refine`; off by default, measured in README "Suites").
-* any other registered method (``random``, ``disco``, ``kmeans``, ...): the method runs on the pooled
-  items (:meth:`Suite.pooled`) with the suite mean as its target; a floor is met by swapping in random
-  items of the short members for random items of the others (seeded).
-
-Every choice uses training and validation models only.
-"""
+``method="essence"`` (joint EssenceBench): the redundancy filter on the pooled items, then
+:func:`essence.search.genetic.genetic_search` with :class:`~essence.suite.fitness.JointRidgeFitness`, so the
+split of the budget between members comes out of the search; a per-member floor (``per_benchmark``) seeds the
+population with candidates that meet it and penalises those that do not; ``rounds`` > 0 adds the
+attribution-guided refinement (:mod:`essence.search.refine`). Any other method runs on the pooled items
+(:meth:`Suite.pooled`) with the suite mean as its target; a floor is met by seeded swaps."""
 
 from __future__ import annotations
 
