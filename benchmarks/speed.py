@@ -18,6 +18,8 @@ Parts (each runs in its own subprocess, so every peak-memory figure is that part
   RSS with the data, test RMSE), a markdown table and the log-log slope of time and memory.
 * ``screen`` (GENERATED data): the pre-screen's measured loss: the default without a pre-screen
   (``max_pool=None``) against the pre-screen variants and random, on one split.
+* ``suite``: the default suite compression (``essence compress arc gsm8k mmlu truthfulqa winogrande --k 250``):
+  wall and CPU seconds, the selection's share, test RMSE of the suite mean.
 * ``read`` (GENERATED files in a temporary folder): ``essence.data.load`` of a wide parquet with 14k
   and 100k item columns and of long parquet / CSV files of 4,000 x 25,000 = 10^8 rows, each in a fresh
   subprocess: seconds and peak RSS.
@@ -30,6 +32,7 @@ figures say so. Quality claims about real benchmarks are not made on them.
     .venv/bin/python benchmarks/speed.py --part scale    # cost curves (tens of minutes)
     .venv/bin/python benchmarks/speed.py --part screen
     .venv/bin/python benchmarks/speed.py --part read
+    .venv/bin/python benchmarks/speed.py --part suite
 
 The machine's cores may be shared with other work: the figures are wall-clock times on whatever was
 free; the load average at the start and end is printed with them.
@@ -83,6 +86,28 @@ def part_pipeline(args) -> dict:
         "ga_individuals_per_second": sel["ga"]["individuals_per_second"], "peak_rss_mb": round(peak_rss_mb(), 1),
         "test_rmse": round(art.figures["test"]["rmse"], 3), "reconstructor": sel["reconstructor_choice"],
     }
+
+
+def part_suite(args) -> dict:
+    """The default suite compression (five metabench pools, k = 250): wall and CPU seconds (members on both
+    cores: the children's CPU counted), per stage."""
+    import essence
+
+    t0, c0 = time.perf_counter(), _cpu_seconds()
+    suite = essence.load_suite(["arc", "gsm8k", "mmlu", "truthfulqa", "winogrande"])
+    t_load = time.perf_counter() - t0
+    art = essence.compress(suite, 250, seed=0, progress=False)
+    wall = time.perf_counter() - t0
+    import psutil  # the members' worker processes are still alive: count their CPU before they go
+
+    workers = sum(sum(c.cpu_times()[:2]) for c in psutil.Process().children(recursive=True))
+    ch = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"suite": "arc+gsm8k+mmlu+truthfulqa+winogrande (pre-selected metabench pools)", "k": 250,
+            "wall_seconds": round(wall, 1), "load_seconds": round(t_load, 1),
+            "select_seconds": art.selection["seconds"],
+            "cpu_seconds": round(_cpu_seconds() - c0 + workers + ch.ru_utime + ch.ru_stime, 1),
+            "cpu_seconds_this_process": round(_cpu_seconds() - c0, 1),
+            "test_mean_rmse": round(art.figures["test"]["mean"]["rmse"], 3)}
 
 
 def part_throughput(args) -> dict:
@@ -392,7 +417,7 @@ def part_read(args) -> dict:
     return out
 
 
-PARTS = {"seeds": part_seeds, "pipeline": part_pipeline, "throughput": part_throughput, "scaling": part_scaling, "scale": part_scale, "screen": part_screen,
+PARTS = {"suite": part_suite, "seeds": part_seeds, "pipeline": part_pipeline, "throughput": part_throughput, "scaling": part_scaling, "scale": part_scale, "screen": part_screen,
          "read": part_read, "readone": part_readone,
          "case": part_case}
 

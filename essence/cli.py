@@ -147,6 +147,7 @@ def cmd_evaluate(args) -> int:
 
 # ----------------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
+    from . import DEFAULT_METHOD
     from .data._version import __version__
 
     p = _Parser(prog="essence", description="Compress an LLM benchmark to a few items that keep its verdict.")
@@ -161,7 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("data", nargs="+", help="dataset name (arc, gsm8k, ...) or path (.npz, .csv, .parquet); "
                                             "several: a suite, K items chosen across all of them")
     c.add_argument("--k", type=cli_whole_number(1), required=True, help="number of items to keep")
-    c.add_argument("--method", default="auto", help="selection method (default: auto, chosen by cross-validation)")
+    c.add_argument("--method", default=DEFAULT_METHOD,
+                   help=f"selection method (default: {DEFAULT_METHOD}, the same as essence.compress)")
     c.add_argument("--seed", type=cli_whole_number(0), default=0,
                    help="seed for the model split and the method (default 0)")
     c.add_argument("--out", help="artifact path (default: DATA-METHOD-kK-sS.json)")

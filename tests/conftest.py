@@ -1,9 +1,8 @@
 """Shared fixtures: small slices of the real data (never simulated where real data exists), and the fast loop.
 
 The fast loop is ``pytest -m "not slow"``. A test is slow when it carries ``@pytest.mark.slow`` in its
-file, or when it is listed in :data:`MEASURED_SLOW` below: tests measured at 3 s or more each (with
-``--durations``; on the shared 2-core machine), most of them CLI subprocesses, LM loads, py-irt fits and
-GA searches. ``make test`` runs everything.
+file, or when it is listed in :data:`MEASURED_SLOW` below: tests that ``--durations`` shows at a second or more
+each, most of them CLI subprocesses, LM loads, py-irt fits and GA searches. ``make test`` runs everything.
 
 The cache: the whole session (and every subprocess it starts) uses a fresh, empty ``$ESSENCE_CACHE`` made
 here at import time, before ``essence`` is imported, so no test reads or writes the project's ``.cache/`` and
@@ -13,9 +12,8 @@ developer keeps them, and the slow tests whose SmolLM2 item features take minute
 :func:`project_cache` (as does the notebook build).
 
 Threads: BLAS and OpenMP run one thread in the session and in every subprocess it starts, as ``compress`` already
-runs them (essence.data._runtime.single_thread): on the shared 2-core machine their spinning threads wait on busy
-cores (the whole fast loop took 8 min 5 s with the libraries' defaults, 5 min 35 s with one thread). A value set
-outside wins; the notebook build gets the outside values.
+runs them (essence.data._runtime.single_thread): on a shared 2-core machine spinning threads wait on busy cores.
+A value set outside wins; the notebook build gets the outside values.
 """
 
 from __future__ import annotations
@@ -152,6 +150,27 @@ MEASURED_SLOW = (
     "tests/test_lessons_selectors.py::test_selector_figures",
     "tests/test_lessons_selectors.py::test_faithful_run_measures_both_settings_and_caches",
     "tests/test_attribution.py::test_item_that_determines_the_target_gets_the_largest_attribution",
+    "tests/test_lmeval_replay.py::",  # builds the harness's requests for every logged document
+    "tests/test_suite_cli.py::",  # one compress subprocess per case
+    "tests/test_suite.py::test_fit_members_greedy_ensemble_records_the_weights_it_predicts_with",
+    "tests/test_suite.py::test_suite_refuses_one_member_repeated_names_and_no_shared_models",
+    "tests/test_suite.py::test_joint_refinement_never_worsens_the_pool_fitness_and_keeps_the_floor",
+    "tests/test_suite.py::test_suite_reconstruction_reads_own_then_all_items_with_intervals",
+    "tests/test_suite.py::test_compress_suite_reconstructs_every_member_from_all_chosen_items",
+    "tests/test_irt.py::test_cache_reuses_one_fit",
+    "tests/test_bad_input.py::test_subprocess_error_and_warning",
+    "tests/test_committed_notebooks.py::test_clean_outputs_names_the_injected_cell",
+    "tests/test_essence_method.py::test_k_equal_to_the_pool_returns_every_item",
+    "tests/test_essence_method.py::test_beats_random_on_validation_models",
+    "tests/test_essence_method.py::test_paper_fitness_gam_ruler_runs",
+    "tests/test_essence_method.py::test_datasets_without_texts_with_constants_and_missing_cells",
+    "tests/test_essence_method.py::test_pre_screen_shrinks_big_pools_and_is_recorded",
+    "tests/test_essence_method.py::test_text_redundancy_is_wired_to_the_filter",
+    "tests/test_essence_method.py::test_end_to_end_through_compress",
+    "tests/test_disco.py::test_disco_end_to_end",
+    "tests/test_lmeval.py::test_round_trip_pythia",
+    "tests/test_suite_regimes_benchmark.py::",
+    "tests/test_lessons_selectors.py::test_selector_runs_and_decision_guide",
 )
 
 

@@ -18,7 +18,7 @@ from ..data._version import __version__
 from ..data._io import jsonable
 from ..data._runtime import single_thread
 from ..data.checks import whole_number
-from ..artifact.base import Artifact, check_same_benchmark, format_figures
+from ..artifact.base import Artifact, check_answers, check_same_benchmark, format_figures, missing_items
 from ..artifact.compressed import _figures
 from ..data import Responses, split_models
 from ..data.errors import InputError
@@ -99,20 +99,13 @@ class SuiteCompressed(Artifact):
             pos = {s: i for i, s in enumerate(m.items.tolist())}
             missing = [s for s in self.items[name] if s not in pos]
             if missing:
-                shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
                 raise InputError(f"{name} (file {m.name}): {len(missing)} of its {len(self.items[name])} chosen items "
-                                 f"are missing: {shown}; is the file the right benchmark, in the suite's order "
-                                 f"({', '.join(self.names)})?")
+                                 f"are missing: {missing_items(missing)}; is the file the right benchmark, in the "
+                                 f"suite's order ({', '.join(self.names)})?")
             sub = m.subset(models=models)
             blocks.append(sub.responses[:, [pos[s] for s in self.items[name]]])
         X = np.hstack(blocks) if blocks else np.zeros((len(models), 0))
-        finite = X[~np.isnan(X)]
-        if finite.size and (finite.min() < 0 or finite.max() > 1):
-            raise InputError("responses: values outside [0, 1] on the chosen items; scores must be fractions")
-        empty = np.isnan(X).all(axis=1)
-        if empty.any():
-            raise InputError(f"{int(empty.sum())} model(s) have no result on any chosen item, e.g. "
-                             f"{models[int(np.flatnonzero(empty)[0])]!r}; drop them or run them on the chosen items")
+        check_answers(X, models)
         return np.asarray(models), X, members
 
     def estimate(self, data):

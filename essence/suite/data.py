@@ -30,9 +30,8 @@ class Suite:
     ``members``: tuple of Responses, every one with the same ``models`` in the same order.
     ``dropped``: member name -> number of its models left out because some other member lacks them.
     ``outside``: empty, or one entry per member: a Responses of exactly those dropped models (on the member's
-    items; None where it has none). They are never split or tested; the trees of
-    :func:`essence.suite.artifact.outside_candidates` train on them, and the joint search's own-items fitness
-    term may read them (``own_models="pool"``, :mod:`essence.suite.select`).
+    items; None where it has none). They are never split, tested or used by a compression; studies of models
+    outside the suite read them (:meth:`outside_of`).
     """
 
     members: tuple

@@ -11,12 +11,10 @@ error as one more term, weighted ``mean_weight``). ``own_weight`` ``lambda`` mix
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ..data.errors import InputError
-from ..search.fitness import mask_positions
+from ..search.fitness import fill_means, gram_blocks, mask_positions
 from ..search.genetic import random_masks
 
 __all__ = ["JointRidgeFitness", "WEIGHTINGS"]
@@ -58,11 +56,7 @@ class JointRidgeFitness:
         if self.member_of.shape != (X.shape[1],):
             raise InputError(f"member_of: expected ({X.shape[1]},), got {self.member_of.shape}")
         self.B = Y.shape[1]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            fill = np.nanmean(X, axis=0)
-        self.fill = np.where(np.isnan(fill), 0.0, fill)
-        X = np.where(np.isnan(X), self.fill, X)
+        X, self.fill = fill_means(X)
         self.mu = X.mean(axis=0)
         Xc = X - self.mu
         self.ym = Y.mean(axis=0)
@@ -90,8 +84,7 @@ class JointRidgeFitness:
         estimate is the mean of those); a member without items there scores its intercept-only error."""
         idx = mask_positions(masks, self.n_items)
         k = idx.shape[1]
-        M = self.n_items
-        G = self.G.ravel().take(idx[:, :, None] * M + idx[:, None, :])  # (P, k, k) Gram blocks
+        G = gram_blocks(self.G, idx)  # (P, k, k)
         rhs = self.b[idx]  # (P, k, B)
         if own:
             w, sse = self._own_solve(idx, G, rhs)
