@@ -8,7 +8,7 @@ from scipy.spatial.distance import cdist, pdist
 
 from essence.data import from_arrays
 from essence.methods import get_method, make_method
-from essence.methods.herding import HerdingSelector, kernel_herding, median_heuristic, rbf_kernel
+from essence.methods.herding import HerdingSelector, kernel_herding, median_heuristic
 
 
 def brute_mmd2(K: np.ndarray, subset) -> float:
@@ -36,12 +36,6 @@ def test_median_heuristic_subsamples_large_pools(X):
     big = np.vstack([X] * 3) + np.random.default_rng(2).normal(0, 0.01, (150, 5))
     rows = np.sort(np.random.default_rng(0).choice(150, size=40, replace=False))
     assert median_heuristic(big, max_points=40) == pytest.approx(np.median(pdist(big[rows])), rel=1e-10)
-
-
-def test_rbf_kernel(X):
-    sigma = 1.7
-    np.testing.assert_allclose(rbf_kernel(X, X[:4], sigma), full_kernel(X, sigma)[:, :4], rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(np.diag(rbf_kernel(X, X, sigma)), 1.0)
 
 
 @pytest.mark.parametrize("bandwidth", [None, 0.8, 5.0])

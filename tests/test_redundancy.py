@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from essence.search.redundancy import (coarse_filter, item_prefilter, rank_redundancy, redundancy_blocks,
-                                       standardise_items, text_redundancy)
+from essence.search.redundancy import coarse_filter, item_prefilter, rank_redundancy, standardise_items, text_redundancy
 
 
 def naive_filter(R, E, tau_text, tau_rank, drop_constant=True):
@@ -36,19 +35,17 @@ def test_text_redundancy_equals_dense_reference():
     rng = np.random.default_rng(0)
     E = rng.normal(size=(23, 8))
     ref = (E / np.linalg.norm(E, axis=1, keepdims=True)) @ (E / np.linalg.norm(E, axis=1, keepdims=True)).T
-    for bs in (1, 5, 23, 100):
-        np.testing.assert_allclose(text_redundancy(E, block_size=bs), ref, atol=1e-12)
+    np.testing.assert_allclose(text_redundancy(E), ref, atol=1e-12)
 
 
-def test_rank_redundancy_blockwise_equals_corrcoef(small):
+def test_rank_redundancy_equals_corrcoef(small):
     R = small.responses[:, :30]
     ref = np.corrcoef(R.T)
     const = np.isnan(np.diag(ref))
-    for bs in (1, 7, 30, 1000):
-        got = rank_redundancy(R, block_size=bs)
-        ok = ~(const[:, None] | const[None, :])
-        np.testing.assert_allclose(got[ok], ref[ok], atol=1e-10)
-        assert np.isnan(got[~ok]).all()
+    got = rank_redundancy(R)
+    ok = ~(const[:, None] | const[None, :])
+    np.testing.assert_allclose(got[ok], ref[ok], atol=1e-10)
+    assert np.isnan(got[~ok]).all()
 
 
 def test_rank_redundancy_mean_imputes_missing_cells(alpaca):
@@ -56,7 +53,7 @@ def test_rank_redundancy_mean_imputes_missing_cells(alpaca):
     R = alpaca.responses[:, np.r_[nan_cols, np.arange(40)]]
     assert np.isnan(R).any(), "the alpaca slice should hold missing cells"
     filled = np.where(np.isnan(R), np.nanmean(R, axis=0), R)
-    np.testing.assert_allclose(rank_redundancy(R, block_size=16), np.corrcoef(filled.T), atol=1e-10)
+    np.testing.assert_allclose(rank_redundancy(R), np.corrcoef(filled.T), atol=1e-10)
 
 
 def test_constant_items_get_zero_vectors(small):
@@ -68,15 +65,6 @@ def test_constant_items_get_zero_vectors(small):
     assert const.tolist() == [i in (3, 7) for i in range(10)]
     assert not Z[[3, 7]].any()
     np.testing.assert_allclose(np.linalg.norm(Z[~const], axis=1), 1.0)
-
-
-def test_redundancy_blocks_cover_the_gram_matrix():
-    V = np.arange(12.0).reshape(6, 2)
-    parts = list(redundancy_blocks(V, block_size=4))
-    assert [(a, b) for a, b, _ in parts] == [(0, 4), (4, 6)]
-    np.testing.assert_allclose(np.vstack([G for *_, G in parts]), V @ V.T)
-    tri = list(redundancy_blocks(V, block_size=4, upto_diagonal=True))
-    assert tri[0][2].shape == (4, 4) and tri[1][2].shape == (2, 6)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -260,7 +260,7 @@ def test_dask_backend_equals_local(slice_npz, tmp_path, capsys):
 
 
 def test_unreachable_scheduler_is_a_usage_error(slice_npz, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("essence.sweep.backends.DASK_CONNECT_TIMEOUT", "1s")
+    monkeypatch.setattr("essence.sweep.worker.DASK_CONNECT_TIMEOUT", "1s")
     rc = main(["sweep", "--data", slice_npz, "--methods", "random", "--k", "5", "--seeds", "0",
                "--out", str(tmp_path / "sw"), "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9", "--quiet"])
     err = capsys.readouterr().err

@@ -1,22 +1,25 @@
 """What every artifact shares: one JSON file (no pickle), written atomically, read back with its schema checked.
 
-A subclass (a dataclass) names its ``SCHEMA``, ``SCHEMA_VERSION`` and ``REQUIRED`` fields, writes its fields
-in ``to_dict`` and rebuilds itself from a checked dict in ``_from_checked``; it is registered under its schema
-when its class is defined, so :func:`load_artifact` reads either kind of file.
+A subclass (a dataclass) names its ``SCHEMA``, ``SCHEMA_VERSION`` and ``REQUIRED`` fields, writes itself in
+``to_dict`` and rebuilds itself from a checked dict in ``_from_checked``; defining it registers it under its
+schema, so :func:`load_artifact` reads any kind.
 """
 
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import ClassVar
 
+import numpy as np
+
 from ..data._io import jsonable, write_atomic
 from ..data._version import __version__
-from ..data.errors import InputError
+from ..data.errors import EssenceWarning, InputError
 
-__all__ = ["Artifact", "SCHEMAS", "load_artifact", "read_json", "check_same_benchmark",
-           "format_figures", "FIGURE_KEYS"]
+__all__ = ["Artifact", "SCHEMAS", "load_artifact", "read_json", "check_same_benchmark", "check_answers",
+           "missing_items", "format_figures", "FIGURE_KEYS"]
 
 #: the figures an evaluation reports (:func:`essence.data.metrics.summary`), in print order
 FIGURE_KEYS = ("n_models", "rmse", "mae", "kendall", "spearman", "rank_err_5", "rank_err_10", "coverage")
@@ -27,7 +30,8 @@ def format_figures(fig: dict) -> str:
     return " ".join(f"{k}={fig[k]}" if k == "n_models" else f"{k}={fig[k]:.3f}"
                     for k in FIGURE_KEYS if fig.get(k) is not None)
 
-#: fewest chosen items and models with which :func:`check_same_benchmark` judges (fewer: item means are too noisy)
+
+#: fewest chosen items and models with which :func:`check_same_benchmark` judges (fewer: too noisy)
 MIN_ITEMS_TO_CHECK, MIN_MODELS_TO_CHECK = 30, 10
 
 #: schema name -> artifact class; filled as each class is defined
@@ -46,13 +50,12 @@ def read_json(path) -> dict:
 
 
 class Artifact:
-    """Base of the compressed-benchmark artifacts (:class:`~essence.artifact.compressed.Compressed`,
-    :class:`~essence.suite.artifact.SuiteCompressed`)."""
+    """Base of the artifacts (:class:`~essence.artifact.compressed.Compressed`,
+    :class:`~essence.suite.artifact.SuiteCompressed`); ``n_inputs``: results files an estimate takes."""
 
     SCHEMA: ClassVar[str] = ""
     SCHEMA_VERSION: ClassVar[int] = 1
     REQUIRED: ClassVar[tuple] = ()
-    #: how many results files (or datasets) an estimate takes: one per benchmark
     n_inputs: ClassVar[int] = 1
 
     def __init_subclass__(cls, **kw):
@@ -69,8 +72,7 @@ class Artifact:
         raise NotImplementedError
 
     def save(self, path, overwrite: bool = False) -> Path:
-        """Write the artifact as compact JSON, atomically (temp file + rename): a crash never leaves half a file.
-        Refuses to replace an existing file unless ``overwrite=True``."""
+        """Write compact JSON atomically; an existing file is replaced only with ``overwrite=True``."""
         text = json.dumps(jsonable(self.to_dict()), separators=(",", ":"), allow_nan=False)
         return write_atomic(path, text, overwrite=overwrite)
 
@@ -110,18 +112,10 @@ class Artifact:
 
 
 def check_same_benchmark(X, reference_means, what: str) -> float | None:
-    """Warn when ``X`` ``(n_models, k)`` (answers on the chosen items) looks like another benchmark under the same
-    item ids: its item means do not correlate significantly (one-sided 5 %, Fisher's z) with the reference models'
-    (``reference_means`` ``(k,)``, fractions). Models of the same benchmark, even only its strongest ones, keep
-    the items' order of difficulty (measured on the shipped data at 50 items: correlation 0.36-0.9 between the
-    strongest fifth and the rest). Needs :data:`MIN_ITEMS_TO_CHECK` items and :data:`MIN_MODELS_TO_CHECK`
-    models; returns the correlation, or None when it cannot judge."""
-    import warnings
-
-    import numpy as np
-
-    from ..data.errors import EssenceWarning
-
+    """The correlation of the item means of ``X`` ``(n_models, k)`` with ``reference_means`` ``(k,)`` (None when too
+    few items or models to judge), warning when it is not significantly positive (one-sided 5 %, Fisher's z): the
+    data look like another benchmark under the same item ids (models of one benchmark, even its strongest, keep
+    the items' order of difficulty)."""
     if reference_means is None:
         return None
     X = np.asarray(X, dtype=np.float64)
@@ -142,6 +136,23 @@ def check_same_benchmark(X, reference_means, what: str) -> float | None:
                       "under the same item ids; check that they are results of the benchmark the artifact was "
                       "compressed from", EssenceWarning, stacklevel=3)
     return r
+
+
+def missing_items(missing: list) -> str:
+    """The first five of ``missing`` item ids, and how many more."""
+    return ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+
+
+def check_answers(X, models) -> None:
+    """InputError when answers ``X`` ``(n, k)`` on the chosen items leave [0, 1] or a model of ``models`` ``(n,)``
+    has none."""
+    finite = X[~np.isnan(X)]
+    if finite.size and (finite.min() < 0 or finite.max() > 1):
+        raise InputError("responses: values outside [0, 1] on the chosen items; scores must be fractions")
+    empty = np.isnan(X).all(axis=1)
+    if empty.any():
+        raise InputError(f"{int(empty.sum())} model(s) have no result on any chosen item, e.g. "
+                         f"{str(np.asarray(models)[empty][0])!r}; drop them or run them on the chosen items")
 
 
 def load_artifact(path) -> Artifact:

@@ -1,22 +1,15 @@
-"""Checks of an artifact's content on load, beyond its schema: an artifact that was changed after
-``essence compress`` wrote it (by hand, a broken copy, a bad merge) is refused as *damaged*, naming the field.
-
-What is checked (``d`` is the parsed JSON of :meth:`essence.artifact.compressed.Compressed.to_dict`):
-
-* ``k`` a whole number >= 1; ``seed`` a whole number; ``items`` ``k`` distinct, non-empty strings;
-* no NaN or infinite number anywhere in ``reconstructor`` or ``interval`` (a saved artifact has none:
-  it is written with ``allow_nan=False``), and no null inside a list of numbers (except lists whose
-  entries may be absent, :data:`NULLABLE_LISTS`);
-* every ``weights`` list: one finite weight >= 0 per chosen item, not all zero;
-* the interval: ``level`` in (0, 1), ``q`` >= 0, ``bandwidth`` > 0, a scale curve >= 0 (so that
-  ``lower <= estimate <= upper``);
-* the rebuilt reconstructor gives finite estimates for three probe models (all wrong, all right, half).
+"""Checks of an artifact's content on load: one changed after ``essence compress`` wrote it is refused as
+*damaged*, naming the field. Checked: ``k``, ``seed``, ``items`` (``k`` distinct non-empty ids); no non-finite
+number in ``reconstructor`` or ``interval`` and no null in a list of numbers (but :data:`NULLABLE_LISTS`); every
+``weights`` list (one finite weight >= 0 per chosen item, not all 0); the interval's ``level``, ``q``,
+``bandwidth`` and scale curve; finite estimates of the rebuilt reconstructor for three probe models.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+from collections import Counter
 
 import numpy as np
 
@@ -87,12 +80,10 @@ def check_artifact(d: dict, source: str):
         raise _damaged(source, "items", "is not a list of non-empty item ids")
     if len(items) != k:
         raise _damaged(source, "items", f"holds {len(items)} ids but k is {k}")
-    seen: dict[str, int] = {}
-    for i in items:
-        seen[i] = seen.get(i, 0) + 1
-    dups = [i for i, n in seen.items() if n > 1]
+    counts = Counter(items)
+    dups = [i for i, n in counts.items() if n > 1]
     if dups:
-        raise _damaged(source, "items", f"names {dups[0]!r} {seen[dups[0]]} times (item ids must be distinct)")
+        raise _damaged(source, "items", f"names {dups[0]!r} {counts[dups[0]]} times (item ids must be distinct)")
     if not isinstance(d["params"], dict):
         raise _damaged(source, "params", "is not an object")
     for field in ("reconstructor", "interval"):

@@ -1,10 +1,8 @@
-"""The compressed benchmark: chosen items + fitted reconstructor + provenance, as one JSON artifact.
+"""The compressed benchmark: chosen items + fitted reconstructor + interval + provenance, as one JSON artifact.
 
-:func:`compress` runs a method on a dataset (train / validation / test split of the models, selection
-on train + validation only, figures on test) and returns a :class:`Compressed`. ``save`` writes it
-atomically as plain JSON (no pickle); ``load`` refuses files of another schema version or with fields
-missing; ``estimate`` turns new models' results on the chosen items into full-score estimates with
-intervals.
+:func:`compress` splits the models (selection on train + validation only, figures on test) and returns a
+:class:`Compressed`; ``save`` / ``load`` come from :class:`~essence.artifact.base.Artifact`; ``estimate`` turns new
+models' results on the chosen items into full-score estimates with intervals.
 """
 
 from __future__ import annotations
@@ -12,39 +10,32 @@ from __future__ import annotations
 import datetime as _dt
 import warnings
 from dataclasses import dataclass, field
-from typing import ClassVar
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
-from ..data._version import __version__
-from ..data._runtime import single_thread
-from .base import Artifact, check_same_benchmark, format_figures
 from ..data import METABENCH, POOL_CAVEAT, Responses, Split, split_models
-from ..reconstructors.intervals import IntervalModel, cross_fitted_predictions
-from ..data.metrics import summary
-
+from ..data._runtime import single_thread
+from ..data._version import __version__
 from ..data.checks import whole_number
 from ..data.errors import InputError, warn
+from ..data.metrics import summary
 from ..methods.auto import check_models_for_k
+from ..reconstructors.intervals import IntervalModel, cross_fitted_predictions
+from .base import Artifact, check_answers, check_same_benchmark, format_figures, missing_items
 
 __all__ = ["Compressed", "compress", "SCHEMA", "SCHEMA_VERSION"]
 
 SCHEMA = "essence.compressed"
 SCHEMA_VERSION = 1
-_REQUIRED = ("schema", "schema_version", "method", "k", "seed", "params", "items", "dataset",
-             "reconstructor", "interval", "figures")
 
 
 @dataclass
 class Compressed(Artifact):
-    """A compressed benchmark.
-
-    ``items``: the chosen item ids ``(k,)``. ``reconstructor``: fitted, maps results on those items
-    (in that order) to full scores in pp. ``interval``: the fitted :class:`IntervalModel`.
-    ``dataset``: name, fingerprint, sizes, target source, caveat. ``figures``: ``{"validation": {...},
-    "test": {...}}`` from :func:`essence.data.metrics.summary`.
-    """
+    """A compressed benchmark: ``items`` the chosen item ids ``(k,)``; ``reconstructor`` maps results on them (in
+    that order) to full scores (pp); ``interval`` its :class:`IntervalModel`; ``dataset``: name, fingerprint,
+    sizes, reference quantiles; ``figures``: ``{"validation", "test"}`` of :func:`essence.data.metrics.summary`."""
 
     method: str
     k: int
@@ -62,19 +53,24 @@ class Compressed(Artifact):
 
     SCHEMA: ClassVar[str] = SCHEMA
     SCHEMA_VERSION: ClassVar[int] = SCHEMA_VERSION
-    REQUIRED: ClassVar[tuple] = _REQUIRED
+    REQUIRED: ClassVar[tuple] = ("method", "k", "seed", "params", "items", "dataset", "reconstructor", "interval",
+                                 "figures")
 
-    # -- estimates -------------------------------------------------------------------------------
-    def _matrix(self, data) -> tuple[np.ndarray, np.ndarray]:
-        """Responses of ``data`` on the chosen items, in artifact order: ``(models (n,), X (n, k))``."""
-        import pandas as pd
-
+    def _data(self, data):
+        """``data`` as given, or loaded from its path (one path, or a list of one)."""
         if isinstance(data, (list, tuple)):
             (data,) = self.inputs(data)
         if isinstance(data, (str, Path)):
             from ..data import load
 
             data = load(data, allow_empty_items=True)
+        return data
+
+    def _matrix(self, data) -> tuple[np.ndarray, np.ndarray]:
+        """``(models (n,), X (n, k))``: the results of ``data`` on the chosen items, in artifact order."""
+        import pandas as pd
+
+        data = self._data(data)
         if isinstance(data, Responses):
             ids, models, R = data.items, data.models, data.responses
         elif isinstance(data, pd.DataFrame):
@@ -87,65 +83,44 @@ class Compressed(Artifact):
         pos = {s: i for i, s in enumerate(ids)}
         missing = [s for s in self.items if s not in pos]
         if missing:
-            shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
             raise InputError(
-                f"{len(missing)} of the artifact's {self.k} items are missing from the responses: {shown}; "
-                "run the new model on every chosen item (see `essence export-lmeval`); a result a model lacks may "
-                "be an empty cell, but every chosen item needs its column"
-            )
+                f"{len(missing)} of the artifact's {self.k} items are missing from the responses: "
+                f"{missing_items(missing)}; run the new model on every chosen item (see `essence export-lmeval`); "
+                "a result a model lacks may be an empty cell, but every chosen item needs its column")
         X = R[:, [pos[s] for s in self.items]]
-        finite = X[~np.isnan(X)]
-        if finite.size and (finite.min() < 0 or finite.max() > 1):
-            raise InputError("responses: values outside [0, 1] on the chosen items; scores must be fractions")
-        empty = np.isnan(X).all(axis=1)
-        if empty.any():
-            raise InputError(
-                f"{int(empty.sum())} model(s) have no result on any chosen item, e.g. {str(models[empty][0])!r}; "
-                "drop them or run them on the chosen items"
-            )
+        check_answers(X, models)
         return models, X
 
     def estimates(self, X) -> dict:
-        """``{"estimate", "lower", "upper", "outside", "answered_by"}``, each ``(n,)``, for answers ``X`` ``(n, k)``
-        on the chosen items: the estimate and its interval (pp); whether the model lies outside the reference
-        models, judged from its own answers (the frontier reconstructor's posterior, else its plain mean on the
-        chosen items beyond the references' range of it); and which estimate answered."""
+        """``{"estimate", "lower", "upper", "outside", "answered_by"}``, each ``(n,)``, for answers ``X`` ``(n, k)``:
+        the estimate and its interval (pp), whether the model lies outside the reference models, and which
+        estimate answered."""
         return estimates(self.reconstructor, self.interval, self.dataset.get("subset_quantiles"), X)
 
     def estimate(self, data):
-        """Estimated full scores (pp) with intervals for the models in ``data``.
-
-        ``data``: a :class:`Responses`, a wide DataFrame, or a path; it must hold every chosen item
-        (matched by item id; extra items are ignored). Returns a DataFrame with columns
-        ``model, estimate, lower, upper`` (pp; the interval's nominal level is ``interval.level``),
-        ``outside`` and ``answered_by`` (:meth:`estimates`).
-        """
+        """A DataFrame ``model`` + the columns of :meth:`estimates` for ``data`` (a :class:`Responses`, a wide
+        DataFrame or a path) holding every chosen item (matched by id; extra items ignored)."""
         import pandas as pd
 
         models, X = self._matrix(data)
         return pd.DataFrame({"model": models, **self.estimates(X)})
 
     def evaluate(self, data) -> dict:
-        """Compare estimates on ``data`` with its true full scores: :func:`essence.data.metrics.summary` + coverage."""
-        if isinstance(data, (list, tuple)):
-            (data,) = self.inputs(data)
-        if isinstance(data, (str, Path)):
-            from ..data import load
-
-            data = load(data, allow_empty_items=True)
+        """:func:`essence.data.metrics.summary` of the estimates on ``data`` against its true full scores; warns
+        when its item means do not follow the reference models' (:func:`~essence.artifact.base.check_same_benchmark`)."""
+        data = self._data(data)
         if not isinstance(data, Responses):
             raise InputError("evaluate: data must be a Responses or a dataset name/path with true scores")
-        check_same_benchmark(self._matrix(data)[1], self.dataset.get("item_means"), data.name)
-        est = self.estimate(data)
-        return _figures(data.target, est["estimate"].to_numpy(), est["lower"].to_numpy(), est["upper"].to_numpy(),
-                        f"{data.name}")
+        X = self._matrix(data)[1]
+        check_same_benchmark(X, self.dataset.get("item_means"), data.name)
+        est = self.estimates(X)
+        return _figures(data.target, est["estimate"], est["lower"], est["upper"], f"{data.name}")
 
-    # -- what the command line prints -------------------------------------------------------------
     def summary_lines(self) -> list[str]:
         """What ``essence compress`` prints about the artifact it wrote."""
         lines = []
         auto = self.selection.get("auto")
-        if auto:  # the default: what it chose and how good it expects it to be
+        if auto:
             lines.append(f"auto: {auto['regime']}; chose {auto['choice']}, estimated RMSE {auto['estimate_rmse']:.2f} "
                          f"+- {auto['estimate_sd']:.2f} pp ({auto['ratio_to_baseline']:.2f} x {auto['baseline']})")
         lines.append(f"validation: {format_figures(self.figures.get('validation', {}))}")
@@ -164,22 +139,11 @@ class Compressed(Artifact):
                          + format_figures(self.figures.get("test", {})))
         return lines
 
-    # -- persistence -----------------------------------------------------------------------------
     def to_dict(self) -> dict:
-        return {
-            **self.header(),
-            "method": self.method,
-            "k": int(self.k),
-            "seed": int(self.seed),
-            "params": self.params,
-            "items": list(self.items),
-            "dataset": self.dataset,
-            "split": self.split,
-            "reconstructor": self.reconstructor.to_dict(),
-            "interval": self.interval.to_dict(),
-            "figures": self.figures,
-            "selection": self.selection,
-        }
+        return {**self.header(), "method": self.method, "k": int(self.k), "seed": int(self.seed), "params": self.params,
+                "items": list(self.items), "dataset": self.dataset, "split": self.split,
+                "reconstructor": self.reconstructor.to_dict(), "interval": self.interval.to_dict(),
+                "figures": self.figures, "selection": self.selection}
 
     @classmethod
     def _from_checked(cls, d: dict, source: str) -> "Compressed":
@@ -200,8 +164,8 @@ class Compressed(Artifact):
 
 
 def estimates(rec, interval, subset_quantiles, X) -> dict:
-    """The rows of :meth:`Compressed.estimates` for reconstructor ``rec``, its conformal ``interval`` and the
-    references' plain-mean percentiles ``subset_quantiles`` (pp, or None) on answers ``X`` ``(n, k)``."""
+    """:meth:`Compressed.estimates` of ``rec`` with its ``interval`` on answers ``X`` ``(n, k)``: outside when the
+    frontier kind says so, else when the plain mean leaves the references' ``subset_quantiles`` (pp, or None)."""
     X = np.asarray(X, dtype=np.float64)
     if getattr(rec, "has_interval", False):
         out = rec.predict_interval(X)
@@ -220,14 +184,13 @@ def estimates(rec, interval, subset_quantiles, X) -> dict:
             "answered_by": np.full(est.shape, "regression", dtype=object)}
 
 
-#: fewer models than this make figures (RMSE, rank correlation, coverage) too noisy to read: a warning says so
+#: fewer models than this make figures too noisy to read: a warning says so
 MIN_FIGURE_MODELS = 10
 
 
 def _figures(y, est, lo, hi, what: str, warn_few: bool = True, quiet: bool = False) -> dict:
-    """:func:`essence.data.metrics.summary` of estimates against true scores (pp), with a one-line warning (not
-    scipy's raw ConstantInputWarning) when the true scores are all equal and when there are very few models
-    (``warn_few``); ``quiet``: no warning (one was given already)."""
+    """:func:`essence.data.metrics.summary` of estimates against true scores (pp), warning in one line when the true
+    scores are all equal or (``warn_few``) the models very few; ``quiet``: no warning."""
     from scipy.stats import ConstantInputWarning
 
     y = np.asarray(y, dtype=np.float64)
@@ -246,8 +209,7 @@ def _figures(y, est, lo, hi, what: str, warn_few: bool = True, quiet: bool = Fal
 
 
 def _warn_constant(data: Responses) -> bool:
-    """Warn (one line) when every observed result, or every full score, is the same value: no item can tell
-    models apart. Returns whether it warned."""
+    """Whether it warned (one line) that every observed result, or every full score, is the same value."""
     obs = data.responses[~np.isnan(data.responses)]
     if obs.size and np.ptp(obs) == 0:
         warn(f"{data.name}: every observed result is {obs[0]:g} (constant data); the chosen items cannot tell "
@@ -260,36 +222,16 @@ def _warn_constant(data: Responses) -> bool:
     return False
 
 
-def compress(
-    data: Responses,
-    k: int,
-    method: str = "auto",
-    seed: int = 0,
-    split: Split | str | None = None,
-    test: float = 0.1,
-    val: float = 0.1,
-    level: float = 0.9,
-    min_answered: int = 5,
-    progress: bool = True,
-    predictors: str = "all",
-    **params,
-) -> Compressed:
-    """Choose ``k`` items of ``data`` with ``method`` and fit the reconstructor and its interval.
-
-    The models are split (``split_models(data, test, val, seed, kind=split)`` with ``split`` ``"random"`` (the
-    default) or ``"top"`` (the strongest models are the test models); a :class:`~essence.data.Split` is used as
-    given); the method
-    sees the training and validation models only; the test models are used once, for ``figures['test']``.
-    Items answered by fewer than ``min_answered`` training models are left out with a warning that
-    counts them. Too few models for ``k`` get a warning or an InputError saying how many are needed
-    (:func:`essence.methods.auto.check_models_for_k`). Missing cells elsewhere are left out of subset means and
-    filled with training item means in ridge (see :mod:`essence.reconstructors.simple`).
-    ``predictors``: ``"all"`` lets the reconstructor's CV also weigh the stronger kinds of
-    :mod:`essence.reconstructors.combine` (latent from 100, MLP from 300 non-test models; they add tens of seconds on
-    thousands of models); ``"basic"`` keeps to the method's own kinds plus the line and shrinkage ones (what
-    the comparison sweep uses, so selectors are compared at equal reconstructors).
-    ``params`` go to the method's constructor.
-    """
+def compress(data: Responses, k: int, method: str = "auto", seed: int = 0, split: Split | str | None = None,
+             test: float = 0.1, val: float = 0.1, level: float = 0.9, min_answered: int = 5, progress: bool = True,
+             predictors: str = "all", **params) -> Compressed:
+    """Choose ``k`` items of ``data`` with ``method`` (``params`` go to its constructor) and fit the reconstructor
+    and its ``level`` interval. ``split``: ``"random"`` (default), ``"top"`` (the strongest models are the test
+    models) or a :class:`~essence.data.Split`, with ``test`` / ``val`` fractions; the method sees the training and
+    validation models only, the test models give ``figures["test"]``. Items answered by fewer than
+    ``min_answered`` training models are left out with a warning; too few models for ``k`` warn or raise
+    (:func:`essence.methods.auto.check_models_for_k`). ``predictors``: ``"all"`` or ``"basic"``
+    (:meth:`essence.methods.base.Selector.fit`)."""
     from ..methods import make_method
 
     if not isinstance(data, Responses):
@@ -307,35 +249,30 @@ def compress(
     source, left_out = data, []
     answered = (~np.isnan(train.responses)).sum(axis=0)
     few = np.flatnonzero(answered < min_answered)
-    if few.size:  # sparse cells (agentic suites): leave those items out, say how many, keep the benchmark
+    if few.size:
         if few.size == data.n_items:
             raise InputError(f"every item was answered by fewer than {min_answered} training models; "
                              "add models or lower min_answered")
-        warn(f"{few.size} item(s) were answered by fewer than {min_answered} training models and are "
-                      f"left out, e.g. {', '.join(map(repr, data.items[few[:3]].tolist()))} "
-                      f"({data.n_items - few.size} items remain; lower min_answered to keep them)")
+        warn(f"{few.size} item(s) were answered by fewer than {min_answered} training models and are left out, e.g. "
+             f"{', '.join(map(repr, data.items[few[:3]].tolist()))} ({data.n_items - few.size} items remain; lower "
+             "min_answered to keep them)")
         keep = np.setdiff1d(np.arange(data.n_items), few)
         left_out = data.items[few].tolist()
         data = data.subset(items=keep)
         train, valid, testd = (part.subset(items=keep) for part in (train, valid, testd))
     check_models_for_k(k, train.n_models + valid.n_models, data.n_items)
-    with single_thread():  # see essence.data._runtime
+    with single_thread():
         selector.fit(train, valid, predictors=predictors)
-        idx = selector.items_
-        rec = selector.reconstructor_
-        pooled = getattr(selector, "reconstructor_fitted_on_", "train") == "train+val"
-        fit_part = Responses(np.vstack([train.responses, valid.responses]), np.r_[train.models, valid.models],
-                             train.items, np.r_[train.target, valid.target]) if pooled else train
-        # the conformal interval; a kind with its own interval (frontier) calibrates it on its regression
+        idx, rec = selector.items_, selector.reconstructor_
+        # refitted on train + val (Selector.fit), the reconstructor has no held-out models: the conformal interval
+        # calibrates on cross-fits, of its regression for a kind with its own interval (frontier)
+        R = np.vstack([train.responses, valid.responses])
         calibrated = getattr(rec, "inner_", rec) if getattr(rec, "has_interval", False) else rec
-        pred_cf = cross_fitted_predictions(calibrated, fit_part.responses[:, idx], fit_part.target, seed=seed,
-                                           R=fit_part.responses)
-        # a reconstructor refitted on train + val has no held-out validation models: calibrate on cross-fits
-        pred_val = pred_cf[train.n_models:] if pooled else calibrated.predict(valid.responses[:, idx])
-        interval = IntervalModel(level=level).fit(pred_cf[:train.n_models] if pooled else pred_cf, train.target,
-                                                  pred_val, valid.target)
+        pred_cf = cross_fitted_predictions(calibrated, R[:, idx], np.r_[train.target, valid.target], seed=seed, R=R)
+        pred_val = pred_cf[train.n_models:]
+        interval = IntervalModel(level=level).fit(pred_cf[:train.n_models], train.target, pred_val, valid.target)
     with np.errstate(invalid="ignore"):
-        subset_q = np.round(np.nanpercentile(100 * np.nanmean(fit_part.responses[:, idx], axis=1), np.arange(101)), 4)
+        subset_q = np.round(np.nanpercentile(100 * np.nanmean(R[:, idx], axis=1), np.arange(101)), 4)
     figures = {}
     for label, part in (("validation", valid), ("test", testd)):
         if part.n_models:
@@ -348,21 +285,17 @@ def compress(
     dataset = {
         "name": data.name, "fingerprint": source.fingerprint(), "n_models": data.n_models,
         "n_items": source.n_items, "target_source": data.target_source, "binary": data.is_binary,
-        "target_quantiles": np.round(np.nanpercentile(data.target, np.arange(101)), 4).tolist(),  # essence.artifact.report
-        "item_means": np.round(np.nanmean(fit_part.responses[:, idx], axis=0), 4).tolist(),  # check_same_benchmark
-        "subset_quantiles": subset_q.tolist(),  # the references' plain mean on the chosen items: who is outside
+        "target_quantiles": np.round(np.nanpercentile(data.target, np.arange(101)), 4).tolist(),
+        "item_means": np.round(np.nanmean(R[:, idx], axis=0), 4).tolist(),
+        "subset_quantiles": subset_q.tolist(),
     }
     if left_out:
         dataset["items_left_out"] = {"reason": f"answered by fewer than {min_answered} training models",
                                      "items": left_out}
     if data.name in METABENCH:
         dataset["caveat"] = POOL_CAVEAT
-    selection = {
-        "reconstructor_choice": selector.reconstructor_choice_,
-        "reconstructor_val_rmse": selector.reconstructor_scores_,
-        "predictors": predictors,
-        **getattr(selector, "info_", {}),
-    }
+    selection = {"reconstructor_choice": selector.reconstructor_choice_,
+                 "reconstructor_val_rmse": selector.reconstructor_scores_, "predictors": predictors, **selector.info_}
     return Compressed(
         method=method, k=int(k), seed=int(seed), params=selector.params_dict(),
         items=data.items[idx].tolist(), reconstructor=rec, interval=interval, dataset=dataset, figures=figures,

@@ -1,12 +1,7 @@
 """What an estimate means: the lines ``essence estimate`` (on a terminal, or with ``--context``) and
-``essence run`` print under the numbers.
-
-For each model: the estimate and its interval (pp), how many of the chosen items it was scored on,
-where the estimate falls among the artifact's reference models (the models of the dataset it was
-compressed on: ``dataset["target_quantiles"]``, their full scores' percentiles 0..100, recorded by
-``essence compress``), the chance level where it is known, and a note when the estimate lies beyond
-every reference model (the reconstructor then extrapolates).
-"""
+``essence run`` print under the numbers: the estimate and interval, the items it was scored on, its percentile
+among the artifact's reference models (``dataset["target_quantiles"]``), the chance level, and a note when it
+lies beyond every reference model."""
 
 from __future__ import annotations
 
@@ -16,9 +11,8 @@ import numpy as np
 
 __all__ = ["CHANCE", "percentile_among", "answered_counts", "context_lines"]
 
-#: Chance level (pp) of the shipped benchmarks whose items all have the same number of options
-#: (arc and mmlu: 4 choices; winogrande: 2; gsm8k: free-form answers). truthfulqa (mc1) items have 2-13
-#: choices: its chance level depends on the items (``essence run`` computes it from the harness requests).
+#: chance level (pp) of the shipped benchmarks whose items all have the same number of options (truthfulqa's
+#: depends on the items: ``essence run`` computes it from the harness requests)
 CHANCE = {"arc": 25.0, "mmlu": 25.0, "winogrande": 50.0, "gsm8k": 0.0}
 
 
@@ -30,16 +24,15 @@ def percentile_among(value: float, quantiles) -> float:
         return 0.0
     if value >= q[-1]:
         return 100.0
-    # several equal quantiles (ties): use the middle of their span
     lo = np.searchsorted(q, value, side="left")
     hi = np.searchsorted(q, value, side="right")
-    if hi > lo:
+    if hi > lo:  # equal quantiles: the middle of their span
         return float(np.linspace(0, 100, q.size)[lo:hi].mean())
     return float(np.interp(value, q, np.linspace(0, 100, q.size)))
 
 
 def answered_counts(art, responses) -> dict:
-    """``{model: number of the artifact's chosen items it has a result on}`` for a :class:`essence.data.responses.Responses`."""
+    """``{model: how many of the artifact's chosen items it has a result on}`` in ``responses`` (a Responses)."""
     pos = {s: i for i, s in enumerate(responses.items.tolist())}
     cols = [pos[i] for i in art.items if i in pos]
     have = (~np.isnan(responses.responses[:, cols])).sum(axis=1)
@@ -47,10 +40,9 @@ def answered_counts(art, responses) -> dict:
 
 
 def context_lines(art, estimates, n_answered=None, chance: dict | float | None = None) -> list[str]:
-    """Human lines for the rows of ``estimates`` (a DataFrame ``model, estimate, lower, upper`` in pp, as
-    :meth:`~essence.artifact.compressed.Compressed.estimate` returns). ``n_answered``: ``{model: items with a
-    result}`` (default: not shown); ``chance``: pp, one value or ``{model: pp}`` (default: :data:`CHANCE`
-    for the artifact's dataset, when known)."""
+    """Lines for the rows of ``estimates`` (:meth:`~essence.artifact.compressed.Compressed.estimate`'s DataFrame).
+    ``n_answered``: ``{model: items with a result}`` (None: not shown); ``chance``: pp, one value or
+    ``{model: pp}`` (None: :data:`CHANCE` of the artifact's dataset)."""
     ds = art.dataset
     q = ds.get("target_quantiles")
     name = ds.get("name", "the dataset")

@@ -1,9 +1,5 @@
-"""Small I/O helpers every module shares: output-path checks, atomic writes and JSON-safe copies.
-
-An *atomic* write goes to a temporary file beside the destination, renamed over it only once complete, so
-a crash never leaves a half-written file; the file gets the permissions a plain ``open`` would give it, or
-keeps those of the file it replaces.
-"""
+"""Output-path checks, atomic writes (a temporary file beside the destination, renamed over it when complete;
+permissions as a plain ``open`` gives, or those of the replaced file) and JSON-safe copies."""
 
 from __future__ import annotations
 
@@ -36,12 +32,8 @@ def _umask() -> int:
 
 
 def check_output(path, overwrite: bool = True, folder: bool = False, flag: str = "") -> Path:
-    """Refuse an output ``path`` that cannot be written, before anything is computed or written.
-
-    ``folder``: the output is a folder (created if missing) rather than a file. ``flag`` (e.g. ``"--out"``)
-    prefixes the message. Refuses a folder (for a file), a file on the way, an unwritable folder and, unless
-    ``overwrite``, an existing file; each as one InputError naming the path. Nothing is created.
-    """
+    """``path``, or InputError (prefixed by ``flag``, e.g. ``"--out"``) when it cannot be written: a folder (a file
+    for ``folder=True``), a file on the way, an unwritable folder, or an existing file unless ``overwrite``."""
     path = Path(path)
     head = f"{flag} {path}" if flag else str(path)
     fix = f"choose another {flag}" if flag else "choose another output path"
@@ -70,10 +62,7 @@ def check_output(path, overwrite: bool = True, folder: bool = False, flag: str =
 @contextmanager
 def atomic_path(path, overwrite: bool = True) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; on success it is fsynced and renamed to ``path``.
-
-    With ``overwrite=False`` an existing ``path`` raises InputError before anything is written; so does
-    a path that cannot be written (see :func:`check_output`).
-    """
+    InputError first where :func:`check_output` refuses ``path``."""
     path = Path(path)
     check_output(path, overwrite=overwrite)
     mode = (stat.S_IMODE(path.stat().st_mode) if path.is_file() else 0o666 & ~_umask())

@@ -1,8 +1,5 @@
-"""How heavy numeric code runs: BLAS and OpenMP held to one thread.
-
-On small shared machines spinning BLAS / OpenMP threads wait for a busy core; one thread also makes float
-rounding, and so the chosen items, independent of the machine's core count.
-"""
+"""BLAS and OpenMP held to one thread: no spinning on busy cores, and rounding (so the chosen items) independent
+of the core count."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Domain checks for parameters, one definition each: every entry point (Python API, CLI, artifact load)
-calls these, so a bad value gets the same one-line message wherever it enters.
-
-Each check returns the value, converted to a plain Python type, or raises ``InputError`` naming the
-parameter, the value and what is allowed.
-"""
+"""Domain checks for parameters, shared by every entry point (API, CLI, artifact load): each returns the value as
+a plain Python type or raises a one-line ``InputError`` naming the parameter, the value and what is allowed."""
 
 from __future__ import annotations
 
@@ -27,11 +23,7 @@ def _show(value) -> str:
 
 
 def whole_number(name: str, value, minimum: int | None = None, maximum: int | None = None) -> int:
-    """``value`` as an ``int`` if it is a whole number in ``[minimum, maximum]``; ``InputError`` otherwise.
-
-    Booleans are refused (``True`` is not a count); floats that are whole (``3.0``) are refused too, as a
-    sign of a unit mix-up.
-    """
+    """``value`` as an ``int`` in ``[minimum, maximum]``; InputError otherwise, booleans and floats (``3.0``) included."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise InputError(f"{name}: must be a whole number{_range(minimum, maximum)}, got {_show(value)}")
     v = int(value)
@@ -53,14 +45,8 @@ def real_number(name: str, value, minimum: float | None = None, maximum: float |
 
 
 def _range(minimum, maximum, open_min: bool = False) -> str:
-    low = ">" if open_min else ">="
-    if minimum is not None and maximum is not None:
-        return f" {low} {minimum} and <= {maximum}"
-    if minimum is not None:
-        return f" {low} {minimum}"
-    if maximum is not None:
-        return f" <= {maximum}"
-    return ""
+    parts = [f"{'>' if open_min else '>='} {minimum}"] * (minimum is not None) + [f"<= {maximum}"] * (maximum is not None)
+    return " " + " and ".join(parts) if parts else ""
 
 
 #: names a ``--param`` may not set, with the flag that sets them
@@ -68,8 +54,7 @@ RESERVED_PARAMS = {"k": "--k", "seed": "--seed", "method": "--method", "progress
 
 
 def parse_value(text: str):
-    """A ``--param`` value: JSON (``200``, ``0.5``, ``true``, ``[1, 2]``, ``"x"``), else a float for ``nan`` /
-    ``inf`` spellings (so the parameter's own domain check names the number), else the text itself."""
+    """A ``--param`` value: JSON (``200``, ``true``, ``[1, 2]``), else a float (``nan``, ``inf``), else the text."""
     try:
         return json.loads(text)
     except json.JSONDecodeError:
@@ -81,13 +66,9 @@ def parse_value(text: str):
 
 
 def parse_params(pairs, qualified: bool = False, reserved: dict | None = None) -> dict:
-    """The one parser of repeated ``--param`` flags (``essence compress`` and ``essence sweep``).
-
-    ``pairs``: the flags' texts (``None`` for none). ``NAME=VALUE`` gives ``{NAME: value}``; with
-    ``qualified`` each is ``METHOD.NAME=VALUE`` and the result is ``{METHOD: {NAME: value}}``. Values go
-    through :func:`parse_value`. ``UsageError`` for a malformed flag, a name given twice, or a name in
-    ``reserved`` (default :data:`RESERVED_PARAMS`: set by its own flag).
-    """
+    """Repeated ``--param`` flags (``pairs``, None for none): ``NAME=VALUE`` -> ``{NAME: value}``, or with
+    ``qualified`` ``METHOD.NAME=VALUE`` -> ``{METHOD: {NAME: value}}`` (values by :func:`parse_value`).
+    UsageError for a malformed flag, a name given twice, or one in ``reserved`` (default :data:`RESERVED_PARAMS`)."""
     reserved = RESERVED_PARAMS if reserved is None else reserved
     shape = "METHOD.NAME=VALUE, e.g. --param essence.generations=200" if qualified else \
         "NAME=VALUE, e.g. --param generations=200"
@@ -105,11 +86,7 @@ def parse_params(pairs, qualified: bool = False, reserved: dict | None = None) -
         if key in seen:
             raise UsageError(f"--param {key} given twice ({seen[key]!r} and {val!r}); give each parameter once")
         seen[key] = val
-        value = parse_value(val)
-        if qualified:
-            out.setdefault(method, {})[name] = value
-        else:
-            out[name] = value
+        (out.setdefault(method, {}) if qualified else out)[name] = parse_value(val)
     return out
 
 
@@ -129,37 +106,38 @@ def cli_whole_number(minimum: int = 1):
     return parse
 
 
-# Declarative parameter domains (as scikit-learn's ``_parameter_constraints``): a class lists
-# ``_domains = {"name": Whole(1), ...}`` and ``check_params`` checks every listed parameter.
-class Whole:
-    """A whole number in ``[minimum, maximum]``; ``none=True`` also allows None."""
-
-    def __init__(self, minimum: int | None = None, maximum: int | None = None, none: bool = False):
-        self.minimum, self.maximum, self.none = minimum, maximum, none
+# Declarative parameter domains: a class lists ``_domains = {"name": Whole(1), ...}`` for ``check_params``.
+class _Number:
+    none = False
 
     def check(self, name: str, value):
         if value is None and self.none:
             return
         try:
-            whole_number(name, value, self.minimum, self.maximum)
+            self._check(name, value)
         except InputError as exc:
             raise InputError(str(exc).replace(", got", " (or None), got", 1) if self.none else str(exc)) from None
 
 
-class Real:
+class Whole(_Number):
+    """A whole number in ``[minimum, maximum]``; ``none=True`` also allows None."""
+
+    def __init__(self, minimum: int | None = None, maximum: int | None = None, none: bool = False):
+        self.minimum, self.maximum, self.none = minimum, maximum, none
+
+    def _check(self, name, value):
+        whole_number(name, value, self.minimum, self.maximum)
+
+
+class Real(_Number):
     """A finite real number in ``[minimum, maximum]`` (``(minimum, ...`` when ``open_min``); ``none`` allows None."""
 
     def __init__(self, minimum: float | None = None, maximum: float | None = None, open_min: bool = False,
                  none: bool = False):
         self.minimum, self.maximum, self.open_min, self.none = minimum, maximum, open_min, none
 
-    def check(self, name: str, value):
-        if value is None and self.none:
-            return
-        try:
-            real_number(name, value, self.minimum, self.maximum, self.open_min)
-        except InputError as exc:
-            raise InputError(str(exc).replace(", got", " (or None), got", 1) if self.none else str(exc)) from None
+    def _check(self, name, value):
+        real_number(name, value, self.minimum, self.maximum, self.open_min)
 
 
 class OneOf:
@@ -196,11 +174,8 @@ class ListOf:
 
 
 def check_params(obj, domains: dict | None = None) -> None:
-    """Check ``obj``'s parameters against ``domains`` (default ``type(obj)._domains``): ``name -> domain``.
-
-    Raises ``InputError`` with one line naming the first parameter outside its domain, its value and what
-    is allowed. Parameters not listed are not checked here.
-    """
+    """InputError for the first of ``obj``'s parameters outside its domain (``domains``: name -> domain; default
+    ``type(obj)._domains``)."""
     domains = getattr(type(obj), "_domains", {}) if domains is None else domains
     for name, domain in domains.items():
         domain.check(name, getattr(obj, name))

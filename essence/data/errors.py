@@ -1,10 +1,6 @@
-"""The package's error and warning types: the one place that says what counts as the user's mistake.
-
-``InputError`` (a ``ValueError``) is input a user can fix; its message names the problem, the value and the
-fix. ``UsageError`` is its command-line cousin (a bad flag or path); the command line prints either as one
-line and exits with status 2. ``EssenceWarning`` is for legal but suspicious input. Messages are cleaned
-of numpy reprs (``np.str_('a')`` reads ``'a'``).
-"""
+"""Error and warning types: ``InputError`` (a ``ValueError``: input a user can fix; the message names the problem,
+the value and the fix), ``UsageError`` (a bad flag or path; the CLI prints either as one line, exit 2) and
+``EssenceWarning`` (legal but suspicious input). Messages are cleaned of numpy reprs."""
 
 from __future__ import annotations
 

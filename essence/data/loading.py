@@ -14,34 +14,21 @@ from .responses import Responses
 from .validation import from_arrays
 
 __all__ = ["DATASETS", "METABENCH", "OPENLLM_V2", "POOL_CAVEAT", "load", "resolve_dataset", "data_roots", "verify_checksum",
-           "sha256_file", "link_shared_data", "full_benchmark_size", "describe", "items_from"]
+           "link_shared_data", "full_benchmark_size", "describe", "items_from"]
 
-#: Shipped dataset names -> path relative to a data root (``$ESSENCE_DATA``, ``data/`` or ``../shared/data``).
+#: The metabench pools: pre-selected, informative subsets of their benchmarks (see data/README.md).
+METABENCH = ("arc", "gsm8k", "mmlu", "truthfulqa", "winogrande")
+#: Whole benchmarks of the Open LLM Leaderboard v2 (every item; Zhang, Dorner & Hardt's data).
+OPENLLM_V2 = ("arc_challenge", "ifeval", "musr", "math_hard")
+#: Shipped dataset names -> path relative to a data root (:func:`data_roots`).
 DATASETS: dict[str, str] = {
-    "arc": "metabench/arc.npz",
-    "gsm8k": "metabench/gsm8k.npz",
-    "mmlu": "metabench/mmlu.npz",
-    "truthfulqa": "metabench/truthfulqa.npz",
-    "winogrande": "metabench/winogrande.npz",
-    "alpaca_eval2": "alpaca_eval/alpaca_eval2.npz",
-    "lcb_codegen": "livecodebench/lcb_codegen.npz",
-    "arc_challenge": "openllm_v2/arc_challenge.npz",
-    "ifeval": "openllm_v2/ifeval.npz",
-    "musr": "openllm_v2/musr.npz",
+    **{n: f"metabench/{n}.npz" for n in METABENCH}, "alpaca_eval2": "alpaca_eval/alpaca_eval2.npz",
+    "lcb_codegen": "livecodebench/lcb_codegen.npz", **{n: f"openllm_v2/{n}.npz" for n in OPENLLM_V2[:3]},
     "math_hard": "openllm_v2/openllm_math.npz",
 }
 
-#: The metabench pools are pre-selected, informative subsets of their benchmarks (see data/README.md).
-METABENCH = ("arc", "gsm8k", "mmlu", "truthfulqa", "winogrande")
-
-#: Whole benchmarks of the Open LLM Leaderboard v2 (every item; Zhang, Dorner & Hardt's data): the evidence for
-#: any claim about compressing a whole benchmark.
-OPENLLM_V2 = ("arc_challenge", "ifeval", "musr", "math_hard")
-
-POOL_CAVEAT = (
-    "metabench pools are pre-selected informative items (100-486 of 817-14015); "
-    "errors on them are optimistic relative to compressing a whole benchmark"
-)
+POOL_CAVEAT = ("metabench pools are pre-selected informative items (100-486 of 817-14015); "
+               "errors on them are optimistic relative to compressing a whole benchmark")
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = PROJECT_ROOT / "data" / "MANIFEST.sha256"
@@ -50,24 +37,16 @@ MANIFEST = PROJECT_ROOT / "data" / "MANIFEST.sha256"
 def data_roots() -> list[Path]:
     """Where dataset names resolve, in order: ``$ESSENCE_DATA``, ``data/`` (cwd, then project), ``../shared/data``."""
     env = os.environ.get("ESSENCE_DATA")
-    candidates = [Path(env)] if env else []
-    candidates += [base / "data" for base in (Path.cwd(), PROJECT_ROOT)]
-    candidates += [base / ".." / "shared" / "data" for base in (Path.cwd(), PROJECT_ROOT)]
-    roots: list[Path] = []
-    for p in candidates:
-        p = p.resolve()
-        if p not in roots:
-            roots.append(p)
-    return roots
+    bases = (Path.cwd(), PROJECT_ROOT)
+    candidates = [*([Path(env)] if env else []), *(b / "data" for b in bases), *(b / ".." / "shared" / "data" for b in bases)]
+    return list(dict.fromkeys(p.resolve() for p in candidates))
 
 
 def resolve_dataset(name: str) -> Path:
-    """Path of a shipped dataset name; ValueError listing the known names, or where it was looked for."""
+    """Path of a shipped dataset name; InputError listing the known names, or where it was looked for."""
     if name not in DATASETS:
-        raise InputError(
-            f"unknown dataset {name!r}; known datasets: {', '.join(DATASETS)} "
-            "(or give a path to a .npz, .csv or .parquet file)"
-        )
+        raise InputError(f"unknown dataset {name!r}; known datasets: {', '.join(DATASETS)} "
+                         "(or give a path to a .npz, .csv or .parquet file)")
     rel = DATASETS[name]
     tried = []
     for root in data_roots():
@@ -75,62 +54,41 @@ def resolve_dataset(name: str) -> Path:
         tried.append(str(p))
         if p.is_file():
             return p
-    raise InputError(
-        f"dataset {name!r} not found; looked in: {'; '.join(tried)}. Run `make data` or set ESSENCE_DATA "
-        "to the folder that holds metabench/, openllm_v2/, alpaca_eval/ and livecodebench/"
-    )
+    raise InputError(f"dataset {name!r} not found; looked in: {'; '.join(tried)}. Run `make data` or set ESSENCE_DATA "
+                     "to the folder that holds metabench/, openllm_v2/, alpaca_eval/ and livecodebench/")
 
 
 def _manifest() -> dict[str, str]:
-    if not MANIFEST.is_file():
-        return {}
-    out = {}
-    for line in MANIFEST.read_text().splitlines():
-        line = line.strip()
-        if line and not line.startswith("#"):
-            digest, rel = line.split(maxsplit=1)
-            out[rel.strip()] = digest
-    return out
+    lines = MANIFEST.read_text().splitlines() if MANIFEST.is_file() else []
+    return {rel.strip(): digest for digest, rel in (ln.split(maxsplit=1) for ln in map(str.strip, lines)
+                                                   if ln and not ln.startswith("#"))}
 
 
 def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
     with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def verify_checksum(path: Path, rel: str) -> None:
     """Refuse a shipped data file whose SHA-256 differs from ``data/MANIFEST.sha256``."""
     expected = _manifest().get(rel)
-    if expected is None:
-        return
-    got = sha256_file(path)
+    got = expected and sha256_file(path)
     if got != expected:
         raise InputError(
             f"{path}: checksum mismatch for {rel} (expected {expected[:12]}..., got {got[:12]}...); the file "
             "is corrupt or a different version. Delete it and run `make data` to link a fresh copy from "
-            "../shared/data"
-        )
+            "../shared/data")
 
 
 def load(name_or_path, *, verify: bool = True, keep_flagged: bool = False,
          allow_empty_items: bool = False) -> Responses:
-    """Load a shipped dataset by name, or a file in one of the supported formats.
+    """A `Responses` from a name of :data:`DATASETS`, a canonical ``.npz`` (``responses``, ``models``, ``items``,
+    optional ``texts``, ``full_score``; other arrays become extras) or a wide / long ``.csv`` / ``.parquet``
+    (:func:`~essence.data.readers.read_table`).
 
-    * a name of :data:`DATASETS` (the metabench pools are pre-selected, see ``POOL_CAVEAT``).
-    * ``.npz`` in the canonical format (``responses``, ``models``, ``items``, optional ``texts`` and
-      ``full_score``; other arrays become extras).
-    * ``.csv`` / ``.parquet``: *wide* (a ``model`` column and one column per item, optional
-      ``full_score`` column) or *long* (columns ``model, item, score``, optional ``full_score``).
-      Empty cells are missing (NaN).
-
-    Rows flagged in a ``model_notes`` array (e.g. AlpacaEval 2's adversarial entries, not real evaluations)
-    are dropped unless ``keep_flagged=True``. ``verify`` checks shipped files against ``data/MANIFEST.sha256``.
-    ``allow_empty_items`` keeps items no model has a result for (new models' results for ``estimate``).
-
-    Raises InputError for unknown names, unreadable files and every validation problem.
+    Rows flagged in ``model_notes`` (AlpacaEval 2's adversarial entries) are dropped unless ``keep_flagged``.
+    ``verify`` checks shipped files against ``data/MANIFEST.sha256``; ``allow_empty_items`` keeps items no model
+    has a result for. InputError for unknown names, unreadable files and every validation problem.
     """
     if isinstance(name_or_path, str) and name_or_path in DATASETS:
         path = resolve_dataset(name_or_path)
@@ -171,13 +129,9 @@ def _load_npz(path: Path, name: str, keep_flagged: bool = False, allow_empty_ite
     texts = arrays.pop("texts", None)
     target = arrays.pop("full_score", None)
     item_extras, model_extras = {}, {}
-    for k, v in arrays.items():
-        if v.ndim == 1 and v.shape[0] == n_items and n_items != n_models:
-            item_extras[k] = v
-        elif v.ndim == 1 and v.shape[0] == n_models:
-            model_extras[k] = v
-        elif v.ndim == 1 and v.shape[0] == n_items:
-            item_extras[k] = v
+    for k, v in arrays.items():  # a length both could have is a model extra
+        if v.ndim == 1 and v.shape[0] in (n_items, n_models):
+            (model_extras if v.shape[0] == n_models else item_extras)[k] = v
     out = from_arrays(r, models, items, target, texts, name=name, item_extras=item_extras,
                       model_extras=model_extras, allow_empty_items=allow_empty_items)
     notes = out.model_extras.get("model_notes")
@@ -189,11 +143,8 @@ def _load_npz(path: Path, name: str, keep_flagged: bool = False, allow_empty_ite
 
 
 def link_shared_data(dest: Path | None = None, source: Path | None = None, verify: bool = True) -> list[str]:
-    """Link (symlink, or copy where links fail) the shipped datasets from ``../shared/data`` into ``data/``.
-
-    Verifies every file against ``data/MANIFEST.sha256``; returns one status line per dataset.
-    Never overwrites a regular file the user put in ``data/`` that differs from the source.
-    """
+    """Link (or copy) the shipped datasets from ``../shared/data`` into ``data/``, verified against the manifest;
+    one status line per dataset. An existing file in ``data/`` is never replaced."""
     import shutil
 
     dest = Path(dest) if dest else PROJECT_ROOT / "data"
@@ -204,10 +155,8 @@ def link_shared_data(dest: Path | None = None, source: Path | None = None, verif
         src = source / rel
         if not target.exists():
             if not src.is_file():
-                raise InputError(
-                    f"{rel}: not in data/ and not found in {source}; put the shared data folder at "
-                    "../shared/data or set ESSENCE_DATA"
-                )
+                raise InputError(f"{rel}: not in data/ and not found in {source}; put the shared data folder at "
+                                 "../shared/data or set ESSENCE_DATA")
             target.parent.mkdir(parents=True, exist_ok=True)
             if target.is_symlink():  # dangling link
                 target.unlink()
@@ -238,30 +187,17 @@ def full_benchmark_size(name: str) -> int | None:
 def describe(r: Responses) -> dict:
     """One row of facts about a dataset: sizes, score type, missing cells, constant items, target (pp)."""
     std = np.nanstd(r.responses, axis=0)
-    return {
-        "dataset": r.name,
-        "models": r.n_models,
-        "items": r.n_items,
-        "scores": "0/1" if r.is_binary else "continuous",
-        "missing cells": int(np.isnan(r.responses).sum()),
-        "constant items": int((std == 0).sum()),
-        "texts": r.texts is not None,
-        "target": r.target_source,
-        "target mean (pp)": float(np.mean(r.target)),
-        "target sd (pp)": float(np.std(r.target)),
-        "target min (pp)": float(np.min(r.target)),
-        "target max (pp)": float(np.max(r.target)),
-        "pre-selected pool": r.name in METABENCH,
-    }
+    return {"dataset": r.name, "models": r.n_models, "items": r.n_items,
+            "scores": "0/1" if r.is_binary else "continuous", "missing cells": int(np.isnan(r.responses).sum()),
+            "constant items": int((std == 0).sum()), "texts": r.texts is not None, "target": r.target_source,
+            "target mean (pp)": float(np.mean(r.target)), "target sd (pp)": float(np.std(r.target)),
+            "target min (pp)": float(np.min(r.target)), "target max (pp)": float(np.max(r.target)),
+            "pre-selected pool": r.name in METABENCH}
 
 
 def items_from(src, data) -> list[bool]:
-    """Mask ``(n_items,)`` over ``data``'s items: True for the ids the file ``src`` holds (a responses file such
-    as ``essence import-lmeval``'s output, or a text file with one item id per line), as
-    ``essence compress --items-from`` uses it.
-
-    UsageError (naming ``--items-from``) for a missing file, an empty one, and ids that are not items of
-    ``data`` (naming them)."""
+    """``essence compress --items-from``: mask ``(n_items,)``, True for the ids the file ``src`` holds (a responses
+    file or one item id per line). UsageError for a missing or empty file and ids that are not items of ``data``."""
     src = Path(src)
     if not src.is_file():
         raise UsageError(f"--items-from {src}: " + ("is a folder" if src.is_dir() else "no such file")

@@ -1,9 +1,5 @@
-"""How well estimated full scores match the true ones.
-
-Every function takes ``y_true`` and ``y_pred`` of shape ``(n_models,)`` in percentage points (0-100)
-and returns a float. Errors are in percentage points (pp); rank agreement is unitless.
-Inputs with NaN or mismatched shapes raise InputError.
-"""
+"""How well estimated full scores match the true ones: ``y_true``, ``y_pred`` ``(n_models,)`` in pp -> a float
+(errors in pp, rank agreement unitless). InputError for NaN or mismatched shapes."""
 
 from __future__ import annotations
 
@@ -11,18 +7,8 @@ import numpy as np
 from scipy import stats
 from .errors import InputError
 
-__all__ = [
-    "rmse",
-    "mae",
-    "kendall",
-    "spearman",
-    "pearson",
-    "rank_error_within",
-    "coverage",
-    "summary",
-    "ratio_to_random",
-    "paired_with_random",
-]
+__all__ = ["rmse", "mae", "kendall", "spearman", "pearson", "rank_error_within", "coverage", "summary",
+           "ratio_to_random", "paired_with_random"]
 
 
 def _pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
@@ -50,10 +36,7 @@ def mae(y_true, y_pred) -> float:
 
 
 def kendall(y_true, y_pred) -> float:
-    """Kendall's tau-b between true and estimated scores (ties handled as in ``scipy.stats.kendalltau``).
-
-    1 = identical ranking, 0 = unrelated, -1 = reversed. NaN when either vector is constant.
-    """
+    """Kendall's tau-b (``scipy.stats.kendalltau``); NaN when either vector is constant."""
     a, b = _pair(y_true, y_pred)
     return float(stats.kendalltau(a, b).statistic)
 
@@ -73,12 +56,8 @@ def pearson(y_true, y_pred) -> float:
 
 
 def rank_error_within(y_true, y_pred, x: float) -> float:
-    """Share of models (0-1) whose rank by estimate is within ``x`` percent of the number of models of their true rank.
-
-    With ``n`` models, ranks ``r_true`` and ``r_pred`` (1 = best, ties get their average rank), a model
-    counts when ``|r_pred - r_true| <= x / 100 * n``. ``rank_error_within(y, y, x)`` is 1 for every x;
-    EssenceBench's "95% of models within 5% rank shift" is ``rank_error_within(y, y_hat, 5) >= 0.95``.
-    """
+    """Share of models (0-1) with ``|r_pred - r_true| <= x / 100 * n`` (ranks 1 = best, ties averaged; ``x`` in
+    [0, 100])."""
     a, b = _pair(y_true, y_pred)
     if not 0 <= x <= 100:
         raise InputError(f"x: {x} must be a percentage in [0, 100]")
@@ -105,29 +84,17 @@ def summary(y_true, y_pred, lower=None, upper=None) -> dict[str, float]:
     """All figures at once: ``n_models, rmse, mae, kendall, spearman, pearson, rank_err_5, rank_err_10``
     and, when bounds are given, ``coverage``."""
     a, b = _pair(y_true, y_pred)
-    out = {
-        "n_models": int(a.size),
-        "rmse": rmse(a, b),
-        "mae": mae(a, b),
-        "kendall": kendall(a, b),
-        "spearman": spearman(a, b),
-        "pearson": pearson(a, b),
-        "rank_err_5": rank_error_within(a, b, 5),
-        "rank_err_10": rank_error_within(a, b, 10),
-    }
+    out = {"n_models": int(a.size), "rmse": rmse(a, b), "mae": mae(a, b), "kendall": kendall(a, b),
+           "spearman": spearman(a, b), "pearson": pearson(a, b), "rank_err_5": rank_error_within(a, b, 5),
+           "rank_err_10": rank_error_within(a, b, 10)}
     if lower is not None and upper is not None:
         out["coverage"] = coverage(a, lower, upper)
     return out
 
 
 def ratio_to_random(rmse_method, rmse_random) -> float:
-    """A method's test RMSE relative to random items': the geometric mean over paired runs of
-    ``rmse_method / rmse_random`` (unitless; < 1 = better than random).
-
-    ``rmse_method``, ``rmse_random``: ``(n_pairs,)`` test RMSE in pp of the method and of ``random`` on the
-    same dataset, k and seed (pairing by seed cancels how hard a split's test models are; a ratio is averaged
-    on the log scale). Pairs with a NaN side are left out; NaN when no pair is left.
-    """
+    """Geometric mean of ``rmse_method / rmse_random`` over ``(n_pairs,)`` paired runs (same dataset, k, seed; pp);
+    < 1 = better than random. Pairs with a NaN side are left out; NaN when none is left."""
     a = np.asarray(rmse_method, dtype=np.float64).ravel()
     b = np.asarray(rmse_random, dtype=np.float64).ravel()
     if a.shape != b.shape:
@@ -141,13 +108,9 @@ def ratio_to_random(rmse_method, rmse_random) -> float:
 
 
 def paired_with_random(results, method: str, k: int, datasets=None) -> tuple[np.ndarray, np.ndarray]:
-    """``(rmse_method, rmse_random)``: the pairs :func:`ratio_to_random` takes, from a sweep's results table.
-
-    ``results``: a DataFrame with columns ``dataset, method, k, seed, rmse, error`` (one row per run, as
-    :func:`essence.sweep.run_sweep` returns). One pair per (dataset, seed) at ``k`` where ``method`` and
-    ``random`` both have a row (``datasets``: only these); a failed run counts as NaN (left out by
-    :func:`ratio_to_random`). Arrays ``(n_pairs,)`` in pp, in the table's order.
-    """
+    """``(rmse_method, rmse_random)`` ``(n_pairs,)`` for :func:`ratio_to_random` from a sweep's results table
+    (``dataset, method, k, seed, rmse, error``): one pair per (dataset, seed) at ``k`` where both have a row
+    (``datasets``: only these); a failed run is NaN."""
     df = results[results["k"] == k]
     if datasets is not None:
         df = df[df["dataset"].isin(list(datasets))]

@@ -1,20 +1,11 @@
-"""Reading big result tables (.csv / .parquet) within a bounded memory, with progress.
-
-:func:`read_table` reads the two layouts :func:`essence.data.load` accepts; ids, order and values are those of
-pivoting the whole table in pandas (models and items sorted by id):
-
-* **wide** (a ``model`` column, one column per item, optional ``full_score``): parquet ``column_chunk`` item
-  columns at a time, CSV ``rows_per_chunk`` rows at a time (kept as float32 where exact).
-* **long** (columns ``model, item, score``, optional ``full_score``): record batches of ``batch_rows`` rows,
-  ids mapped to int32 codes, then scattered into the matrix in one pass.
-
-The float64 ``(n_models, n_items)`` matrix filled is the one the :class:`~essence.data.Responses` keeps, so the
-peak memory is that matrix plus one chunk (wide) or the codes and scores (long).
-"""
+"""Reading big result tables (.csv / .parquet) in bounded memory: the float64 matrix the `Responses` keeps plus
+one chunk (wide: parquet ``column_chunk`` columns or CSV ``rows_per_chunk`` rows at a time) or int32 id codes and
+scores (long: record batches of ``batch_rows`` rows). Ids, order and values are those of a pandas pivot."""
 
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -29,19 +20,16 @@ _RESERVED = ("model", "full_score")
 
 def read_table(path, progress: bool = False, column_chunk: int = 4096, rows_per_chunk: int = 2000,
                batch_rows: int = 2_000_000, allow_empty_items: bool = False):
-    """Read a wide or long ``.csv`` / ``.parquet`` (``.pq``) results table into a ``Responses`` named after
-    the file stem. See the module docstring for how memory stays bounded; ``progress`` shows tqdm bars.
-    Raises :class:`~essence.data.errors.InputError` (one line: the problem, the value, the fix) for unreadable
-    files, a missing ``model`` column, non-numeric scores, duplicate models or (model, item) pairs, and
-    every problem :func:`essence.data.from_arrays` finds (``allow_empty_items`` is passed to it)."""
+    """A `Responses` (named after the file stem) from a *wide* (``model``, one column per item, optional
+    ``full_score``) or *long* (``model, item, score``, optional ``full_score``) ``.csv`` / ``.parquet`` (``.pq``).
+    InputError for unreadable files, a missing ``model`` column, non-numeric scores, duplicate models or
+    (model, item) pairs, and what :func:`essence.data.from_arrays` refuses (``allow_empty_items`` goes to it)."""
     path = Path(path)
     parquet = path.suffix.lower() in (".parquet", ".pq")
     cols = _columns(path, parquet)
     if "model" not in cols:
-        raise InputError(
-            f"{path}: no 'model' column; a wide table needs a 'model' column plus one column per item, "
-            "a long table needs columns model, item, score"
-        )
+        raise InputError(f"{path}: no 'model' column; a wide table needs a 'model' column plus one column per item, "
+                         "a long table needs columns model, item, score")
     if {"item", "score"} <= set(cols):
         extra = set(cols) - {"model", "item", "score", "full_score"}
         if extra:
@@ -53,8 +41,19 @@ def read_table(path, progress: bool = False, column_chunk: int = 4096, rows_per_
     return _read_wide_csv(path, cols, progress, rows_per_chunk, allow_empty_items)
 
 
-def _columns(path: Path, parquet: bool) -> list[str]:
+@contextmanager
+def _readable(path: Path):
+    """Any failure but an InputError inside the block becomes InputError "unreadable table"."""
     try:
+        yield
+    except InputError:
+        raise
+    except Exception as exc:
+        raise InputError(f"{path}: unreadable table ({type(exc).__name__}: {exc})") from None
+
+
+def _columns(path: Path, parquet: bool) -> list[str]:
+    with _readable(path):
         if parquet:
             import pyarrow.parquet as pq
 
@@ -63,8 +62,6 @@ def _columns(path: Path, parquet: bool) -> list[str]:
 
         with open(path, newline="", encoding="utf-8", errors="replace") as f:  # pandas would rename a repeat 'a.1'
             header = next(csv.reader(f), [])
-    except Exception as exc:
-        raise InputError(f"{path}: unreadable table ({type(exc).__name__}: {exc})") from None
     repeated = sorted((c, n) for c, n in Counter(header).items() if n > 1)
     if repeated:
         raise InputError(f"{path}: column {repeated[0][0]!r} appears {repeated[0][1]} times in the header; "
@@ -72,12 +69,6 @@ def _columns(path: Path, parquet: bool) -> list[str]:
     if not header:
         raise InputError(f"{path}: unreadable table (the file is empty); write a header row with model and item columns")
     return [str(c) for c in header]
-
-
-def _matrix(shape) -> np.ndarray:
-    """The final ``(n_models, n_items)`` float64 matrix, NaN (missing) until filled; handed to
-    :func:`from_arrays` without a copy."""
-    return np.full(shape, np.nan, dtype=np.float64)
 
 
 def _numeric_block(block, path: Path, row0: int) -> np.ndarray:
@@ -100,6 +91,12 @@ def _numeric_block(block, path: Path, row0: int) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         raise InputError(f"responses: non-numeric values in {path} ({exc}); scores must be numbers in [0, 1] "
                          "or empty") from None
+
+
+def _narrow(a: np.ndarray) -> np.ndarray:
+    """``a`` as float32 where that is exact (half the memory until the final matrix)."""
+    a32 = a.astype(np.float32)
+    return a32 if np.array_equal(a32, a, equal_nan=True) else a
 
 
 def _target(values, path: Path):
@@ -131,26 +128,20 @@ def _read_wide_parquet(path: Path, cols: list[str], progress: bool, column_chunk
     import pyarrow.parquet as pq
     from tqdm.auto import tqdm
 
-    try:
+    with _readable(path):
         pf = pq.ParquetFile(path)
         n = pf.metadata.num_rows
         models = _names(pf.read(columns=["model"]).column(0).to_pylist(), "model", path)
         target = (_target(pf.read(columns=["full_score"]).column(0).to_numpy(zero_copy_only=False), path)
                   if "full_score" in cols else None)
-    except InputError:
-        raise
-    except Exception as exc:
-        raise InputError(f"{path}: unreadable table ({type(exc).__name__}: {exc})") from None
     _check_models(models, path)
     items = [c for c in cols if c not in _RESERVED]
-    mat = _matrix((n, len(items)))
+    mat = np.full((n, len(items)), np.nan)  # the Responses' own matrix (copy=False)
     starts = range(0, len(items), column_chunk)
     for s in tqdm(starts, desc=f"reading {path.name}", unit="chunk", disable=not progress):
         names = items[s:s + column_chunk]
-        try:
+        with _readable(path):
             tab = pf.read(columns=names, use_threads=False)
-        except Exception as exc:
-            raise InputError(f"{path}: unreadable table ({type(exc).__name__}: {exc})") from None
         if all(_is_numeric(t) for t in tab.schema.types):  # column by column into the matrix, no frame
             for j, col in enumerate(tab.columns):
                 mat[:, s + j] = _as_float(col)
@@ -182,7 +173,7 @@ def _read_wide_csv(path: Path, cols: list[str], progress: bool, rows_per_chunk: 
     dtypes = {"model": str}
     blocks, models, target = [], [], []
     row0 = 0
-    try:
+    with _readable(path):
         # names as written (a model called "NA" stays "NA"); NA-like score cells are missing
         reader = pd.read_csv(path, chunksize=rows_per_chunk, dtype=dtypes, keep_default_na=False,
                              na_values={c: NA_TEXTS for c in cols if c != "model"})
@@ -191,14 +182,8 @@ def _read_wide_csv(path: Path, cols: list[str], progress: bool, rows_per_chunk: 
             models.append(chunk["model"].to_numpy(dtype=object))
             if "full_score" in chunk.columns:
                 target.append(chunk["full_score"].to_numpy())
-            vals = _numeric_block(chunk[items], path, row0)
-            v32 = vals.astype(np.float32)
-            blocks.append(v32 if np.array_equal(v32, vals, equal_nan=True) else vals)
+            blocks.append(_narrow(_numeric_block(chunk[items], path, row0)))
             row0 += len(chunk)
-    except InputError:
-        raise
-    except Exception as exc:
-        raise InputError(f"{path}: unreadable table ({type(exc).__name__}: {exc})") from None
     models = _names(np.concatenate(models), "model", path) if models else np.array([], dtype=str)
     _check_models(models, path)
     R = np.concatenate(blocks) if blocks else np.empty((0, len(items)))
@@ -244,8 +229,7 @@ def _scores(col, path: Path) -> np.ndarray:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if not (pa.types.is_integer(col.type) or pa.types.is_floating(col.type) or pa.types.is_boolean(col.type)
-            or pa.types.is_null(col.type)):
+    if not _is_numeric(col.type):
         vals = col.to_pylist()
         for v in vals:
             if v is None or v == "":
@@ -263,37 +247,26 @@ def _read_long(path: Path, parquet: bool, with_fs: bool, progress: bool, batch_r
     from tqdm.auto import tqdm
 
     mt, it_ = {}, {}
-    mc, ic, sc, fs_codes, fs_vals = [], [], [], [], []
-    try:
+    mc, ic, sc, fs_vals = [], [], [], []
+    with _readable(path):
         total, batches = _long_batches(path, parquet, with_fs, batch_rows)
         bar = tqdm(total=total, desc=f"reading {path.name}", unit="row", unit_scale=True, disable=not progress)
         for b in batches:
-            m = _codes(b.column(0), mt)
-            mc.append(m)
+            mc.append(_codes(b.column(0), mt))
             ic.append(_codes(b.column(1), it_))
-            s = _scores(b.column(2), path)
-            s32 = s.astype(np.float32)
-            sc.append(s32 if np.array_equal(s32, s, equal_nan=True) else s)
+            sc.append(_narrow(_scores(b.column(2), path)))
             if with_fs:
-                fs_codes.append(m)
                 fs_vals.append(_scores(b.column(3), path))
             bar.update(b.num_rows)
         bar.close()
-    except InputError:
-        raise
-    except Exception as exc:
-        raise InputError(f"{path}: unreadable table ({type(exc).__name__}: {exc})") from None
     if not mc:
         raise InputError(f"{path}: no rows; give one row per model and item")
     # sort ids (the order pandas' pivot gives) and remap codes
     models = _names(list(mt), "model", path)
     items = _names(list(it_), "item", path)
     mo, io = np.argsort(models, kind="stable"), np.argsort(items, kind="stable")
-    m_rank = np.empty(mo.size, dtype=np.int32)
-    m_rank[mo] = np.arange(mo.size, dtype=np.int32)
-    i_rank = np.empty(io.size, dtype=np.int32)
-    i_rank[io] = np.arange(io.size, dtype=np.int32)
-    mat = _matrix((models.size, items.size))
+    m_rank, i_rank = np.argsort(mo).astype(np.int32), np.argsort(io).astype(np.int32)  # code -> sorted position
+    mat = np.full((models.size, items.size), np.nan)
     seen = np.zeros((models.size, items.size), dtype=bool)
     n_rows = 0
     for m, i, s in zip(mc, ic, sc):
@@ -308,7 +281,7 @@ def _read_long(path: Path, parquet: bool, with_fs: bool, progress: bool, batch_r
     if with_fs:
         target = np.full(models.size, np.nan)
         setv = np.zeros(models.size, dtype=bool)
-        for m, v in zip(fs_codes, fs_vals):
+        for m, v in zip(mc, fs_vals):
             r = m_rank[m]
             prev = target[r]
             clash = setv[r] & ~((prev == v) | (np.isnan(prev) & np.isnan(v)))

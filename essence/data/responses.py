@@ -15,15 +15,11 @@ __all__ = ["Responses"]
 
 @dataclass(frozen=True, eq=False)
 class Responses:
-    """Per-item results of a set of models on a set of items (read-only).
-
-    ``responses`` ``(n_models, n_items)`` float64 scores in [0, 1], NaN = missing; ``models`` ``(n_models,)`` and
-    ``items`` ``(n_items,)`` unique str ids; ``target`` ``(n_models,)`` full-benchmark scores in pp; ``texts``
-    ``(n_items,)`` str or None; ``name`` the dataset name or file stem; ``item_extras`` / ``model_extras``
-    source-specific ``(n_items,)`` / ``(n_models,)`` arrays (e.g. ``prompts``); ``target_source``
-    ``"full_score"`` when the file provides the full score, else ``"row_mean"``.
-
-    Build one with :func:`essence.data.loading.load` or :func:`essence.data.validation.from_arrays`.
+    """Per-item results of models on items (read-only): ``responses`` ``(n_models, n_items)`` float64 scores in
+    [0, 1], NaN = missing; ``models`` ``(n_models,)`` and ``items`` ``(n_items,)`` unique str ids; ``target``
+    ``(n_models,)`` full-benchmark scores in pp; ``texts`` ``(n_items,)`` str or None; ``name`` the dataset name or
+    file stem; ``item_extras`` / ``model_extras`` ``(n_items,)`` / ``(n_models,)`` arrays (e.g. ``prompts``);
+    ``target_source`` ``"full_score"`` or ``"row_mean"``. Built by :func:`essence.data.load` or :func:`essence.data.from_arrays`.
     """
 
     responses: np.ndarray
@@ -64,31 +60,20 @@ class Responses:
         return float(np.isnan(self.responses).mean())
 
     def __repr__(self) -> str:
-        return (
-            f"Responses(name={self.name!r}, n_models={self.n_models}, n_items={self.n_items}, "
-            f"binary={self.is_binary}, missing={self.missing_fraction:.2%}, target={self.target_source})"
-        )
+        return (f"Responses(name={self.name!r}, n_models={self.n_models}, n_items={self.n_items}, "
+                f"binary={self.is_binary}, missing={self.missing_fraction:.2%}, target={self.target_source})")
 
     # -- subsetting ------------------------------------------------------------------------------
     def subset(self, models=None, items=None) -> "Responses":
-        """A new `Responses` restricted to some models and/or items; ``target`` is kept as is.
-
-        ``models`` / ``items`` may be integer indices, a boolean mask, or ids (str). Order is kept as
-        given. Raises ValueError for unknown ids or indices out of range.
-        """
+        """Restricted to ``models`` / ``items`` (indices, a boolean mask or ids, in the order given); ``target`` kept.
+        InputError for unknown ids or indices out of range."""
         mi = _as_index(models, self.models, "models")
         ii = _as_index(items, self.items, "items")
-        return Responses(
-            responses=self.responses[np.ix_(mi, ii)],
-            models=self.models[mi],
-            items=self.items[ii],
-            target=self.target[mi],
-            texts=None if self.texts is None else self.texts[ii],
-            name=self.name,
-            item_extras={k: v[ii] for k, v in self.item_extras.items()},
-            model_extras={k: v[mi] for k, v in self.model_extras.items()},
-            target_source=self.target_source,
-        )
+        return Responses(responses=self.responses[np.ix_(mi, ii)], models=self.models[mi], items=self.items[ii],
+                         target=self.target[mi], texts=None if self.texts is None else self.texts[ii], name=self.name,
+                         item_extras={k: v[ii] for k, v in self.item_extras.items()},
+                         model_extras={k: v[mi] for k, v in self.model_extras.items()},
+                         target_source=self.target_source)
 
     def item_index(self, ids: Iterable[str]) -> np.ndarray:
         """Integer positions of item ids; ValueError naming the ids that are not present."""
@@ -118,9 +103,7 @@ def _as_index(sel, ids: np.ndarray, what: str) -> np.ndarray:
         missing = [s for s in sel.tolist() if s not in pos]
         if missing:
             shown = ", ".join(map(repr, missing[:5]))
-            raise InputError(
-                f"{what}: {len(missing)} id(s) not found, e.g. {shown}; check the ids against `.{what}`"
-            )
+            raise InputError(f"{what}: {len(missing)} id(s) not found, e.g. {shown}; check the ids against `.{what}`")
         return np.array([pos[s] for s in sel.tolist()], dtype=np.intp)
     if sel.dtype.kind in "iu":
         sel = sel.astype(np.intp).ravel()

@@ -26,16 +26,9 @@ class Split(NamedTuple):
 
 def split_models(responses: Responses | np.ndarray, test: float = 0.1, val: float = 0.1, seed: int = 0,
                  kind: str = "random") -> Split:
-    """Split models into train / validation / test; identical seeds give identical splits.
-
-    ``kind="random"``: models sorted by target are cut into ``round(test * n)`` strata and one model is drawn
-    from each for the test set. ``kind="top"``: the test set is the ``round(test * n)`` strongest models
-    (the frontier protocol: a new model is usually better than every reference model). The validation set
-    is then drawn, stratified, from the rest.
-
-    ``responses`` may be a `Responses` (its ``target`` is used) or a target vector ``(n_models,)``.
-    Returns sorted index arrays into the models.
-    """
+    """Sorted model indices for train / validation / test of a `Responses` (its ``target``) or ``(n_models,)``
+    targets; same seed, same split. Test: one model from each of ``round(test * n)`` target strata (``random``)
+    or the ``round(test * n)`` strongest (``top``); validation: drawn stratified from the rest."""
     y = responses.target if isinstance(responses, Responses) else np.asarray(responses, dtype=float)
     n = len(y)
     for nm, f in (("test", test), ("val", val)):
@@ -47,8 +40,7 @@ def split_models(responses: Responses | np.ndarray, test: float = 0.1, val: floa
     if (test > 0 and n_test == 0) or (val > 0 and n_val == 0) or n - n_test - n_val < 2:
         raise InputError(
             f"{n} models are too few to split test={test}, val={val} (need at least one test, one validation "
-            "and two training models); add models or change the fractions"
-        )
+            "and two training models); add models or change the fractions")
     rng = np.random.default_rng(seed)
 
     def draw(pool: np.ndarray, m: int) -> np.ndarray:

@@ -1,19 +1,7 @@
-"""GENERATED per-item results from a multidimensional IRT model, for cost curves and scale tests.
-
-No real results with 10^4 - 10^5 items are shipped, so big-input tests use this seeded generator; figures
-computed on it are labelled "generated". The model (a compensatory multidimensional 2PL with a guessing floor)::
-
-    P(model i answers item j) = c_j + (1 - c_j) * sigmoid( a_j . theta_i - b_j )
-
-* ``theta_i`` ``(dims,)``: ``sqrt(rho) g_i + sqrt(1 - rho) e_i``, a right-skewed general ability ``g_i`` shared
-  by every dimension plus a specific part (correlation ``rho`` between dimensions).
-* ``a_j`` ``(dims,)``: each item loads mainly on one dimension, its "subject" (``lognormal(log a_main, 0.35)``),
-  and weakly on the others (``lognormal(log a_side, 0.5)``).
-* ``b_j ~ N(b_mean, b_sd)``: difficulty; ``c_j = guessing`` for every item.
-
-Responses are 0/1 Bernoulli draws, generated in row chunks into the preallocated matrix; ``target`` is each
-model's accuracy over all items in pp (``target_source="row_mean"``). Same arguments, same matrix.
-"""
+"""GENERATED (seeded) 0/1 results for scale tests and cost curves, from a multidimensional 2PL with a guessing
+floor: ``P(i answers j) = c_j + (1 - c_j) sigmoid(a_j . theta_i - b_j)``, ``theta_i = sqrt(rho) g_i + sqrt(1 - rho)
+e_i`` (a right-skewed general ability plus a specific part), ``a_j`` lognormal, mainly on the item's "subject"
+dimension, ``b_j ~ N(b_mean, b_sd)``, ``c_j = guessing``. Same arguments, same matrix."""
 
 from __future__ import annotations
 
@@ -31,9 +19,7 @@ GENERATED_LABEL = "generated"
 def mirt_parameters(n_models: int, n_items: int, dims: int = 5, seed: int = 0, rho: float = 0.6,
                     a_main: float = 1.5, a_side: float = 0.3, b_mean: float = 0.0, b_sd: float = 1.5,
                     guessing: float = 0.25) -> dict:
-    """The generator's parameters: ``theta`` ``(n_models, dims)``, ``a`` ``(n_items, dims)``, ``b``
-    ``(n_items,)``, ``c`` ``(n_items,)`` and ``subject`` ``(n_items,)`` (each item's main dimension).
-    See the module docstring for the distributions."""
+    """``theta`` ``(n_models, dims)``, ``a`` ``(n_items, dims)``, ``b``, ``c``, ``subject`` ``(n_items,)``."""
     n_models = whole_number("n_models", n_models, 2)
     n_items = whole_number("n_items", n_items, 1)
     dims = whole_number("dims", dims, 1)
@@ -58,13 +44,8 @@ def mirt_parameters(n_models: int, n_items: int, dims: int = 5, seed: int = 0, r
 
 def generate_mirt(n_models: int, n_items: int, dims: int = 5, seed: int = 0, progress: bool = False,
                   chunk_models: int = 256, **params):
-    """A GENERATED :class:`~essence.data.Responses` of ``n_models`` x ``n_items`` 0/1 responses.
-
-    ``params`` go to :func:`mirt_parameters` (``rho``, ``a_main``, ``a_side``, ``b_mean``, ``b_sd``,
-    ``guessing``). The result's ``name`` starts with ``"generated"``; ``item_extras["subject"]`` holds
-    each item's main dimension and ``model_extras["ability"]`` each model's general ability (the mean of
-    its theta). The float64 matrix is drawn straight into the result (:func:`generate_matrix` gives float32).
-    """
+    """A `Responses` of ``n_models`` x ``n_items`` 0/1 responses named ``generated-...``, with
+    ``item_extras["subject"]`` and ``model_extras["ability"]`` (mean theta); ``params`` go to :func:`mirt_parameters`."""
     from . import from_arrays
 
     par = mirt_parameters(n_models, n_items, dims=dims, seed=seed, **params)
@@ -72,14 +53,12 @@ def generate_mirt(n_models: int, n_items: int, dims: int = 5, seed: int = 0, pro
     return from_arrays(
         R, copy=False, models=[f"gen-m{i}" for i in range(R.shape[0])], items=[f"gen-i{j}" for j in range(R.shape[1])],
         name=f"{GENERATED_LABEL}-mirt{dims}d-{n_models}x{n_items}-s{seed}",
-        item_extras={"subject": par["subject"]}, model_extras={"ability": par["theta"].mean(axis=1)},
-    )
+        item_extras={"subject": par["subject"]}, model_extras={"ability": par["theta"].mean(axis=1)})
 
 
 def generate_matrix(n_models: int, n_items: int, dims: int = 5, seed: int = 0, progress: bool = False,
                     chunk_models: int = 256, **params) -> np.ndarray:
-    """Only the ``(n_models, n_items)`` float32 0/1 matrix of :func:`generate_mirt` (same arguments, same
-    values), without building a :class:`essence.data.responses.Responses`: for writing big test files."""
+    """The ``(n_models, n_items)`` float32 matrix of :func:`generate_mirt` (same arguments, same values)."""
     par = mirt_parameters(n_models, n_items, dims=dims, seed=seed, **params)
     return _draw(par, seed, progress, chunk_models)
 

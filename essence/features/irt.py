@@ -1,25 +1,13 @@
-"""Two-parameter logistic (2PL) item response theory: fitting with py-irt, ability, information, cache.
-
-The 2PL model gives the probability that a model of ability ``theta`` answers item ``j`` correctly as
-
-    P_j(theta) = sigmoid(a_j * (theta - b_j)),
-
-with discrimination ``a_j >= 0`` and difficulty ``b_j``; its Fisher information is ``a_j^2 P_j (1 - P_j)``.
-Shared by the ``irt`` and ``tinybench`` methods.
-
-:func:`fit_2pl` fits item parameters with py-irt's 2PL model by stochastic variational inference, driving
-the loop step for step as ``py_irt.training.IrtModelTrainer`` does (same numbers, plus a progress bar). The
-scale is then standardised (training abilities: mean 0, sd 1), so the N(0, 1) prior of
-:func:`estimate_ability` fits a new model. Items constant over the training models have no finite fit: they
-get ``a = 0``, ``b = 0`` and a fixed probability ``p_fixed = (successes + 0.5) / (n + 1)``.
-:func:`fit_2pl_cached` caches the fit on disk and in memory, so a sweep over k reuses one fit per split.
-
-Units: abilities and difficulties on the standardised logit scale; probabilities in [0, 1].
+"""Two-parameter logistic (2PL) IRT: ``P_j(theta) = sigmoid(a_j (theta - b_j))``, ``a_j >= 0``, Fisher information
+``a_j^2 P_j (1 - P_j)``; abilities and difficulties on the standardised logit scale (training abilities: mean 0,
+sd 1). :func:`fit_2pl` fits with py-irt's SVI (as ``IrtModelTrainer`` does); items constant over the training
+models get ``a = b = 0`` and ``p_fixed = (successes + 0.5) / (n + 1)``. :func:`fit_2pl_cached` caches fits.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import time
 import warnings
@@ -34,19 +22,8 @@ from ..data._io import write_atomic
 from ..data.checks import Flag, OneOf, Real, Whole, check_params
 from ..data.errors import InputError
 
-__all__ = [
-    "ItemParams",
-    "binarize",
-    "prob",
-    "fisher_information",
-    "estimate_ability",
-    "fit_2pl",
-    "fit_2pl_cached",
-    "irt_cache_dir",
-    "DEFAULT_FIT",
-    "IRTConfig",
-    "fit_item_params",
-]
+__all__ = ["ItemParams", "binarize", "prob", "fisher_information", "estimate_ability", "fit_2pl", "fit_2pl_cached",
+           "irt_cache_dir", "DEFAULT_FIT", "IRTConfig", "fit_item_params"]
 
 #: Default py-irt settings: hierarchical priors converge in far fewer epochs than py-irt's "vague" ones.
 DEFAULT_FIT = {"epochs": 150, "lr": 0.1, "lr_decay": 0.9999, "priors": "hierarchical", "max_models": 500}
@@ -54,9 +31,8 @@ DEFAULT_FIT = {"epochs": 150, "lr": 0.1, "lr_decay": 0.9999, "priors": "hierarch
 
 @dataclass(frozen=True)
 class IRTConfig:
-    """The IRT settings the ``irt`` and ``tinybench`` methods share (with their cached fit): the binarisation
-    threshold of graded scores, py-irt's fit (:data:`DEFAULT_FIT`: epochs, learning rate and its decay, priors,
-    the training models subsampled), the MAP ability's prior sd and the disk cache."""
+    """IRT settings of the ``irt`` and ``tinybench`` methods: binarisation threshold, py-irt's fit
+    (:data:`DEFAULT_FIT`), the MAP ability's prior sd and the disk cache."""
 
     binarize: float = 0.5
     epochs: int = DEFAULT_FIT["epochs"]
@@ -91,9 +67,8 @@ _MEMO: dict[str, "ItemParams"] = {}
 
 @dataclass(frozen=True, eq=False)
 class ItemParams:
-    """Fitted 2PL parameters of ``n_items`` items: ``a`` ``(n_items,)`` discrimination (>= 0; 0 for constant
-    items), ``b`` ``(n_items,)`` difficulty on the standardised scale, ``p_fixed`` ``(n_items,)`` the fixed
-    success probability of constant items (NaN for fitted ones), the fit's ``settings`` and diagnostics ``info``."""
+    """Fitted 2PL parameters, each ``(n_items,)``: ``a`` (>= 0), ``b``, ``p_fixed`` (constant items; NaN for fitted
+    ones); the fit's ``settings`` and diagnostics ``info``."""
 
     a: np.ndarray
     b: np.ndarray
@@ -118,13 +93,9 @@ class ItemParams:
         return ItemParams(self.a[idx], self.b[idx], self.p_fixed[idx], dict(self.settings), dict(self.info))
 
     def to_dict(self) -> dict:
-        return {
-            "a": [float(v) for v in self.a],
-            "b": [float(v) for v in self.b],
-            "p_fixed": [None if np.isnan(v) else float(v) for v in self.p_fixed],
-            "settings": self.settings,
-            "info": self.info,
-        }
+        return {"a": [float(v) for v in self.a], "b": [float(v) for v in self.b],
+                "p_fixed": [None if np.isnan(v) else float(v) for v in self.p_fixed], "settings": self.settings,
+                "info": self.info}
 
     @classmethod
     def from_dict(cls, d: dict) -> "ItemParams":
@@ -134,10 +105,7 @@ class ItemParams:
 
 
 def binarize(responses, threshold: float = 0.5) -> np.ndarray:
-    """0/1 copy of ``responses`` ``(n_models, n_items)``: ``1`` where ``x >= threshold``, NaN kept.
-
-    0/1 data are unchanged by any threshold in (0, 1]. ValueError for a threshold outside (0, 1].
-    """
+    """0/1 copy of ``responses``: 1 where ``x >= threshold`` (in (0, 1], else InputError), NaN kept."""
     if not (isinstance(threshold, (int, float, np.floating)) and 0 < float(threshold) <= 1):
         raise InputError(f"binarize: threshold {threshold!r} must be a number in (0, 1], e.g. 0.5")
     R = np.asarray(responses, dtype=np.float64)
@@ -165,14 +133,8 @@ def fisher_information(theta, a, b) -> np.ndarray:
 
 def estimate_ability(X, a, b, prior_mean: float = 0.0, prior_sd: float = 1.0, max_iter: int = 100,
                      tol: float = 1e-10) -> np.ndarray:
-    """MAP ability of each model from its 0/1 responses under a ``N(prior_mean, prior_sd^2)`` prior.
-
-    ``X`` is ``(n_models, k)`` with values in {0, 1} or NaN (missing cells are left out of the
-    likelihood); ``a``, ``b`` are the ``(k,)`` item parameters. The log posterior is strictly concave, so
-    damped Newton steps from the prior mean converge to the unique optimum; a model with no observed
-    response gets the prior mean.
-    Returns ``(n_models,)`` abilities on the standardised scale.
-    """
+    """MAP abilities ``(n_models,)`` from 0/1 ``X`` ``(n_models, k)`` (NaN left out) and ``(k,)`` ``a``, ``b`` under a
+    ``N(prior_mean, prior_sd^2)`` prior, by damped Newton steps (the log posterior is strictly concave)."""
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise InputError(f"X: expected (n_models, k), got shape {X.shape}")
@@ -198,28 +160,15 @@ def estimate_ability(X, a, b, prior_mean: float = 0.0, prior_sd: float = 1.0, ma
     return theta
 
 
-def fit_2pl(
-    responses,
-    *,
-    epochs: int = DEFAULT_FIT["epochs"],
-    lr: float = DEFAULT_FIT["lr"],
-    lr_decay: float = DEFAULT_FIT["lr_decay"],
-    priors: str = DEFAULT_FIT["priors"],
-    max_models: int | None = DEFAULT_FIT["max_models"],
-    seed: int = 0,
-    threads: int = 1,
-    progress: bool = True,
-) -> ItemParams:
-    """Fit a 2PL model to 0/1 ``responses`` ``(n_models, n_items)`` (NaN = missing) with py-irt.
+def fit_2pl(responses, *, epochs: int = DEFAULT_FIT["epochs"], lr: float = DEFAULT_FIT["lr"],
+            lr_decay: float = DEFAULT_FIT["lr_decay"], priors: str = DEFAULT_FIT["priors"],
+            max_models: int | None = DEFAULT_FIT["max_models"], seed: int = 0, threads: int = 1,
+            progress: bool = True) -> ItemParams:
+    """:class:`ItemParams` of 0/1 ``responses`` ``(n_models, n_items)`` (NaN = missing), fitted with py-irt.
 
-    ``epochs``: full-batch SVI steps. ``lr``, ``lr_decay``: Adam learning rate and its per-epoch exponential
-    decay. ``priors``: py-irt's prior family, ``"hierarchical"`` or ``"vague"``. ``max_models``: fit on a
-    seeded random subset of at most this many models (None: all). ``seed`` seeds the subsample and pyro.
-    ``threads``: torch CPU threads during the fit (restored afterwards).
-
-    Returns an :class:`ItemParams` on the standardised ability scale (fitted abilities of the models
-    used: mean 0, sd 1). ValueError when the responses are not 0/1 (use :func:`binarize`) or when fewer
-    than 2 items vary over the models.
+    ``epochs``: full-batch SVI steps; ``lr``, ``lr_decay``: Adam's rate and its per-epoch decay; ``priors``:
+    ``"hierarchical"`` or ``"vague"``; ``max_models``: a seeded subsample (None: all); ``threads``: torch threads.
+    InputError for non-0/1 responses (see :func:`binarize`) or fewer than 2 varying items.
     """
     R = np.asarray(responses, dtype=np.float64)
     if R.ndim != 2:
@@ -277,20 +226,17 @@ def fit_2pl(
 
 
 def _pyirt_svi(R, *, epochs, lr, lr_decay, priors, seed, threads, progress):
-    """Run py-irt's 2PL model + guide as ``IrtModelTrainer.train`` does; return raw ability, diff, disc, loss.
-
-    ``R`` ``(n, m)`` 0/1 with NaN; the same seed gives the same numbers as the trainer's ``last_params``.
-    """
+    """Raw ``(ability, diff, disc, loss)`` of py-irt's 2PL on ``R`` ``(n, m)``, as ``IrtModelTrainer.train`` gives."""
     import pyro
     import torch
     from pyro.infer import SVI, Trace_ELBO
     from py_irt.models.two_param_logistic import TwoParamLog
     from tqdm.auto import tqdm
 
+    from .lm import _torch_threads
+
     s_idx, i_idx = np.nonzero(~np.isnan(R))
-    old_threads = torch.get_num_threads()
-    torch.set_num_threads(max(1, int(threads)))
-    try:
+    with _torch_threads(max(1, int(threads))):
         pyro.set_rng_seed(seed)
         pyro.clear_param_store()
         model = TwoParamLog(priors=priors, num_items=R.shape[1], num_subjects=R.shape[0], device="cpu")
@@ -314,38 +260,21 @@ def _pyirt_svi(R, *, epochs, lr, lr_decay, priors, seed, threads, progress):
                 raise InputError(f"py-irt 2PL fit diverged (non-finite parameters: {str(exc).splitlines()[0][:120]}); "
                                  f"lower the learning rate lr={lr} (e.g. to 0.05)") from None
         out = model.export()
-    finally:
-        torch.set_num_threads(old_threads)
-    return (np.asarray(out["ability"], dtype=np.float64), np.asarray(out["diff"], dtype=np.float64),
-            np.asarray(out["disc"], dtype=np.float64), loss)
+    return (*(np.asarray(out[k], dtype=np.float64) for k in ("ability", "diff", "disc")), loss)
 
 
 def irt_cache_dir() -> Path:
-    """Where fitted item parameters are cached: ``essence.features.cache.cache_root() / "irt"``."""
+    """``cache_root() / "irt"``: where fitted item parameters are cached."""
     from .cache import cache_root
 
     return Path(cache_root()) / "irt"
 
 
-def _pyirt_version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("py-irt")
-    except Exception:  # pragma: no cover - metadata missing
-        return "unknown"
-
-
 def fit_2pl_cached(train, *, threshold: float = 0.5, cache: bool = True, progress: bool = True,
                    **settings) -> ItemParams:
-    """:func:`fit_2pl` on ``binarize(train.responses, threshold)``, cached by data and settings.
-
-    ``train`` is the training :class:`~essence.data.Responses`; ``settings`` are :func:`fit_2pl`'s
-    keywords. The key hashes the training data's fingerprint, the threshold, the settings, the py-irt
-    version and this module's algorithm version. Hits are read from memory, else from
-    ``irt_cache_dir()/<key>.json``; a damaged file is refitted and replaced. ``cache=False`` always fits
-    and writes nothing.
-    """
+    """:func:`fit_2pl` (``settings``: its keywords) on ``binarize(train.responses, threshold)``, cached in memory
+    and in ``irt_cache_dir()`` by the data's fingerprint, threshold, settings and versions; ``cache=False`` always
+    fits and writes nothing."""
     full = {k: settings.get(k, v) for k, v in DEFAULT_FIT.items()}
     full["seed"] = int(settings.get("seed", 0))
     unknown = set(settings) - set(full) - {"threads"}
@@ -353,7 +282,7 @@ def fit_2pl_cached(train, *, threshold: float = 0.5, cache: bool = True, progres
         raise InputError(f"fit_2pl_cached: unknown setting(s) {sorted(unknown)}; accepted: {sorted(full)}")
     threads = settings.get("threads", 1)
     key_src = json.dumps({"data": train.fingerprint(), "threshold": float(threshold), "settings": full,
-                          "py_irt": _pyirt_version(), "algo": _ALGO_VERSION}, sort_keys=True)
+                          "py_irt": importlib.metadata.version("py-irt"), "algo": _ALGO_VERSION}, sort_keys=True)
     key = hashlib.sha256(key_src.encode()).hexdigest()[:24]
     if cache and key in _MEMO:
         _MEMO[key].info["cache"] = "memory"
@@ -382,13 +311,9 @@ _binarize = binarize  # fit_item_params's keyword ``binarize`` (the selectors' p
 
 def fit_item_params(train, *, method: str, binarize: float = 0.5, cache: bool = True, progress: bool = True,
                     seed: int = 0, **settings) -> tuple[ItemParams, np.ndarray, dict]:
-    """2PL parameters of every item of the training :class:`~essence.data.Responses` ``train``.
-
-    ``binarize`` thresholds continuous scores (``x >= binarize`` -> 1), with a warning naming ``method``;
-    ``settings`` are :data:`DEFAULT_FIT`'s keys, passed to :func:`fit_2pl_cached` with ``cache``,
-    ``progress`` and ``seed``. Returns ``(params, Rb, record)``: the item parameters, the binarised
-    responses ``(n_train, n_items)`` and a JSON-able record of the fit for a selector's ``info_``.
-    """
+    """``(params, Rb, record)`` for the training `Responses`: :func:`fit_2pl_cached` item parameters (``settings``:
+    :data:`DEFAULT_FIT`'s keys), the binarised responses ``(n_train, n_items)`` (continuous scores warned about,
+    naming ``method``) and a JSON-able record of the fit."""
     Rb = _binarize(train.responses, binarize)
     if not train.is_binary:
         warnings.warn(f"{method}: {train.name} has continuous scores; the 2PL model sees them "

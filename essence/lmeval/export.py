@@ -1,19 +1,11 @@
 """The chosen items out, as an lm-evaluation-harness task that evaluates only them.
 
-``export_task(artifact, "NAME", DIR, source_task=...)`` writes into DIR:
-
-* ``NAME.yaml``: ``include:`` the source task's YAML (dataset, prompt, metrics and filters come from it),
-  ``task: NAME`` and the hook as ``process_docs`` and ``class``. When the chosen items span two source tasks
-  (metabench item sets A and B), NAME is a group of ``NAME_primary`` and ``NAME_secondary``.
-* ``essence_NAME.py``: the hook (:mod:`essence.lmeval.taskfiles`), which keeps the documents of the
-  evaluation split whose key is listed in the ids file, and ``essence_NAME_estimator.py``.
-* ``NAME.items.json``: the chosen item ids, the id mapping, per task the source and the ``{"id", "key"}``
-  pairs, and the artifact's estimator.
-
-**The id mapping**: a document's key is ``str(doc[id_field])`` after the source's ``process_docs`` (or its
-harness hash with ``id_field="doc_hash"``) and equals the item id minus ``id_prefix``; metabench datasets
-default to ``metabench_idx`` (``mb_sub_idx`` for mmlu) with prefix ``"<name>."``. The files are checked with
-the installed harness's own loader (:func:`validate_with_harness`) before anything is written to DIR.
+``export_task(artifact, "NAME", DIR, source_task=...)`` writes ``NAME.yaml`` (``include:`` of the source task's
+YAML, the hook as ``process_docs`` and ``class``; a group of ``NAME_primary`` and ``NAME_secondary`` when the items
+span metabench item sets A and B), the hook ``essence_NAME.py`` (:mod:`essence.lmeval.taskfiles`),
+``essence_NAME_estimator.py`` and ``NAME.items.json`` (item ids, id mapping, per task the ``{"id", "key"}`` pairs,
+the estimator). A document's key is ``str(doc[id_field])`` after the source's ``process_docs`` (or its harness
+hash, ``id_field="doc_hash"``): the item id minus ``id_prefix``.
 """
 
 from __future__ import annotations
@@ -31,7 +23,8 @@ from pathlib import Path
 from ..data._version import __version__
 from ..data import METABENCH
 from ..data._io import jsonable
-from ..reconstructors import forward as standalone
+from ..reconstructors import forward
+from .logs import group_by
 from .matching import METABENCH_METRICS, default_id_mapping
 from .taskfiles import group_yaml, hook_text, task_yaml
 from ..data.errors import InputError
@@ -40,32 +33,20 @@ __all__ = ["export_task", "ExportResult", "validate_with_harness", "find_task_ya
 
 SUBSET_SCHEMA = "essence.lmeval_subset"
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_\-]*$")
-#: metabench item sets -> HCAI/metabench splits -> harness task names
-_METABENCH_SPLIT = {"A": "primary", "B": "secondary"}
 
 
 def _harness():
-    """Import what is used from lm-evaluation-harness; ValueError saying how to install it."""
-    try:
-        import lm_eval  # noqa: F401
+    """``(TaskManager, YAML loader, TaskConfig)`` of the installed harness; InputError saying how to install it."""
+    try:  # the layout of lm_eval 0.4.13, the pinned version
+        from lm_eval.config.task import TaskConfig
         from lm_eval.tasks import TaskManager
+        from lm_eval.tasks._yaml_loader import load_yaml
     except ImportError:
         raise InputError("export-lmeval needs lm-evaluation-harness to read the source task: pip install "
-                         "lm_eval (essence is tested with 0.4.13)") from None
-    try:
-        from lm_eval.tasks._yaml_loader import load_yaml
+                         "lm_eval==0.4.13") from None
 
-        def loader(path, resolve):
-            return load_yaml(path, resolve_func=resolve, recursive=True)
-    except ImportError:  # lm_eval < 0.4.10
-        from lm_eval.utils import load_yaml_config
-
-        def loader(path, resolve):
-            return load_yaml_config(str(path), mode="full" if resolve else "simple")
-    try:
-        from lm_eval.config.task import TaskConfig
-    except ImportError:  # older layout
-        from lm_eval.api.task import TaskConfig
+    def loader(path, resolve):
+        return load_yaml(path, resolve_func=resolve, recursive=True)
     return TaskManager, loader, TaskConfig
 
 
@@ -76,10 +57,8 @@ def _tasks_dir() -> Path:
 
 
 def find_task_yaml(name: str, include_paths=()) -> Path:
-    """The YAML file that defines harness task ``name`` (``task: name``), or ``name`` itself if it is a
-    YAML path. Looks in ``include_paths`` first (they override built-in tasks, as in the harness), then
-    in the installed ``lm_eval/tasks``. A quick text search picks candidate files; each candidate is
-    read with the harness's own YAML loader (includes resolved). ValueError if none defines it."""
+    """The YAML file defining harness task ``name`` (or ``name`` itself, a YAML path), from ``include_paths`` first,
+    then the installed ``lm_eval/tasks``. InputError if none defines it."""
     p = Path(name)
     if p.suffix.lower() in (".yaml", ".yml"):
         if not p.is_file():
@@ -98,8 +77,7 @@ _TASK_LINE = re.compile(rb"""^["']?task["']?:[ \t]*["']?([^"'\s#]+)""", re.MULTI
 
 @functools.lru_cache(maxsize=8)
 def _name_index(root: str, stamp: float) -> dict[str, tuple[str, ...]]:
-    """``{task name: YAML files whose top-level ``task:`` line names it}`` under ``root`` (cached per folder and
-    modification time)."""
+    """``{task name: YAML files whose top-level ``task:`` line names it}`` under ``root``."""
     index: dict[str, list[str]] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in ("__pycache__", ".ipynb_checkpoints"))
@@ -118,8 +96,7 @@ def _name_index(root: str, stamp: float) -> dict[str, tuple[str, ...]]:
 
 
 def find_task_yamls(names, include_paths=()) -> dict[str, Path | None]:
-    """:func:`find_task_yaml` for several names (None: not found). Candidates are the YAML files whose
-    top-level ``task:`` line names the task; each is confirmed with the harness's YAML loader."""
+    """:func:`find_task_yaml` for several names (None: not found), each confirmed by the harness's YAML loader."""
     _, loader, _ = _harness()
     out: dict[str, Path | None] = dict.fromkeys(names)
     roots = [Path(r) for r in include_paths] + [_tasks_dir()]
@@ -155,9 +132,8 @@ class _Part:
 
 @dataclass
 class ExportResult:
-    """What :func:`export_task` wrote: ``files`` (paths in DIR), ``tasks`` (the task names to pass to
-    ``lm_eval --tasks``: NAME, a task or a group), ``parts`` (``{task: source task}``), ``checks`` (what
-    the harness loader confirmed), ``id_field``/``id_prefix`` (the mapping)."""
+    """What :func:`export_task` wrote: ``files``, ``parts`` (``{task: source task}``), ``checks`` (what the harness
+    loader confirmed), the mapping ``id_field``/``id_prefix``."""
 
     name: str
     directory: Path
@@ -223,8 +199,7 @@ def _parts_for(art, name: str, source_task, include_paths, id_field, id_prefix, 
             raise InputError(
                 f"the artifact's items ({', '.join(map(repr, art.items[:2]))}, ...) are not of a shipped metabench "
                 "dataset, so say how they name the source task's documents: --id-field FIELD (a document field whose "
-                "value is the item id, after --id-prefix) or --id-field doc_hash"
-            )
+                "value is the item id, after --id-prefix) or --id-field doc_hash")
         id_field, dflt_prefix = default
         id_prefix = dflt_prefix if id_prefix is None else id_prefix
     id_prefix = id_prefix or ""
@@ -243,22 +218,17 @@ def _parts_for(art, name: str, source_task, include_paths, id_field, id_prefix, 
 
         ref = data if isinstance(data, Responses) else load(data or ds)
         if "item_version" in ref.item_extras:
-            vpos = {s: v for s, v in zip(ref.items.tolist(), ref.item_extras["item_version"].tolist())}
-            unknown = [i for i in art.items if i not in vpos]
+            versions = dict(zip(ref.items.tolist(), ref.item_extras["item_version"].tolist()))
+            unknown = [i for i in art.items if i not in versions]
             if unknown:
                 raise InputError(f"{len(unknown)} chosen items are not items of {ds}, e.g. {unknown[0]!r}; is the artifact "
                                  f"from another dataset?")
-            versions = {i: vpos[i] for i in art.items}
     if source_task is None:
         if not meta:
             raise InputError("say which harness task holds the chosen documents: --source-task TASK (a task name, or "
                              "the path of its YAML; --include-path for your own task folder)")
-        by_set: dict[str, list] = {}
-        for iid, key in keys:
-            by_set.setdefault(versions[iid] if versions else "B", []).append((iid, key))
-        for v, its in sorted(by_set.items()):
-            split = _METABENCH_SPLIT[v]
-            groups[f"metabench_{ds}" + ("_secondary" if split == "secondary" else "")] = its
+        for v, its in sorted(group_by(keys, lambda ik: versions[ik[0]] if versions else "B").items()):
+            groups[f"metabench_{ds}" + ("_secondary" if v == "B" else "")] = its  # item set A: split primary
     else:
         groups[str(source_task)] = keys
 
@@ -281,8 +251,7 @@ def _parts_for(art, name: str, source_task, include_paths, id_field, id_prefix, 
                 raise InputError(
                     f"{len(wrong)} of the {len(art.items)} chosen items are metabench set {versions[wrong[0]]}, e.g. "
                     f"{wrong[0]!r}, but {full['task']} evaluates split {split!r} (set {want}); leave out --source-task "
-                    "to export both splits as a group, or compress on one item set (see docs/own-benchmark.md)"
-                )
+                    "to export both splits as a group, or compress on one item set (see docs/own-benchmark.md)")
         task = f"{name}_{split}" if multi else name
         parts.append(_Part(task=task, source_task=str(full["task"]), source_yaml=yaml_path, eval_split=str(split),
                            source_process_docs=_source_fn_ref(full.get("process_docs"), str(yaml_path)),
@@ -291,9 +260,8 @@ def _parts_for(art, name: str, source_task, include_paths, id_field, id_prefix, 
 
 
 def choose_metric(art, parts: list[_Part], metric: str | None = None) -> str:
-    """The per-document metric whose values are the artifact's item scores: ``metric`` if given, else the
-    one a shipped metabench dataset was built with, else ``acc`` when the source task has it (or names no
-    metrics), else the source task's first metric. InputError when the source task lacks ``metric``."""
+    """The per-document metric of the item scores: ``metric``, else the metabench dataset's, else ``acc`` when the
+    source task has it (or names none), else its first. InputError when the source task lacks ``metric``."""
     names = []
     for p in parts:
         for m in p.source_cfg.get("metric_list") or []:
@@ -309,28 +277,17 @@ def choose_metric(art, parts: list[_Part], metric: str | None = None) -> str:
     return "acc" if not names or "acc" in names else names[0]
 
 
-def export_task(
-    artifact,
-    name: str,
-    directory,
-    source_task: str | None = None,
-    include_path=None,
-    id_field: str | None = None,
-    id_prefix: str | None = None,
-    data=None,
-    force: bool = False,
-    validate: bool = True,
-    metric: str | None = None,
-) -> ExportResult:
+def export_task(artifact, name: str, directory, source_task: str | None = None, include_path=None,
+                id_field: str | None = None, id_prefix: str | None = None, data=None, force: bool = False,
+                validate: bool = True, metric: str | None = None) -> ExportResult:
     """Write the chosen items of ``artifact`` (a :class:`~essence.artifact.compressed.Compressed` or its path) as
-    harness task ``name`` in ``directory``; see the module docstring for the files and the id mapping.
+    harness task ``name`` in ``directory`` (the files: module docstring).
 
-    ``source_task``: the harness task (name or YAML path) whose documents the items are; default for
-    metabench artifacts: ``metabench_<name>_secondary`` (item set B) and/or ``metabench_<name>``
-    (set A). ``include_path``: folder(s) of the user's own tasks. ``data``: the dataset (name, path or
-    `Responses`) to read metabench item sets from (default: the artifact's dataset name). ``metric``: the
-    per-document metric the exported task's estimate reads (default: :func:`choose_metric`). Refuses to
-    replace files unless ``force``; nothing is written unless every file passed :func:`validate_with_harness`.
+    ``source_task``: the harness task (name or YAML path) of the items' documents (metabench default:
+    ``metabench_<name>_secondary`` and/or ``metabench_<name>``); ``include_path``: folder(s) of the user's tasks;
+    ``id_field``/``id_prefix``: the mapping (metabench default: ``metabench_idx``, ``mb_sub_idx`` for mmlu, prefix
+    ``"<name>."``); ``data``: where metabench item sets are read; ``metric``: :func:`choose_metric`. Existing files
+    are replaced only with ``force``; nothing is written unless :func:`validate_with_harness` passes.
     """
     from ..artifact.compressed import Compressed
 
@@ -359,12 +316,8 @@ def export_task(
     multi = len(parts) > 1
     funcs = {p.task: ("process_docs_" + re.sub(r"\W", "_", p.eval_split) if multi else "process_docs") for p in parts}
     spec = {
-        "schema": SUBSET_SCHEMA,
-        "schema_version": 1,
-        "essence_version": __version__,
-        "task": name,
-        "items": list(artifact.items),
-        "fingerprint": fp,
+        "schema": SUBSET_SCHEMA, "schema_version": 1, "essence_version": __version__, "task": name,
+        "items": list(artifact.items), "fingerprint": fp,
         "artifact": {"file": art_label, "dataset": artifact.dataset.get("name"), "method": artifact.method,
                      "k": artifact.k, "seed": artifact.seed, "created": artifact.created},
         "match": {"field": id_field, "prefix": id_prefix},
@@ -382,13 +335,14 @@ def export_task(
                                                                           else "   (= the item id)"))
     functions = "".join(f"\n\ndef {funcs[p.task]}(dataset):\n    return restrict(dataset, {p.task!r})\n" for p in parts)
     estimator_file = f"{hook_module}_estimator.py"
-    hook = hook_text(estimator_file=estimator_file, metric=metric, version=__version__, parts_doc=" and ".join(p.source_task for p in parts), k=artifact.k,
-                        artifact=art_label, fingerprint=fp, ids_file=ids_name, key_doc=key_doc, functions=functions)
+    hook = hook_text(estimator_file=estimator_file, metric=metric, version=__version__, k=artifact.k,
+                     parts_doc=" and ".join(p.source_task for p in parts), artifact=art_label, fingerprint=fp,
+                     ids_file=ids_name, key_doc=key_doc, functions=functions)
     files: dict[str, str] = {ids_name: json.dumps(jsonable(spec), indent=1, ensure_ascii=False, allow_nan=False) + "\n",
-                             estimator_file: Path(standalone.__file__).read_text(encoding="utf-8"),
-                             f"{hook_module}.py": hook}
-    for p in parts:
-        files[f"{p.task}.yaml"] = task_yaml(p, hook_module, funcs[p.task], art_label, fp, artifact.k)
+                             estimator_file: Path(forward.__file__).read_text(encoding="utf-8"),
+                             f"{hook_module}.py": hook,
+                             **{f"{p.task}.yaml": task_yaml(p, hook_module, funcs[p.task], art_label, fp, artifact.k)
+                                for p in parts}}
     if multi:
         files[f"{name}.yaml"] = group_yaml(name, parts, art_label, fp, metric)
     existing = [f for f in files if (directory / f).exists()]
@@ -401,9 +355,7 @@ def export_task(
     try:
         for fname, text in files.items():
             (tmp / fname).write_text(text, encoding="utf-8")
-        checks = []
-        if validate:
-            checks = validate_with_harness(tmp, [p.task for p in parts], group=name if multi else None)
+        checks = validate_with_harness(tmp, [p.task for p in parts], group=name if multi else None) if validate else []
         directory.mkdir(parents=True, exist_ok=True)
         # the ids file and the hook first: a YAML is never visible without what it needs
         order = [ids_name, estimator_file, f"{hook_module}.py"] + [f for f in files if f.endswith(".yaml")]
@@ -418,12 +370,9 @@ def export_task(
 
 
 def validate_with_harness(directory, tasks: list[str], group: str | None = None) -> list[str]:
-    """Check exported task files with the installed harness's own loader, offline; returns what was checked.
-
-    The harness's ``TaskManager`` must index each of ``tasks`` (and ``group``); each YAML must load into a
-    ``TaskConfig`` whose ``process_docs`` is the hook in ``directory``, and the hook must read its ids file.
-    The dataset itself is not loaded. InputError naming the failed check.
-    """
+    """Check exported task files offline with the installed harness: ``TaskManager`` indexes ``tasks`` (and
+    ``group``), each YAML loads into a ``TaskConfig`` whose ``process_docs`` is the hook in ``directory``, which reads
+    its ids file. Returns what was checked; InputError naming the failed check."""
     import importlib.metadata
 
     TaskManager, loader, TaskConfig = _harness()
@@ -441,11 +390,7 @@ def validate_with_harness(directory, tasks: list[str], group: str | None = None)
     checks = []
 
     def kind(entry):
-        k = getattr(entry, "kind", None)
-        return k.name.lower() if k is not None else str(entry.get("type", "")).lower()
-
-    def ypath(entry):
-        return Path(entry.yaml_path if hasattr(entry, "yaml_path") else entry["yaml_path"])
+        return entry.kind.name.lower()
 
     for t in tasks:
         if t not in index:
@@ -453,12 +398,11 @@ def validate_with_harness(directory, tasks: list[str], group: str | None = None)
         if kind(index[t]) not in ("task", "py_task"):
             raise InputError(f"harness check failed: {t!r} is indexed as a {kind(index[t])}, not a task")
         try:
-            cfg = dict(loader(ypath(index[t]), True))
+            cfg = {k: v for k, v in loader(Path(index[t].yaml_path), True).items()
+                   if k not in ("tag", "group", "task_list")}
         except Exception as exc:
-            raise InputError(f"harness check failed: the harness cannot load {ypath(index[t])} ({type(exc).__name__}: "
-                             f"{exc})") from None
-        for key in ("tag", "group", "task_list"):
-            cfg.pop(key, None)
+            raise InputError(f"harness check failed: the harness cannot load {index[t].yaml_path} "
+                             f"({type(exc).__name__}: {exc})") from None
         cls = cfg.pop("class", None)
         if cls is not None and not (isinstance(cls, type) and cls.__name__ == "SubsetTask"):
             raise InputError(f"harness check failed: {t}'s class is {cls!r}, not the essence hook's SubsetTask")
@@ -485,8 +429,7 @@ def validate_with_harness(directory, tasks: list[str], group: str | None = None)
             + (" and loads the source's process_docs" if spec["tasks"][t]["source_process_docs"] else
                " (the source task has no process_docs of its own)")
             + (f"; class {src.name}:SubsetTask adds essence_estimate/lower/upper from {spec['estimator']['metric']}"
-               if cls is not None else "")
-        )
+               if cls is not None else ""))
     if group is not None:
         if group not in index or kind(index[group]) != "group":
             raise InputError(f"harness check failed: TaskManager(include_path={directory}) does not find group {group!r}")

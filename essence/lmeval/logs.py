@@ -1,8 +1,5 @@
-"""Reading lm-evaluation-harness ``--log_samples`` files, and keeping one filter pipeline per (model, task).
-
-See :mod:`essence.lmeval.samples` for the fields of a samples line; :func:`newest_per_task` keeps the
-latest file of each (model folder, task) when a task was run more than once into one output folder.
-"""
+"""Reading lm-evaluation-harness ``--log_samples`` files (fields: :mod:`essence.lmeval.samples`), keeping the newest
+run and one filter pipeline per (model, task)."""
 
 from __future__ import annotations
 
@@ -19,7 +16,6 @@ from ..data.errors import InputError
 
 __all__ = ["LoggedDoc", "doc_hash", "model_from_path", "task_from_path", "read_samples", "pick_filter",
            "newest_per_task"]
-
 
 _SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.:\-]+)$")
 
@@ -55,27 +51,17 @@ class LoggedDoc:
     def contexts(self) -> list[str]:
         """The context string (``arg_0``) of every request, in request order."""
         args = self.record.get("arguments")
-        out: list[str] = []
-        if isinstance(args, dict):
-            def order(k):
-                m = re.search(r"(\d+)$", str(k))
-                return int(m.group(1)) if m else 0
 
-            for key in sorted(args, key=order):
-                a = args[key]
-                if isinstance(a, dict):
-                    a = a.get("arg_0")
-                elif isinstance(a, (list, tuple)) and a:
-                    a = a[0]
-                if isinstance(a, str):
-                    out.append(a)
-        elif isinstance(args, list):
-            for a in args:
-                if isinstance(a, (list, tuple)) and a and isinstance(a[0], str):
-                    out.append(a[0])
-                elif isinstance(a, str):
-                    out.append(a)
-        return out
+        def first(a):
+            return a[0] if isinstance(a, (list, tuple)) and a else a
+
+        if isinstance(args, dict):  # {"gen_args_0": {"arg_0": context, ...}, ...}
+            number = {k: re.search(r"(\d+)$", str(k)) for k in args}
+            found = [a.get("arg_0") if isinstance(a, dict) else first(a)
+                     for a in (args[k] for k in sorted(args, key=lambda k: int(number[k].group(1)) if number[k] else 0))]
+        else:  # older harnesses: [[context, continuation], ...]
+            found = [first(a) for a in args] if isinstance(args, list) else []
+        return [a for a in found if isinstance(a, str)]
 
     @property
     def doc_hash(self) -> str:
@@ -92,9 +78,16 @@ class LoggedDoc:
         return f"{self.where} (doc_id {self.doc_id}, {text!r})"
 
 
+def group_by(items, key) -> dict:
+    """``{key(x): [x, ...]}`` in order of first appearance."""
+    out = defaultdict(list)
+    for x in items:
+        out[key(x)].append(x)
+    return out
+
+
 def doc_hash(doc: dict) -> str:
-    """SHA-256 (hex) of a document as lm-evaluation-harness hashes it: ``json.dumps(doc, indent=2,
-    ensure_ascii=False)``, with numpy integers as ints, sets as lists and other objects as ``str``."""
+    """SHA-256 (hex) of ``json.dumps(doc, indent=2, ensure_ascii=False)``, as the harness hashes a document."""
     return hashlib.sha256(json.dumps(doc, indent=2, ensure_ascii=False, default=_json_default).encode("utf-8")).hexdigest()
 
 
@@ -107,10 +100,8 @@ def _json_default(o):
 
 
 def model_from_path(path: Path) -> str:
-    """The model name a samples file belongs to: the folder that holds it (the harness writes
-    ``OUTPUT/<model>/samples_<task>_<date>.jsonl``), unless the run's ``results_<date>.json`` names a GGUF file
-    or a local ``pretrained`` folder, whose name is then used.
-    """
+    """The model of a samples file: its folder's name, or the GGUF file / local ``pretrained`` folder that the run's
+    ``results_<date>.json`` names."""
     folder = path.resolve().parent
     name = folder.name or "model"
     args = _model_args(folder, path)
@@ -126,8 +117,7 @@ def model_from_path(path: Path) -> str:
 
 
 def _model_args(folder: Path, samples: Path) -> dict:
-    """``config.model_args`` of the run that wrote ``samples`` (its ``results_<date>.json``, else the newest
-    results file in the folder), as a dict; {} when there is none."""
+    """``config.model_args`` (a dict; {} if none) of ``samples``' ``results_<date>.json``, else the newest one."""
     m = _SAMPLES_NAME.match(samples.name.rsplit(".json", 1)[0])
     results = sorted(folder.glob("results_*.json"))
     same = [r for r in results if m and r.stem == f"results_{m.group('date')}"]
@@ -145,36 +135,27 @@ def _model_args(folder: Path, samples: Path) -> dict:
 
 def task_from_path(path: Path) -> str:
     """``samples_<task>_<date>.jsonl`` -> ``<task>``; any other file name -> its stem."""
-    stem = path.name
-    for suffix in (".jsonl", ".json"):
-        if stem.endswith(suffix):
-            stem = stem[: -len(suffix)]
-            break
+    stem = re.sub(r"\.jsonl?$", "", path.name)
     m = _SAMPLES_NAME.match(stem)
     return m.group("task") if m else stem
 
 
 def read_samples(paths, model: str | None = None) -> list[LoggedDoc]:
-    """Read harness samples files.
-
-    ``paths``: files (``.jsonl``: one JSON object per line; ``.json``: one JSON list of objects).
-    ``model``: the model name for every file; default: each file's folder name (:func:`model_from_path`).
-    Returns one :class:`LoggedDoc` per line, in file order. Raises ValueError naming the file and line
-    of anything that is not a samples record (malformed JSON, no ``doc`` object, a results file).
-    """
+    """One :class:`LoggedDoc` per record of ``paths`` (``.jsonl``, or ``.json``: one list), in file order; ``model``
+    names every file's model (default :func:`model_from_path`). InputError naming the file and line of anything that
+    is not a samples record (malformed JSON, no ``doc`` object, a results file)."""
     paths = [Path(p) for p in paths]
     if not paths:
         raise InputError("no samples files given; pass the samples_<task>_<date>.jsonl files of lm_eval --log_samples")
     out: list[LoggedDoc] = []
     seen: set[Path] = set()
     for path in paths:
-        if path.is_file() and path.resolve() in seen:
-            raise InputError(f"{path}: given twice; pass each samples file once")
-        if path.is_file():
-            seen.add(path.resolve())
         if not path.is_file():
             raise InputError(f"{path}: no such file; pass the samples_<task>_<date>.jsonl files that lm_eval "
                              "--log_samples wrote under --output_path/<model>/")
+        if path.resolve() in seen:
+            raise InputError(f"{path}: given twice; pass each samples file once")
+        seen.add(path.resolve())
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -182,8 +163,7 @@ def read_samples(paths, model: str | None = None) -> list[LoggedDoc]:
         task = task_from_path(path)
         who = model or model_from_path(path)
         records: list[tuple[int, object]] = []
-        stripped = text.lstrip()
-        if path.suffix.lower() == ".json" or stripped.startswith("["):
+        if path.suffix.lower() == ".json" or text.lstrip().startswith("["):
             try:
                 obj = json.loads(text)
             except json.JSONDecodeError as exc:
@@ -191,8 +171,7 @@ def read_samples(paths, model: str | None = None) -> list[LoggedDoc]:
             if isinstance(obj, dict):
                 raise InputError(
                     f"{path}: a JSON object, not a list of samples (results_*.json files hold aggregate scores); "
-                    "pass the samples_<task>_<date>.jsonl files written with --log_samples"
-                )
+                    "pass the samples_<task>_<date>.jsonl files written with --log_samples")
             if not isinstance(obj, list):
                 raise InputError(f"{path}: expected a list of samples, got a JSON {type(obj).__name__}")
             records = [(i + 1, r) for i, r in enumerate(obj)]
@@ -206,8 +185,7 @@ def read_samples(paths, model: str | None = None) -> list[LoggedDoc]:
                 except json.JSONDecodeError as exc:
                     raise InputError(
                         f"{path}:{lineno}: malformed line ({exc.msg}, column {exc.colno}); each line of a samples "
-                        "file must be one complete JSON object (was the file cut short or edited?)"
-                    ) from None
+                        "file must be one complete JSON object (was the file cut short or edited?)") from None
             unit = "line"
         if not records:
             raise InputError(f"{path}: no samples in the file; was the harness run with --log_samples?")
@@ -224,12 +202,9 @@ def read_samples(paths, model: str | None = None) -> list[LoggedDoc]:
 
 
 def pick_filter(docs: list[LoggedDoc], want: str | None, notes: list[str]) -> list[LoggedDoc]:
-    """Keep one filter pipeline's lines of one (model, task); refuse true duplicates.
-
-    Newer harness versions write a ``filter`` field; older ones repeat every document once per pipeline,
-    in the task's ``filter_list`` order. ``want`` is a filter name or a 0-based position; default: the
-    first pipeline. The same document in two files is refused.
-    """
+    """The lines of one filter pipeline (``want``: a name or 0-based position; default the first) of one (model,
+    task): named by a ``filter`` field, or (older harnesses) the n-th repeat of each document. InputError for
+    duplicate documents."""
     head = f"{docs[0].model} / {docs[0].task}"
     names = list(dict.fromkeys(d.filter for d in docs if d.filter is not None))
     if names:
@@ -248,12 +223,8 @@ def pick_filter(docs: list[LoggedDoc], want: str | None, notes: list[str]) -> li
         kept = [d for d in docs if d.filter == chosen]
         _refuse_duplicate_ids(kept, head)
         return kept
-    by_file: dict[str, list[LoggedDoc]] = defaultdict(list)
-    for d in docs:
-        by_file[d.path].append(d)
-    kept = []
-    for group in by_file.values():
-        kept.extend(_pick_unnamed_copy(group, want, head, notes))
+    kept = [d for group in group_by(docs, lambda d: d.path).values()
+            for d in _pick_unnamed_copy(group, want, head, notes)]
     _refuse_duplicate_ids(kept, head)
     return kept
 
@@ -262,9 +233,7 @@ def _pick_unnamed_copy(docs: list[LoggedDoc], want: str | None, head: str, notes
     """One file without ``filter`` fields: if every doc_id appears n > 1 times, keep copy ``want`` (0-based)."""
     if any(d.doc_id is None for d in docs):
         return docs
-    copies: dict[str, list[LoggedDoc]] = defaultdict(list)
-    for d in docs:
-        copies[json.dumps(d.doc_id)].append(d)
+    copies = group_by(docs, lambda d: json.dumps(d.doc_id))
     n_copies = {len(g) for g in copies.values()}
     if n_copies == {1}:
         if want not in (None, "0"):
@@ -284,47 +253,35 @@ def _pick_unnamed_copy(docs: list[LoggedDoc], want: str | None, head: str, notes
         if len({g.doc_hash for g in group}) > 1:
             raise InputError(
                 f"{head}: duplicate documents: doc_id {group[0].doc_id} is logged {len(group)} times with different "
-                f"documents ({group[0].where} and {group[1].where}); pass each task's samples once"
-            )
+                f"documents ({group[0].where} and {group[1].where}); pass each task's samples once")
     notes.append(f"{head}: each document is logged {n} times, once per filter pipeline (this lm-eval version does "
                  f"not name them); used pipeline {pos} of the task's filter_list (choose with --filter)")
     return [group[pos] for group in copies.values()]
 
 
 def _refuse_duplicate_ids(docs: list[LoggedDoc], head: str) -> None:
-    by_id: dict[str, list[LoggedDoc]] = defaultdict(list)
-    for d in docs:
-        if d.doc_id is not None:
-            by_id[json.dumps(d.doc_id)].append(d)
+    by_id = group_by([d for d in docs if d.doc_id is not None], lambda d: json.dumps(d.doc_id))
     dups = [g for g in by_id.values() if len(g) > 1]
     if dups:
         g = dups[0]
         raise InputError(
             f"{head}: duplicate documents: {len(dups)} doc_id(s) logged more than once, e.g. doc_id {g[0].doc_id} "
             f"at {g[0].where} and {g[1].where}; pass each task's samples once (a file given twice? two runs of the "
-            "task? pass only the latest)"
-        )
+            "task? pass only the latest)")
 
 
 def _run_stamp(path: Path) -> tuple[str, float]:
-    """Sort key of a samples file's run: the date in its name (the harness writes ``samples_<task>_<date>``),
-    then its modification time."""
+    """Sort key of a samples file's run: the date in its name, then its modification time."""
     stem = path.name.rsplit(".json", 1)[0]
     m = _SAMPLES_NAME.match(stem)
     return (m.group("date") if m else "", path.stat().st_mtime)
 
 
 def newest_per_task(paths, model: str | None = None) -> tuple[list[Path], list[str]]:
-    """Keep the newest samples file of each (model, task): ``(kept files in the given order, notes)``.
-
-    The newest is chosen by the date in the name, then the modification time; each note names the files
-    left out. Missing files are kept (:func:`read_samples` reports them).
-    """
+    """``(files, notes)``: the newest samples file of each (model, task) in the given order (missing files kept, for
+    :func:`read_samples` to report), and a note naming the files left out."""
     paths = [Path(p) for p in paths]
-    groups: dict[tuple[str, str], list[Path]] = defaultdict(list)
-    for p in paths:
-        if p.is_file():
-            groups[(model or model_from_path(p), task_from_path(p))].append(p)
+    groups = group_by([p for p in paths if p.is_file()], lambda p: (model or model_from_path(p), task_from_path(p)))
     drop: set[Path] = set()
     notes = []
     for (who, task), files in groups.items():

@@ -13,8 +13,6 @@ __all__ = ["MATCH_ORDER", "METABENCH_METRICS", "Matcher", "default_id_mapping", 
 
 #: The matching attempts, in the order they are tried (see essence.lmeval.samples).
 MATCH_ORDER = ("request text", "hash", "id field", "document text")
-
-
 #: The item metric each shipped metabench dataset was built with (see the data README).
 METABENCH_METRICS = {"arc": "acc_norm", "gsm8k": "exact_match", "mmlu": "acc", "truthfulqa": "acc",
                      "winogrande": "acc"}
@@ -22,16 +20,12 @@ METABENCH_METRICS = {"arc": "acc_norm", "gsm8k": "exact_match", "mmlu": "acc", "
 
 def default_id_mapping(name: str) -> tuple[str, str] | None:
     """``(field, prefix)`` mapping harness documents to item ids for a shipped metabench dataset name."""
-    if name not in METABENCH:
-        return None
-    return ("mb_sub_idx" if name == "mmlu" else "metabench_idx", f"{name}.")
+    return ("mb_sub_idx" if name == "mmlu" else "metabench_idx", f"{name}.") if name in METABENCH else None
 
 
 def default_metric(data: Responses | None) -> str:
     """The metric a dataset's items were scored with: the metabench table for those datasets, else ``acc``."""
-    if data is not None and data.name in METABENCH_METRICS:
-        return METABENCH_METRICS[data.name]
-    return "acc"
+    return METABENCH_METRICS.get(data.name, "acc") if data is not None else "acc"
 
 
 def doc_key(doc: dict, field: str, record_hash: str | None = None) -> str | None:
@@ -114,10 +108,8 @@ class Matcher:
         return None, several[0] if several else "", several[1] if several else set()
 
     def id_corroborated(self, docs: list[LoggedDoc]) -> bool:
-        """Whether the (default, not user-given) id mapping names the right items for these documents: at
-        least one of them matches the same item by request text or hash and through the id field, and no
-        document matches different items these two ways (a metabench index is only unique within one
-        benchmark)."""
+        """Whether the default id mapping names these documents' items: one matches the same item by request text or
+        hash and by id field, and none matches different items (a metabench index is unique only per benchmark)."""
         agree = 0
         for d in docs:
             strong, via_id = None, None

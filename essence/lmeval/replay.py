@@ -1,11 +1,5 @@
-"""Replay logged documents: a harness task that feeds another model the very documents a samples log holds.
-
-The logged documents (already processed by the task's ``process_docs``) go to a JSON-lines file, and a YAML
-file ``include``\\ s the source task's own YAML and only swaps the data, so any model runs offline on exactly
-the logged items. Refused: a source task that draws few-shot examples from another split of its dataset
-(they are not in the log), documents that differ between the files of one task, and existing output files
-(unless ``force``). Files are written whole or not at all.
-"""
+"""Replay logged documents: a harness task (a JSON-lines file of the logged, processed documents and a YAML that
+includes the source task's and swaps the data) that feeds any model, offline, the documents a samples log holds."""
 
 from __future__ import annotations
 
@@ -26,8 +20,7 @@ SPLIT = "test"
 
 @dataclass
 class ReplayTask:
-    """``task``: the new task's name; ``yaml``/``docs``: the files written; ``n_docs``: documents;
-    ``source_task``/``source_yaml``: what it replays."""
+    """The task written: its name, the two files, the number of documents and what it replays."""
 
     task: str
     yaml: Path
@@ -47,11 +40,10 @@ def _source_config(source_yaml: Path) -> dict:
 
 def replay_task(samples, source_task: str, out_dir, task: str | None = None, include_paths=(),
                 force: bool = False) -> ReplayTask:
-    """Write a local harness task that replays the documents of ``samples`` (the ``--log_samples`` files of
-    ``source_task``, one run; their documents in ``doc_id`` order, each once) under ``out_dir`` as
-    ``<task>.jsonl`` + ``<task>.yaml``; ``task`` defaults to ``replay_<source_task>``. ``include_paths``: where
-    the source task's YAML is, if it is not a built-in task. Run it with ``lm_eval --include_path OUT_DIR
-    --tasks TASK``. InputError when the source task cannot be replayed or a file exists (``force`` replaces)."""
+    """Write ``<task>.jsonl`` + ``<task>.yaml`` (default ``replay_<source_task>``) under ``out_dir``, replaying the
+    documents of ``samples`` (one run of ``source_task``; in ``doc_id`` order, each once); both files or neither.
+    InputError for few-shot examples drawn from another split, documents that differ between files, and
+    existing files (unless ``force``)."""
     task = task or f"replay_{source_task}"
     if not task.replace("_", "").replace("-", "").isalnum():
         raise InputError(f"task name {task!r}: use letters, digits, '_' and '-' only")

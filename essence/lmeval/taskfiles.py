@@ -1,15 +1,7 @@
-"""The text of the files ``essence export-lmeval`` writes: task YAML, group YAML and the hook module.
-
-The hook (``essence_NAME.py``) has two parts:
-
-* ``process_docs``: keeps the chosen documents of the evaluation split (standard library only);
-* ``SubsetTask`` (the YAML's ``class:``), a ``ConfigurableTask`` that adds ``essence_estimate``,
-  ``essence_lower`` and ``essence_upper`` (the estimated full score and its interval, pp) to the source
-  task's metrics. Their aggregation runs the artifact's reconstructor and interval (``"estimator"`` in
-  ``NAME.items.json``) with ``essence_NAME_estimator.py``, a numpy-only copy of
-  :mod:`essence.reconstructors.forward`. In a group each subtask also uses the other's scores, so every row
-  reports the one estimate from all chosen items.
-"""
+"""The text of the files ``essence export-lmeval`` writes: task YAML, group YAML and the hook module: its
+``process_docs`` keeps the chosen documents (standard library only); its ``SubsetTask`` adds ``essence_estimate``,
+``essence_lower``, ``essence_upper`` (pp), aggregated by the numpy-only copy of
+:mod:`essence.reconstructors.forward` over all chosen items (a group's subtasks share their scores)."""
 
 from __future__ import annotations
 
@@ -43,17 +35,12 @@ def task_yaml(part, hook_module: str, func: str, art_label: str, fp: str, k: int
                                    sort_keys=False)
     lines = [
         f"# Written by `essence export-lmeval` (essence {__version__}) from {art_label} (fingerprint {fp}).",
-        f"# {len(part.items)} of its {k} chosen items, as documents of the task {part.source_task}: everything but the",
-        "# keys below (dataset, prompt, metrics, filters) comes from the source task through `include`;",
-        f"# process_docs keeps the chosen documents of split {part.eval_split!r} (see {hook_module}.py).",
-        f"include: {_q(part.source_yaml)}",
-        f"task: {_q(part.task)}",
-        "tag: []",
+        f"# {len(part.items)} of its {k} chosen items, documents of split {part.eval_split!r} of {part.source_task}",
+        f"# (kept by {hook_module}.py); the rest comes from the source task through `include`.",
+        f"include: {_q(part.source_yaml)}", f"task: {_q(part.task)}", "tag: []",
+        *([f"task_alias: {_q(part.task)}"] if part.source_cfg.get("task_alias") else []),
+        f"process_docs: !function {hook_module}.{func}", f"class: !function {hook_module}.SubsetTask",
     ]
-    if part.source_cfg.get("task_alias"):
-        lines.append(f"task_alias: {_q(part.task)}")
-    lines.append(f"process_docs: !function {hook_module}.{func}")
-    lines.append(f"class: !function {hook_module}.SubsetTask")
     return "\n".join(lines) + "\n" + meta_text
 
 
@@ -77,21 +64,13 @@ def group_yaml(name: str, parts, art_label: str, fp: str, metric: str | None) ->
 
 _HOOK = '''"""lm-evaluation-harness hook written by `essence export-lmeval` (essence {version}).
 
-Restricts {parts_doc} to the {k} documents chosen by the compressed benchmark {artifact}
-(fingerprint {fingerprint}). The chosen item ids and their document keys are in {ids_file}, next to
-this file. A document is kept when its key is listed for its task, where
+Restricts the evaluation split of {parts_doc} to the {k} documents chosen by {artifact} (fingerprint
+{fingerprint}): those whose key, after the source's own process_docs, is listed in {ids_file}, where
 
     key(doc) = {key_doc}
 
-computed on the document after the source task's own process_docs (which runs first). Only the
-evaluation split is restricted; other splits (few-shot examples) only get the source's process_docs.
-A chosen document missing from the dataset, or two documents with one key, stop the run with an error.
-process_docs needs only the standard library.
-
-SubsetTask (the task YAML's ``class:``) is the harness's ConfigurableTask plus three metrics, in
-percentage points: essence_estimate (the estimated score on the whole benchmark), essence_lower and
-essence_upper (its interval, level in {ids_file} under "estimator"), computed from the documents'
-{metric!r} by the artifact's reconstructor ({estimator_file}, numpy only).
+A chosen document missing, or two with one key, is an error. SubsetTask adds essence_estimate, essence_lower
+and essence_upper (pp) from the documents' {metric!r}, by the artifact's reconstructor ({estimator_file}).
 """
 
 import hashlib
@@ -109,19 +88,19 @@ def _spec():
         raise RuntimeError(f"essence subset: cannot read {{IDS_FILE}} ({{exc}}); re-run essence export-lmeval") from None
 
 
-def _source_process_docs(ref):
-    """The source task's own process_docs, loaded from its file (None when it has none)."""
-    if ref is None:
-        return None
-    path = pathlib.Path(ref["file"])
-    name = "essence_source_" + hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:16]
-    spec = importlib.util.spec_from_file_location(name, path)
+def _load_file(path, prefix):
+    path = pathlib.Path(path)
+    spec = importlib.util.spec_from_file_location(prefix + hashlib.sha256(str(path).encode()).hexdigest()[:16], path)
     if spec is None or not path.is_file():
-        raise RuntimeError(f"essence subset: the source task's process_docs file {{path}} is gone; re-run essence "
-                           "export-lmeval where the harness runs")
+        raise RuntimeError(f"essence subset: {{path}} is gone; re-run essence export-lmeval where the harness runs")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return getattr(module, ref["function"])
+    return module
+
+
+def _source_process_docs(ref):
+    """The source task's own process_docs (None when it has none)."""
+    return None if ref is None else getattr(_load_file(ref["file"], "essence_source_"), ref["function"])
 
 
 def _json_default(o):
@@ -179,9 +158,7 @@ def restrict(dataset, task):
 
 _TASK_CLASS = '''
 
-# ---------------------------------------------------------------------------------------------
 # The estimate as metrics of the task
-# ---------------------------------------------------------------------------------------------
 from lm_eval.api.task import ConfigurableTask  # noqa: E402  (the harness is what imports this hook)
 
 ESTIMATE_METRICS = ("essence_estimate", "essence_lower", "essence_upper")
@@ -191,14 +168,7 @@ _ESTIMATOR = []
 
 def _estimator():
     if not _ESTIMATOR:
-        path = IDS_FILE.with_name(ESTIMATOR_FILE)
-        name = "essence_estimator_" + hashlib.sha256(str(path).encode("utf-8")).hexdigest()[:16]
-        spec = importlib.util.spec_from_file_location(name, path)
-        if spec is None or not path.is_file():
-            raise RuntimeError(f"essence subset: {path} is gone; re-run essence export-lmeval")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        _ESTIMATOR.append(module)
+        _ESTIMATOR.append(_load_file(IDS_FILE.with_name(ESTIMATOR_FILE), "essence_estimator_"))
     return _ESTIMATOR[0]
 
 

@@ -2,21 +2,17 @@
 estimate that stays honest on a model better than every reference model.
 
 1. **Items.** A swap search for the ``k`` items whose plain mean, read through a least-squares line, predicts the
-   full score best under leave-one-out (:func:`essence.search.swap.swap_search`): two parameters per subset, so
-   it holds with a few dozen models. Its length ``T`` (0 = the random start, i.e. random items) is chosen by
-   ``folds``-fold cross-validation over the non-test models: every fold runs the search on the other folds.
+   full score best under leave-one-out (:func:`essence.search.swap.swap_search`); its length ``T`` (0 = random
+   items) is chosen by ``folds``-fold cross-validation over the non-test models (each fold searches on the others).
 2. **Inside the references.** A regression ``G`` chosen on the same folds: a line on the subset mean, ridge on
-   the answers (penalty by leave-one-out), their average, or AIPW (random items only; Zhang, Dorner & Hardt).
-3. **Outside them.** :class:`essence.reconstructors.frontier.FrontierReconstructor`: a shrinkage-free estimate from
-   a logistic factor model of every item (rank by the same folds), weighted by the model's own answers' posterior
-   probability of lying outside the references, with an interval that covers models there. Its two calibrations
-   come from the same folds' held-out residuals.
+   the answers (penalty by leave-one-out), their average, or AIPW (random items only).
+3. **Outside them.** :class:`essence.reconstructors.frontier.FrontierReconstructor`: a shrinkage-free factor-model
+   estimate weighted by the posterior probability (prior ``pi_out``) that the model's own answers lie outside the
+   references, with its own interval; rank and calibrations from the same folds.
 
-With ``frontier=False`` the regression alone answers (and the interval is the conformal one of
-:func:`essence.artifact.compressed.compress`). Everything is recorded in ``info_["auto"]``: each candidate's
+``frontier=False`` keeps the regression alone (conformal interval). ``info_["auto"]`` records each candidate's
 cross-validated RMSE (pp), the choice, its estimated RMSE and the ratio to random items + a line (``T = 0``,
-``line``), the baseline a user tries first. :func:`check_models_for_k` is the request check
-:func:`essence.artifact.compressed.compress` runs for every method.
+``line``). :func:`check_models_for_k` is the request check every method runs.
 """
 
 from __future__ import annotations

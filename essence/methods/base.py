@@ -1,25 +1,13 @@
-"""The one interface every item-selection method follows.
+"""The one interface every item-selection method follows: a scikit-learn-style estimator.
 
-A method is a scikit-learn-style estimator:
-
-* ``__init__(k, seed=0, progress=True, **params)`` stores parameters only (every parameter is a named
-  keyword with a documented default);
-* ``fit(train, val)`` sees **only** training and validation models (two :class:`~essence.data.Responses`
-  with the same items) and sets
-
-  - ``items_``: ``(k,)`` int, distinct positions into ``train.items``;
-  - ``reconstructor_``: the reconstructor for those items, chosen among the method's candidates plus
-    ``line`` and ``mean_ridge`` (:data:`essence.reconstructors.simple.FEW_MODEL_CHOICES`) by 5-fold cross-validation
-    over all training + validation models (:func:`essence.reconstructors.choose.choose_by_cv`), then refitted on
-    all of them (``reconstructor_fitted_on_ = "train+val"``);
-  - ``reconstructor_choice_`` and ``reconstructor_scores_``: the label chosen and each candidate's
-    cross-validated RMSE (pp);
-  - ``info_``: a JSON-able dict of diagnostics (e.g. fitness per generation);
-
-* the test models never reach ``fit``: :func:`essence.artifact.compressed.compress` splits them off first.
-
-Subclasses implement :meth:`select` and, when they need other reconstructors than the GAM on the
-subset score, :meth:`reconstructor_candidates`.
+``__init__(k, seed=0, progress=True, **params)`` stores parameters only; ``fit(train, val)`` sees only the
+training and validation models (two :class:`~essence.data.Responses` with the same items; the test models are
+split off before, by :func:`essence.artifact.compressed.compress`) and sets ``items_`` ``(k,)`` (positions into
+``train.items``), ``reconstructor_`` (chosen among the method's candidates, the few-model kinds and, with
+``predictors="all"``, the stronger ones by cross-validation over training + validation models, then refitted on
+all of them), ``reconstructor_choice_``, ``reconstructor_scores_`` (cross-validated RMSE, pp) and ``info_``
+(JSON-able diagnostics). Subclasses implement :meth:`Selector.select` and, where they need other
+reconstructors than the GAM on the subset score, :meth:`Selector.reconstructor_candidates`.
 """
 
 from __future__ import annotations
@@ -35,15 +23,14 @@ from ..data._runtime import single_thread
 from ..data.checks import Flag, Whole, check_params, whole_number
 from ..data.errors import InputError
 from ..features.irt import fit_item_params
-from ..reconstructors.choose import choose_by_cv
-from ..reconstructors.choose import pool_candidates
+from ..reconstructors.choose import choose_by_cv, pool_candidates
 from ..reconstructors.simple import FEW_MODEL_CHOICES, GAMReconstructor
 
-__all__ = ["Selector", "check_k", "require_texts", "irt_item_params"]
+__all__ = ["Selector", "check_k", "require_texts", "require_models", "irt_item_params", "pick_candidates"]
 
 
 def check_k(k, n_available: int, what: str = "items") -> int:
-    """Validate a budget: an int with ``1 <= k <= n_available``; ValueError saying what to do otherwise."""
+    """``k`` as an int with ``1 <= k <= n_available``; InputError saying what to do otherwise."""
     k = whole_number("k", k)
     if k <= 0:
         raise InputError(f"k: must be at least 1, got {k}; choose how many items to keep")
@@ -53,7 +40,7 @@ def check_k(k, n_available: int, what: str = "items") -> int:
 
 
 def require_texts(data: Responses, method: str) -> np.ndarray:
-    """The item texts ``(n_items,)`` of ``data``; ValueError when the dataset has none (or some are empty)."""
+    """The item texts ``(n_items,)`` of ``data``; InputError when it has none (or some are empty)."""
     if data.texts is None:
         raise InputError(
             f"dataset {data.name!r} has no item texts; {method} chooses by item text: use a dataset with texts "
@@ -69,13 +56,22 @@ def require_texts(data: Responses, method: str) -> np.ndarray:
     return data.texts
 
 
-def irt_item_params(selector, train: Responses):
-    """2PL parameters of all items with ``selector.irt`` (:class:`essence.features.irt.IRTConfig`).
+def pick_candidates(names, makers: dict) -> dict:
+    """The entries of ``makers`` (label -> reconstructor factory) named by ``names`` (one label or several)."""
+    return {str(c): makers[str(c)] for c in ([names] if isinstance(names, str) else list(names))}
 
-    The one call the ``irt`` and ``tinybench`` selectors share (they share the cached fit too): returns
-    ``(params, Rb)`` from :func:`essence.features.irt.fit_item_params` and records the fit in
-    ``selector.info_["irt_fit"]``.
-    """
+
+def require_models(selector, train: Responses) -> None:
+    """InputError when ``train`` has fewer models than ``selector.min_models`` for its 2PL fit."""
+    if train.n_models < selector.min_models:
+        raise InputError(f"{selector.name}: {train.n_models} training models are too few for a 2PL fit of "
+                         f"{train.n_items} items (needs at least min_models={selector.min_models}); use method "
+                         "'auto' or 'random'")
+
+
+def irt_item_params(selector, train: Responses):
+    """``(params, Rb)`` of :func:`essence.features.irt.fit_item_params` on ``train`` with ``selector.irt``
+    (:class:`~essence.features.irt.IRTConfig`); the fit's record goes to ``selector.info_["irt_fit"]``."""
     cfg = selector.irt
     params, Rb, record = fit_item_params(train, method=selector.name, binarize=cfg.binarize, cache=cfg.cache,
                                          progress=selector.progress, seed=selector.seed, **cfg.fit_settings())
@@ -84,26 +80,19 @@ def irt_item_params(selector, train: Responses):
 
 
 class Selector(BaseEstimator):
-    """Base class. ``name`` is the registry name; ``signal`` says what the method chooses from.
-
-    A scikit-learn ``BaseEstimator``: ``get_params``/``set_params`` and ``sklearn.base.clone`` come from
-    there. ``_domains`` maps a parameter to its allowed values (:mod:`essence.data.checks`); :meth:`fit` and
-    :func:`essence.methods.make_method` check them before any work. ``k`` is checked against the items.
-    """
+    """Base class (a scikit-learn ``BaseEstimator``: ``get_params``, ``set_params``, ``clone``). ``name``: the
+    registry name; ``signal``: what the method chooses from; ``needs_no_models``: chooses without model results;
+    ``item_limit``: most pool items taken (``fit`` refuses more up front, naming ``item_limit_reason``);
+    ``plain_mean_choices``: whether the plain-mean reconstructors are candidates; ``_configs``: constructor
+    parameters holding a settings object (a frozen dataclass with ``check``), name -> class;
+    ``_domains``: parameter -> allowed values (:mod:`essence.data.checks`), checked before any work."""
 
     name = "base"
-    #: what the choice is based on: "responses" (training models' results), "texts" (item text only), ...
     signal = "responses"
-    #: True when the method can choose without any model's results (Herding, PPL)
     needs_no_models = False
-    #: most pool items the method takes (None = no limit): above it ``fit`` refuses up front, naming
-    #: ``item_limit_reason`` (what was measured), before any work (whole benchmarks: README "Whole benchmarks")
     item_limit: int | None = None
     item_limit_reason = ""
-    #: False where the plain mean of the chosen items is the wrong summary (K-Means anchors carry weights)
     plain_mean_choices = True
-    #: constructor parameters that hold a settings object (a frozen dataclass with ``check()`` and ``replace()``),
-    #: name -> its class; :meth:`route_params` sends a flat setting (``generations=100``) to the one that has it
     _configs: dict[str, type] = {}
 
     def __init__(self, k: int, seed: int = 0, progress: bool = True):
@@ -111,34 +100,28 @@ class Selector(BaseEstimator):
         self.seed = seed
         self.progress = progress
 
-    #: parameter -> allowed values, checked by :func:`essence.data.checks.check_params` (subclasses extend it)
     _domains = {"seed": Whole(0), "progress": Flag()}
 
-    # -- parameters ----------------------------------------------------------------------------------
     @classmethod
     def _param_names(cls) -> list[str]:
-        """The constructor's parameter names (scikit-learn's ``_get_param_names``, in signature order)."""
+        """The constructor's parameter names, in signature order."""
         return list(cls._get_param_names())
 
     @classmethod
     def route_params(cls, params: dict) -> dict:
-        """Constructor keyword arguments from ``params``: a settings object of :attr:`_configs` may be given whole
-        (the object, or a dict of its fields), or field by field, as ``field`` (when one settings object has it)
-        or ``group.field``. InputError for a field no settings object has."""
+        """Constructor keyword arguments from ``params``, where a settings object of ``_configs`` may be given whole
+        (the object or a dict of its fields) or field by field (``field`` or ``group.field``)."""
         out, changes = {}, {g: {} for g in cls._configs}
         for name, value in params.items():
             group, _, field_ = name.rpartition(".")
             if name in cls._configs:
-                out[name] = value if isinstance(value, cls._configs[name]) else _config_from(cls._configs[name], name,
-                                                                                              value)
+                cfg = cls._configs[name]
+                out[name] = value if isinstance(value, cfg) else _config_from(cfg, name, value)
             elif group in cls._configs:
                 changes[group][field_] = value
             else:
-                owners = [g for g, c in cls._configs.items() if name in {f.name for f in fields(c)}]
-                if owners:
-                    changes[owners[0]][name] = value
-                else:
-                    out[name] = value
+                owner = next((g for g, c in cls._configs.items() if name in {f.name for f in fields(c)}), None)
+                (out if owner is None else changes[owner])[name] = value
         for group, ch in changes.items():
             if ch:
                 base = out.get(group, cls._configs[group]())
@@ -146,14 +129,12 @@ class Selector(BaseEstimator):
         return out
 
     def params_dict(self) -> dict:
-        """Constructor parameters as JSON values (settings objects as dicts), ``progress`` left out (it changes
-        nothing chosen): what an artifact and a sweep signature record."""
+        """Constructor parameters as JSON values (settings objects as dicts), without ``progress``."""
         return {n: jsonable(asdict(v) if is_dataclass(v) else v) for n, v in self.get_params(deep=False).items()
                 if n != "progress"}
 
     def check_params(self) -> "Selector":
-        """InputError naming the first parameter outside its domain (see ``_domains`` and each settings object's
-        ``check``); returns ``self``."""
+        """``self``; InputError naming the first parameter outside its domain (``_domains``, each settings object)."""
         check_params(self)
         for group in self._configs:
             try:
@@ -162,13 +143,9 @@ class Selector(BaseEstimator):
                 raise InputError(f"{group}.{exc}") from None
         return self
 
-    # -- the contract --------------------------------------------------------------------------------
     def fit(self, train: Responses, val: Responses, predictors: str = "all") -> "Selector":
-        """Choose ``k`` items with training/validation models only; fit and choose the reconstructor.
-
-        ``predictors``: ``"all"`` lets the reconstructor's CV also weigh the stronger kinds of
-        :func:`essence.reconstructors.choose.pool_candidates`; ``"basic"`` keeps to the method's own kinds plus
-        the line and shrinkage ones (the comparison sweep: selectors compared at equal reconstructors)."""
+        """Choose ``k`` items and the reconstructor (module docstring). ``predictors``: ``"all"`` also weighs the
+        stronger kinds of :func:`essence.reconstructors.choose.pool_candidates`; ``"basic"`` does not."""
         if predictors not in ("all", "basic"):
             raise InputError(f"predictors: {predictors!r} is not a choice; use 'all' or 'basic'")
         self.predictors_ = predictors
@@ -183,7 +160,7 @@ class Selector(BaseEstimator):
                              f"({self.item_limit_reason}); use method 'essence' (it pre-screens big pools) or "
                              f"'random', or give a pool of at most {self.item_limit} items")
         self.info_ = {}
-        with single_thread():  # see essence.data._runtime: faster on shared cores, same items on any machine
+        with single_thread():  # faster on shared cores, same items on any machine
             return self._fit(train, val)
 
     def _fit(self, train: Responses, val: Responses) -> "Selector":
@@ -191,22 +168,17 @@ class Selector(BaseEstimator):
         if idx.shape != (self.k,) or np.unique(idx).size != self.k or idx.min() < 0 or idx.max() >= train.n_items:
             raise RuntimeError(f"{self.name}: select() returned an invalid subset {idx!r}")  # a bug, not user input
         self.items_ = idx
-        # every method also gets the few-model reconstructors; the choice is cross-validated over all
-        # non-test models (train + val) and the chosen one is refitted on all of them
-        # (and, with enough models, the stronger ones of essence.reconstructors.combine), unless the method keeps to its own
         R = np.vstack([train.responses, val.responses])
         stronger = pool_candidates(idx, R.shape[0], seed=self.seed) if self.predictors_ == "all" else {}
         extra = {**FEW_MODEL_CHOICES, **stronger} if self.plain_mean_choices else {}
         cands = {**self.reconstructor_candidates(train, idx), **extra}
         label, rec, scores = choose_by_cv(cands, R[:, idx], np.r_[train.target, val.target], seed=self.seed, R=R)
         self.reconstructor_fitted_on_ = "train+val"
-        self.reconstructor_choice_ = label
-        self.reconstructor_ = rec
-        self.reconstructor_scores_ = scores
+        self.reconstructor_choice_, self.reconstructor_, self.reconstructor_scores_ = label, rec, scores
         return self
 
     def select(self, train: Responses, val: Responses) -> np.ndarray:
-        """Return ``(k,)`` distinct item positions. Subclasses implement this."""
+        """``(k,)`` distinct item positions into ``train.items``."""
         raise NotImplementedError
 
     def reconstructor_candidates(self, train: Responses, idx: np.ndarray) -> dict:
@@ -233,10 +205,8 @@ def _config_from(cls: type, group: str, values) -> object:
 
 
 class TextOnlySelector(Selector):
-    """A selector that chooses from the item texts alone (Herding, PPL). Its reconstructor candidate is the
-    GAM on the subset score extrapolating with the least-squares slope beyond the fitted models' range
-    (``GAMReconstructor(extrapolate="line")``): the subset is chosen without model results, so nothing keeps
-    the strongest models inside the range the GAM's end slope was fitted on."""
+    """A selector that chooses from the item texts alone; its GAM extrapolates with the least-squares slope (nothing
+    keeps the strongest models inside the range its end slope was fitted on)."""
 
     def reconstructor_candidates(self, train: Responses, idx: np.ndarray) -> dict:
         return {"gam": lambda: GAMReconstructor(extrapolate="line")}

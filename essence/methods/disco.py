@@ -1,20 +1,10 @@
 """``disco``: DISCO-style selection (items where models disagree most) + a model-signature predictor.
 
-Selection: the ``k`` items with the highest disagreement across the **training** models. Disagreement
-of an item is the variance of its scores over the models that answered it (``ddof=0``); for 0/1
-scores that is ``p (1 - p)`` with ``p`` the item's accuracy, largest for items half the models pass.
-(DISCO's own score, the predictive diversity of the models' answers, needs the answers themselves;
-with correctness only, the variance is the natural stand-in.) Ties are broken by a seeded random
-permutation, so the same seed gives the same subset.
-
-Reconstruction: a model's responses on the chosen items are its *signature*. PCA (fitted on the
-training models) compresses it; the full score is the distance-weighted mean of the targets of the
-``K`` nearest training models in PCA space (:class:`SignatureKNNReconstructor`). The number of
-components and ``K`` are chosen on validation (grid ``n_components`` x ``neighbors``), together with the
-project's GAM on the subset score and ridge.
-The artifact stores what ``predict`` needs as JSON numbers: PCA mean and components, the training
-models' signatures (PCA coordinates) and targets. (A random forest, DISCO's other predictor, is left
-out: it has no compact JSON form.)
+Disagreement of an item: the variance of its scores over the training models that answered it (``p (1 - p)``
+for 0/1 scores; a stand-in for DISCO's predictive diversity, which needs the answers themselves). Reconstruction:
+the ``K`` nearest training models of a PCA of the chosen items' responses
+(:class:`~essence.reconstructors.signature.SignatureKNNReconstructor`), with components and ``K`` chosen by
+cross-validation together with ``gam`` and ``ridge``.
 """
 
 from __future__ import annotations
@@ -34,11 +24,8 @@ __all__ = ["DiscoSelector", "disagreement", "top_disagreement", "stratified_disa
 
 
 def disagreement(responses) -> np.ndarray:
-    """Per-item disagreement ``(n_items,)``: variance (ddof=0) of the item's scores over the models.
-
-    ``responses`` is ``(n_models, n_items)`` in [0, 1], NaN ignored; 0/1 items give ``p (1 - p)``
-    (max 0.25). An item no model answered gets 0.
-    """
+    """``(n_items,)`` variance (ddof=0) of each item's scores in ``responses`` ``(n_models, n_items)``, NaN ignored
+    (0 for an unanswered item)."""
     R = np.asarray(responses, dtype=np.float64)
     if R.ndim != 2:
         raise InputError(f"responses: expected (n_models, n_items), got shape {R.shape}")
@@ -49,13 +36,8 @@ def disagreement(responses) -> np.ndarray:
 
 
 def stratified_disagreement(responses, k: int, seed: int = 0) -> np.ndarray:
-    """One item per difficulty stratum: the items sorted by mean score (NaN ignored) are cut into ``k``
-    consecutive groups of (almost) equal size, and each group gives its item of highest
-    :func:`disagreement` (ties in seeded random order). ``(k,)`` item positions, easiest stratum first.
-
-    Keeps the spread of difficulties a random draw has (the full score is a mean over all of them) while
-    preferring, within a difficulty, the items that separate models most.
-    """
+    """``(k,)`` item positions, one per difficulty stratum (``k`` near-equal groups of the items sorted by mean
+    score, easiest first): each stratum's item of highest :func:`disagreement`, ties in seeded random order."""
     R = np.asarray(responses, dtype=np.float64)
     d = disagreement(R)
     if not 1 <= k <= d.size:
@@ -69,39 +51,19 @@ def stratified_disagreement(responses, k: int, seed: int = 0) -> np.ndarray:
 
 
 def top_disagreement(responses, k: int, seed: int = 0) -> np.ndarray:
-    """The ``k`` items of highest :func:`disagreement`, highest first; ties in seeded random order."""
+    """The ``k`` items of highest :func:`disagreement`, highest first, ties in seeded random order."""
     d = disagreement(responses)
     if not 1 <= k <= d.size:
         raise InputError(f"k: {k} must be between 1 and the {d.size} items")
     perm = np.random.default_rng(seed).permutation(d.size)
-    order = perm[np.argsort(-d[perm], kind="stable")]
-    return order[:k].astype(np.intp)
+    return perm[np.argsort(-d[perm], kind="stable")][:k].astype(np.intp)
 
 
 class DiscoSelector(Selector):
-    """Top-k disagreement items; kNN on PCA signatures (K chosen on validation), GAM and ridge as rivals.
-
-    Parameters
-    ----------
-    k : int
-        Number of items.
-    seed : int, default 0
-        Breaks ties in disagreement; same seed, same items.
-    n_components : tuple of int, default (3, 10)
-        Candidate numbers of PCA components of the signature.
-    neighbors : tuple of int, default (5, 10, 20)
-        Candidate ``K`` for the kNN predictor. Every pair (components ``c``, ``K``) is a reconstructor
-        candidate ``knn_c<c>_k<K>`` (on gsm8k 3 components work best, on arc 10; small model sets such
-        as alpaca_eval2 want small ``K``), chosen on validation with ``gam`` and ``ridge``.
-    n_splines, lam : default essence.reconstructors.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
-        The GAM candidate's spline basis size and smoothing penalty.
-    selection : {"auto", "top", "stratified"}, default "auto"
-        "top": the k most disagreed items (DISCO's). "stratified": the most disagreed item of each of k
-        difficulty strata (:func:`stratified_disagreement`). "auto": the one whose items give the lower
-        5-fold CV RMSE (line or shrinkage-to-mean reconstructor) over training + validation models. On
-        whole pools with skewed scores the top items can all be of middling difficulty and track the
-        full score badly (alpaca_eval2, 49 systems, k = 40: 9.8 pp against random's 3.6 with "top").
-    """
+    """Items of highest disagreement; every pair of ``n_components`` and ``neighbors`` is a kNN candidate
+    ``knn_c<c>_k<K>``; ``n_splines``, ``lam``: the GAM's. ``selection``: ``"top"`` (the k most disagreed items,
+    DISCO's), ``"stratified"`` (:func:`stratified_disagreement`) or ``"auto"`` (the one of lower 5-fold CV RMSE
+    over training + validation models: on skewed pools the top items can all be of middling difficulty)."""
 
     name = "disco"
     signal = "responses"
@@ -138,8 +100,7 @@ class DiscoSelector(Selector):
         self.info_["selection"] = chosen
         idx = sets[chosen]
         d = disagreement(train.responses)
-        self.info_["disagreement_min_chosen"] = float(d[idx].min())
-        self.info_["disagreement_max"] = float(d.max())
+        self.info_.update(disagreement_min_chosen=float(d[idx].min()), disagreement_max=float(d.max()))
         return idx
 
     def reconstructor_candidates(self, train, idx) -> dict:

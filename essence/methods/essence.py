@@ -1,23 +1,9 @@
-"""``essence``: EssenceBench (arXiv 2510.10457): coarse redundancy filter, genetic search, and
-EBM-attribution-guided refinement.
-
-Stages (each one's definition lives in :mod:`essence.search`):
-
-1. **filter** (:func:`~essence.search.filter.build_pool`, :class:`~essence.search.filter.FilterConfig`):
-   pre-filter and pre-screen (whole benchmarks above ``max_pool`` items), then drop items text- or
-   rank-redundant with an earlier kept item and items constant over the training models.
-2. **GA** (:func:`~essence.search.genetic.genetic_search`, :class:`~essence.search.genetic.GAConfig`) over
-   k-subsets of the pool, under the fitness of :class:`~essence.search.fitness.FitnessConfig`.
-3. **refinement** (:func:`~essence.search.refine.refine`, :class:`~essence.search.refine.RefineConfig`): EBM
-   attributions from the GA's elites split the pool into High / Low / Random groups; a GA in each; the best
-   subset over all stages is kept by the pool fitness.
-
-**Fitness.** ``kind="gam"`` is the paper's: -RMSE on validation models of a GAM ruler on the subset accuracy,
-fitted once per GA run on training models. ``kind="ridge"`` (the default) scores a ridge regression on the
-subset's items fitted on the training models, in-sample when there are at least ``10 k`` of them, else by
-leave-one-out over training + validation models. The paper's ruler only rewards subsets whose plain mean tracks
-the pool mean, and scoring ~400 validation models over 10^5 candidates overfits them (docs/architecture.md,
-"Where we depart from the papers"). Only training and validation models influence any choice.
+"""``essence``: EssenceBench (arXiv 2510.10457), its stages from :mod:`essence.search`: the coarse filter
+(:func:`~essence.search.filter.build_pool`), the genetic search (:func:`~essence.search.genetic.genetic_search`)
+under a :class:`~essence.search.fitness.FitnessConfig` fitness, and the attribution-guided refinement
+(:func:`~essence.search.refine.refine`). The default fitness is a ridge on the subset's items, not the paper's
+GAM ruler, which rewards only subsets whose plain mean tracks the pool's. Only training and
+validation models influence any choice.
 """
 
 from __future__ import annotations
@@ -38,25 +24,9 @@ __all__ = ["EssenceSelector"]
 
 
 class EssenceSelector(Selector):
-    """EssenceBench item selection.
-
-    Parameters
-    ----------
-    k : int
-        Items to keep.
-    seed : int
-        Seeds every random draw (GA, EBM model subsample, EBM fits, random group).
-    progress : bool
-        tqdm bars for the filter, GA runs and EBM fits.
-    filter, fitness, ga, refine : the stages' settings (:class:`~essence.search.filter.FilterConfig`,
-        :class:`~essence.search.fitness.FitnessConfig`, :class:`~essence.search.genetic.GAConfig`,
-        :class:`~essence.search.refine.RefineConfig`). ``make_method("essence", k, generations=100)`` sets one
-        field of one of them.
-
-    After ``fit``: ``items_``, ``reconstructor_`` (chosen by cross-validation, see
-    :meth:`essence.methods.base.Selector.fit`), ``info_`` (JSON-able: the filter's record, the GA's fitness
-    history, each refinement round, seconds per stage).
-    """
+    """EssenceBench item selection; ``seed`` seeds every draw. ``filter``, ``fitness``, ``ga``, ``refine``: the
+    stages' settings (``make_method("essence", k, generations=100)`` sets one field of one of them). ``info_``
+    records the filter, the GA's fitness history, each refinement round and the seconds per stage."""
 
     name = "essence"
     signal = "responses+texts"
@@ -72,7 +42,6 @@ class EssenceSelector(Selector):
         self.refine = refine
 
     def select(self, train, val) -> np.ndarray:
-        """The three stages; returns the best subset, ``(k,)`` increasing positions into ``train.items``."""
         from ..search.filter import build_pool
         from ..search.fitness import pool_fitness
         from ..search.genetic import genetic_search
@@ -96,6 +65,7 @@ class EssenceSelector(Selector):
         }
         if pool.size == k and self.refine.rounds:
             self.info_["refinement_note"] = "pool size equals k: nothing to refine"
+
         def val_rmse(local) -> dict:  # what the user would get: the best candidate reconstructor's validation RMSE
             _, _, scores = choose_on_validation(self.reconstructor_candidates(train, local), R_tr[:, local],
                                                 train.target, R_va[:, local], val.target)
@@ -113,6 +83,4 @@ class EssenceSelector(Selector):
         return np.sort(pool[best])
 
     def reconstructor_candidates(self, train, idx) -> dict:
-        """The GAM on the subset score (the paper's), ridge on the chosen items' responses, and ridge followed by
-        a GAM on its index (ours, :class:`~essence.reconstructors.simple.RidgeGAMReconstructor`)."""
         return reconstructor_makers(n_splines=self.fitness.gam_splines, lam=self.fitness.gam_lam)

@@ -1,28 +1,10 @@
-"""``herding``: Kernel Herding on a small LM's last-layer hidden states; GAM reconstruction.
+"""``herding``: Kernel Herding on a small LM's last-layer hidden states of the item texts; GAM reconstruction.
 
-Each item text is read once by SmolLM2-135M-Instruct and represented by the final layer's hidden
-state at its last token, ``x_i`` in R^576 (:func:`essence.features.lm_hidden_states`). With the RBF
-kernel ``K(x, y) = exp(-||x - y||^2 / (2 sigma^2))`` the squared maximum mean discrepancy between a
-subset ``S`` (``t`` items, equal weights) and the whole pool ``P`` (``n`` items) is
-
-    MMD^2(S) = 1/t^2 sum_{i,j in S} K_ij  -  2/t sum_{i in S} m_i  +  1/n^2 sum_{i,j in P} K_ij,
-    m_i = 1/n sum_{j in P} K_ij          (the kernel mean embedding of the pool, evaluated at item i).
-
-Herding builds ``S`` greedily. Adding item ``x`` to ``t`` chosen items changes MMD^2 by terms in
-``x`` that, because ``K_xx = 1`` for every item, reduce to maximising
-
-    score[x] = m_x - (sum_{s in S} K_sx) / (t + 1),       x not in S,
-
-the rule of the survey (``K_mean[i] - K_selected_sum[i] / (t + 1)``, chosen items masked). So every
-step is the exact greedy minimiser of MMD^2 between the subset and the pool: the subset's "centre of
-mass" in the kernel's feature space follows the pool's.
-
-Bandwidth: ``sigma`` = the median heuristic, the median Euclidean distance ``||x_i - x_j||`` over all
-pairs ``i < j`` of items (computed on 2000 items drawn with a fixed generator when the pool is
-larger), unless given.
-
-Cost: ``m`` is computed in blocks of rows, and each step needs only the kernel column of the item
-just chosen, added to a running sum; memory is O(block_size * n), never the n x n kernel.
+Each item is the SmolLM2-135M-Instruct final hidden state at its text's last token (:mod:`essence.features.lm`).
+With the RBF kernel ``K`` (``K_xx = 1``) and the pool's mean embedding ``m_i = 1/n sum_j K_ij``, each greedy step
+adds the unchosen item maximising ``m_x - (sum_{s in S} K_sx) / (t + 1)``: the exact greedy minimiser of the MMD
+between the subset and the pool. Bandwidth: the median pairwise distance (on 2000 items drawn with a fixed
+generator when the pool is larger) unless given. Memory O(block_size * n), never the n x n kernel.
 """
 
 from __future__ import annotations
@@ -30,25 +12,25 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Responses
-from ..data.checks import Real, Whole, whole_number
+from ..data.checks import Real, Whole, real_number, whole_number
 from ..data.errors import InputError
 from .base import TextOnlySelector, check_k, require_texts
 
-__all__ = ["HerdingSelector", "kernel_herding", "median_heuristic", "rbf_kernel", "require_texts"]
+__all__ = ["HerdingSelector", "kernel_herding", "median_heuristic"]
 
-#: Pool size above which the median heuristic is computed on a fixed random subsample of this many items.
+#: pool size above which the median heuristic uses a fixed random subsample of this many items
 MEDIAN_MAX_POINTS = 2000
 
 
-def _features(X, what: str = "X") -> np.ndarray:
+def _features(X) -> np.ndarray:
     try:
         X = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError):
-        raise InputError(f"{what}: expected a numeric 2-D array (n_items, n_features)") from None
+        raise InputError("X: expected a numeric 2-D array (n_items, n_features)") from None
     if X.ndim != 2 or X.shape[0] == 0:
-        raise InputError(f"{what}: expected a 2-D array (n_items, n_features) with at least one row, got shape {X.shape}")
+        raise InputError(f"X: expected a 2-D array (n_items, n_features) with at least one row, got shape {X.shape}")
     if not np.isfinite(X).all():
-        raise InputError(f"{what}: {int((~np.isfinite(X)).sum())} non-finite value(s); features must be finite")
+        raise InputError(f"X: {int((~np.isfinite(X)).sum())} non-finite value(s); features must be finite")
     return X
 
 
@@ -61,13 +43,8 @@ def _sq_dists(A: np.ndarray, B: np.ndarray, a2: np.ndarray | None = None, b2: np
 
 
 def median_heuristic(X, max_points: int = MEDIAN_MAX_POINTS) -> float:
-    """Median heuristic bandwidth: ``median_{i<j} ||x_i - x_j||_2`` over pairs of distinct rows of ``X``.
-
-    ``X``: ``(n, d)`` features. Pools of more than ``max_points`` rows use ``max_points`` rows drawn
-    without replacement by ``numpy.random.default_rng(0)`` (fixed, independent of any method seed).
-    Returns sigma in the units of ``X``. ValueError when there are fewer than 2 rows or the median
-    distance is 0 (most rows identical): pass a bandwidth explicitly then.
-    """
+    """``median_{i<j} ||x_i - x_j||`` over the rows of ``X`` ``(n, d)`` (above ``max_points`` rows, over
+    ``max_points`` drawn by ``default_rng(0)``); InputError with fewer than 2 rows or a median of 0."""
     X = _features(X)
     n = X.shape[0]
     if n < 2:
@@ -84,62 +61,17 @@ def median_heuristic(X, max_points: int = MEDIAN_MAX_POINTS) -> float:
     return sigma
 
 
-def rbf_kernel(X, Y, bandwidth: float) -> np.ndarray:
-    """RBF kernel matrix ``exp(-||x_i - y_j||^2 / (2 bandwidth^2))``, shape ``(len(X), len(Y))``, values in (0, 1]."""
-    bandwidth = _check_bandwidth(bandwidth)
-    return np.exp(-_sq_dists(_features(X, "X"), _features(Y, "Y")) / (2.0 * bandwidth**2))
-
-
-def _check_bandwidth(bandwidth) -> float:
-    try:
-        b = float(bandwidth)
-    except (TypeError, ValueError):
-        raise InputError(f"bandwidth: must be a positive number or None (median heuristic), got {bandwidth!r}") from None
-    if not np.isfinite(b) or b <= 0:
-        raise InputError(f"bandwidth: must be a positive number or None (median heuristic), got {bandwidth!r}")
-    return b
-
-
-def kernel_herding(
-    X,
-    k: int,
-    bandwidth: float | None = None,
-    seed: int = 0,
-    block_size: int = 1024,
-    progress: bool = False,
-) -> tuple[np.ndarray, dict]:
-    """Greedy Kernel Herding: ``k`` rows of ``X`` whose RBF mean embedding tracks that of all rows.
-
-    Parameters
-    ----------
-    X : array, shape (n, d)
-        Item features (any units; distances are Euclidean).
-    k : int
-        Number of items to choose, ``1 <= k <= n``.
-    bandwidth : float or None
-        RBF sigma in the units of ``X``; None = :func:`median_heuristic`.
-    seed : int
-        Breaks ties only: when several unchosen items share the best score (within a relative 1e-12,
-        e.g. items with identical texts), the one first in ``numpy.random.default_rng(seed).permutation(n)``
-        wins. Without ties the result does not depend on ``seed``.
-    block_size : int
-        Rows of the kernel held at once while computing the pool's mean embedding.
-    progress : bool
-        tqdm bar over the k steps.
-
-    Returns
-    -------
-    idx : ndarray, shape (k,), int
-        Chosen rows, in the order chosen (every prefix is itself the herding subset of that size).
-    info : dict
-        ``bandwidth`` (sigma), ``mmd`` (list of k floats: MMD between the first t+1 chosen items and the
-        pool, in kernel units, after each step) and ``score`` (list of k floats: the winning score).
-    """
+def kernel_herding(X, k: int, bandwidth: float | None = None, seed: int = 0, block_size: int = 1024,
+                   progress: bool = False) -> tuple[np.ndarray, dict]:
+    """``(idx, info)``: ``k`` rows of ``X`` ``(n, d)`` chosen greedily (module docstring), in the order chosen, and
+    ``{"bandwidth", "mmd" (after each step), "score" (each winner's)}``. ``bandwidth``: RBF sigma (None: the
+    median heuristic); ``seed`` only breaks ties (within a relative 1e-12) by ``default_rng(seed).permutation``;
+    ``block_size``: kernel rows held at once."""
     X = _features(X)
     n = X.shape[0]
     k = check_k(k, n)
     block_size = whole_number("block_size", block_size, 1)
-    sigma = median_heuristic(X) if bandwidth is None else _check_bandwidth(bandwidth)
+    sigma = median_heuristic(X) if bandwidth is None else real_number("bandwidth", bandwidth, 0.0, open_min=True)
     gamma = 1.0 / (2.0 * sigma**2)
     x2 = (X * X).sum(axis=1)
 
@@ -178,30 +110,9 @@ def kernel_herding(
 
 
 class HerdingSelector(TextOnlySelector):
-    """Kernel Herding on SmolLM2-135M last-layer hidden states of the item texts; GAM reconstruction.
-
-    Chooses with **no model results at all**: only the item texts are read (one forward pass of the
-    small LM per item, cached). The training models are used afterwards, as for every method, to
-    fit the GAM that maps the subset score to the full score (validation models pick among the
-    reconstructor candidates).
-
-    Parameters
-    ----------
-    k : int
-        Items to choose.
-    seed : int
-        Only breaks exact ties between equally good items (see :func:`kernel_herding`); the subset is
-        otherwise deterministic.
-    bandwidth : float or None
-        RBF sigma in hidden-state units; None (default) = median pairwise distance over the pool.
-    max_length : int
-        Tokens per text fed to the LM (default 1024 keeps every shipped text whole).
-    batch_size : int
-        Texts per forward pass (only matters when features are not cached yet).
-
-    Fitted attributes: ``items_`` (in the order chosen), ``bandwidth_``, ``mmd_`` (``(k,)`` MMD after
-    each step), plus those of :class:`~essence.methods.base.Selector`.
-    """
+    """Kernel Herding on the item texts' LM hidden states (no model results); ``seed`` only breaks ties;
+    ``bandwidth``: RBF sigma (None: median heuristic); ``max_length``: tokens per text; ``batch_size``: texts per
+    forward pass. Fitted: ``items_`` (in the order chosen), ``bandwidth_``, ``mmd_`` ``(k,)``."""
 
     name = "herding"
     signal = "text (LM hidden states)"
@@ -209,15 +120,8 @@ class HerdingSelector(TextOnlySelector):
                 "batch_size": Whole(1)}
     needs_no_models = True
 
-    def __init__(
-        self,
-        k: int,
-        seed: int = 0,
-        progress: bool = True,
-        bandwidth: float | None = None,
-        max_length: int = 1024,
-        batch_size: int = 16,
-    ):
+    def __init__(self, k: int, seed: int = 0, progress: bool = True, bandwidth: float | None = None,
+                 max_length: int = 1024, batch_size: int = 16):
         super().__init__(k=k, seed=seed, progress=progress)
         self.bandwidth = bandwidth
         self.max_length = max_length
@@ -225,14 +129,11 @@ class HerdingSelector(TextOnlySelector):
 
     def select(self, train: Responses, val: Responses) -> np.ndarray:
         texts = require_texts(train, self.name)
-        if self.bandwidth is not None:
-            _check_bandwidth(self.bandwidth)
         from ..features.lm import MODEL_ID, lm_hidden_states
 
         X = lm_hidden_states(texts, batch_size=self.batch_size, max_length=self.max_length, progress=self.progress)
         idx, info = kernel_herding(X, self.k, bandwidth=self.bandwidth, seed=self.seed, progress=self.progress)
         self.bandwidth_ = info["bandwidth"]
         self.mmd_ = np.asarray(info["mmd"])
-        self.info_.update({"feature_model": MODEL_ID, "bandwidth": info["bandwidth"],
-                           "mmd": info["mmd"]})
+        self.info_.update({"feature_model": MODEL_ID, "bandwidth": info["bandwidth"], "mmd": info["mmd"]})
         return idx

@@ -1,13 +1,8 @@
 """``ppl``: perplexity-stratified sampling; GAM reconstruction.
 
-Each item text gets one number, its perplexity under SmolLM2-135M-Instruct
-(:func:`essence.features.perplexity`): a cheap proxy for how unusual or hard the item is. Items are
-cut into ``n_bins`` equal-count quantile bins of perplexity, and the ``k`` draws are shared among the
-bins in proportion to their sizes (largest-remainder rounding, so the total is exactly ``k``); each
-bin's share is drawn uniformly at random. The subset so keeps the pool's distribution of perplexity.
-
-The survey's caveat applies: perplexity measures difficulty for one small model, not whether an item
-separates the models being evaluated.
+Each item text gets its perplexity under SmolLM2-135M-Instruct (:func:`essence.features.lm.perplexity`); the
+items are cut into ``n_bins`` equal-count bins of it, the ``k`` draws shared among the bins in proportion to
+their sizes (largest remainder), each bin's share drawn uniformly (seeded).
 """
 
 from __future__ import annotations
@@ -21,7 +16,7 @@ from .base import TextOnlySelector, check_k, require_texts
 
 __all__ = ["PPLSelector", "quantile_bins", "largest_remainder", "stratified_sample"]
 
-#: Default number of perplexity bins (deciles).
+#: default number of perplexity bins (deciles)
 DEFAULT_BINS = 10
 
 
@@ -45,11 +40,8 @@ def _check_bins(n_bins, n: int) -> int:
 
 
 def quantile_bins(values, n_bins: int = DEFAULT_BINS) -> np.ndarray:
-    """Equal-count quantile bin of each value: ``(n,)`` int in ``0..n_bins-1``, 0 = lowest values.
-
-    Bins are cut by rank (``bin = rank * n_bins // n``, ties in value ordered by position), so their
-    sizes differ by at most one even when values repeat.
-    """
+    """``(n,)`` int in ``0..n_bins-1`` (0 = lowest): ``rank * n_bins // n``, ties ordered by position, so bin sizes
+    differ by at most one even when values repeat."""
     v = _values(values)
     n_bins = _check_bins(n_bins, v.size)
     rank = np.empty(v.size, dtype=np.int64)
@@ -58,14 +50,9 @@ def quantile_bins(values, n_bins: int = DEFAULT_BINS) -> np.ndarray:
 
 
 def largest_remainder(sizes, k: int, seed: int = 0) -> np.ndarray:
-    """Share ``k`` draws among strata proportionally to ``sizes``, summing to exactly ``k``.
-
-    Stratum ``b`` gets ``floor(k * sizes[b] / N)`` (``N = sum(sizes)``), and the ``k - sum(floors)``
-    leftover draws go to the strata with the largest remainders ``k * sizes[b] / N - floor(...)``;
-    equal remainders are ordered by ``numpy.random.default_rng(seed)``. Every count is within one of its
-    exact quota and never exceeds its stratum. ``sizes``: ``(n_strata,)`` non-negative ints. Returns
-    ``(n_strata,)`` int.
-    """
+    """``(n_strata,)`` int draws per stratum of ``sizes`` (non-negative ints), summing to ``k``: the floors of
+    ``k * sizes / sum(sizes)``, the leftovers to the largest remainders (equal ones ordered by
+    ``default_rng(seed)``)."""
     sizes = np.asarray(sizes)
     if sizes.ndim != 1 or sizes.size == 0 or sizes.dtype.kind not in "iu" or (sizes < 0).any():
         raise InputError("sizes: expected a non-empty 1-D array of non-negative whole numbers (items per stratum)")
@@ -84,65 +71,33 @@ def largest_remainder(sizes, k: int, seed: int = 0) -> np.ndarray:
 
 
 def stratified_sample(values, k: int, n_bins: int = DEFAULT_BINS, seed: int = 0) -> tuple[np.ndarray, dict]:
-    """Draw ``k`` of ``n`` items stratified by ``values`` ``(n,)`` into ``n_bins`` quantile bins.
-
-    Returns ``(idx, info)``: ``idx`` ``(k,)`` sorted distinct item positions; ``info`` with ``bin_edges``
-    (``n_bins + 1`` floats: min, the values where bins meet, max), ``bin_sizes`` and ``bin_draws``
-    (lists of ints). Same seed, same subset.
-    """
+    """``(idx, info)``: ``k`` sorted item positions drawn stratified by ``values`` ``(n,)`` into ``n_bins`` quantile
+    bins, and ``{"bin_edges" (n_bins + 1), "bin_sizes", "bin_draws"}``."""
     v = _values(values)
     k = check_k(k, v.size)
     bins = quantile_bins(v, n_bins)
     sizes = np.bincount(bins, minlength=n_bins)
     draws = largest_remainder(sizes, k, seed=seed)
     rng = np.random.default_rng(seed)
-    chosen = []
-    for b in range(n_bins):
-        members = np.flatnonzero(bins == b)
-        if draws[b]:
-            chosen.append(rng.choice(members, size=int(draws[b]), replace=False))
+    chosen = [rng.choice(np.flatnonzero(bins == b), size=int(draws[b]), replace=False)
+              for b in range(n_bins) if draws[b]]
     idx = np.sort(np.concatenate(chosen)).astype(np.intp)
     edges = [float(v.min())] + [float(v[bins == b].min()) for b in range(1, n_bins)] + [float(v.max())]
     return idx, {"bin_edges": edges, "bin_sizes": sizes.tolist(), "bin_draws": draws.tolist()}
 
 
 class PPLSelector(TextOnlySelector):
-    """Perplexity-stratified random sample of the items (SmolLM2-135M on the item texts); GAM reconstruction.
-
-    Chooses with **no model results**: only the item texts (one forward pass of the small LM per item,
-    cached). The training models fit the GAM afterwards, as for every method.
-
-    Parameters
-    ----------
-    k : int
-        Items to choose.
-    seed : int
-        Seeds the draws within bins and the order among equal remainders; same seed, same subset.
-    n_bins : int, default 10
-        Equal-count perplexity bins (deciles by default); ``1`` is plain random sampling.
-    max_length : int
-        Tokens per text fed to the LM (default 1024 keeps every shipped text whole).
-    batch_size : int
-        Texts per forward pass (only matters when features are not cached yet).
-
-    Fitted attributes: ``perplexity_`` ``(n_items,)`` and ``bin_edges_`` ``(n_bins + 1,)``, plus those of
-    :class:`~essence.methods.base.Selector`.
-    """
+    """Perplexity-stratified random sample (no model results): ``n_bins`` equal-count bins (1: plain random);
+    ``max_length``: tokens per text; ``batch_size``: texts per forward pass. Fitted: ``perplexity_`` ``(n_items,)``,
+    ``bin_edges_`` ``(n_bins + 1,)``."""
 
     name = "ppl"
     signal = "text (LM perplexity)"
     _domains = {**TextOnlySelector._domains, "n_bins": Whole(1), "max_length": Whole(1), "batch_size": Whole(1)}
     needs_no_models = True
 
-    def __init__(
-        self,
-        k: int,
-        seed: int = 0,
-        progress: bool = True,
-        n_bins: int = DEFAULT_BINS,
-        max_length: int = 1024,
-        batch_size: int = 16,
-    ):
+    def __init__(self, k: int, seed: int = 0, progress: bool = True, n_bins: int = DEFAULT_BINS, max_length: int = 1024,
+                 batch_size: int = 16):
         super().__init__(k=k, seed=seed, progress=progress)
         self.n_bins = n_bins
         self.max_length = max_length

@@ -8,10 +8,7 @@ from .base import Selector
 
 
 class RandomSelector(Selector):
-    """Uniform random k-subset of the items (seeded), reconstructed by the GAM on the subset score.
-
-    Uses no model results to choose; the GAM is fitted on training models.
-    """
+    """A uniformly random k-subset of the items (seeded)."""
 
     name = "random"
     signal = "none"

@@ -1,9 +1,5 @@
-"""K-Means anchor items: cluster items by their score vectors over models, keep the one nearest each centroid.
-
-Shared by the ``kmeans`` and ``tinybench`` methods (tinyBenchmarks' anchor points), so neither method
-module imports the other. Each item ``j`` is the point ``S[:, j]`` in R^(n_models); missing cells are
-filled with the item's mean over the models.
-"""
+"""K-Means anchor items (shared by the ``kmeans`` and ``tinybench`` methods): cluster the items by their score
+vectors over the models (NaN filled with the item's mean), keep the item nearest each centroid."""
 
 from __future__ import annotations
 
@@ -18,10 +14,7 @@ __all__ = ["item_features", "kmeans_anchors"]
 
 
 def item_features(responses) -> np.ndarray:
-    """Items as points: ``responses.T`` ``(n_items, n_models)`` with NaN replaced by the item's mean.
-
-    An item no model answered (all NaN) becomes the zero vector.
-    """
+    """``responses.T`` ``(n_items, n_models)`` with NaN replaced by the item's mean (0 for an unanswered item)."""
     R = np.asarray(responses, dtype=np.float64)
     if R.ndim != 2:
         raise InputError(f"responses: expected (n_models, n_items), got shape {R.shape}")
@@ -33,11 +26,8 @@ def item_features(responses) -> np.ndarray:
 
 
 def _exact_low_dim(F: np.ndarray) -> np.ndarray:
-    """The same points in at most ``n_items`` coordinates, with every pairwise distance unchanged.
-
-    Written in an orthonormal basis of their affine span (SVD of the centred points): K-Means' result is
-    unchanged and cheaper when there are more models than items.
-    """
+    """The same points in at most ``n_items`` coordinates (SVD of the centred points), pairwise distances
+    unchanged: K-Means is cheaper when there are more models than items."""
     n, d = F.shape
     if d <= n:
         return F
@@ -47,15 +37,10 @@ def _exact_low_dim(F: np.ndarray) -> np.ndarray:
 
 
 def kmeans_anchors(responses, k: int, seed: int = 0, n_init: int = 10, max_iter: int = 300):
-    """K-Means anchor items of training ``responses`` ``(n_models, n_items)``.
-
-    Returns ``(idx, sizes, inertia)``: ``idx`` ``(k,)`` distinct item positions in increasing order,
-    ``sizes`` ``(k,)`` the number of items in each anchor's cluster (sums to ``n_items``) and the
-    K-Means inertia. The anchor of a cluster is its member nearest the centroid (ties: lowest index).
-    When the items have fewer than ``k`` distinct score vectors (K-Means then leaves clusters empty),
-    the missing anchors are the items farthest from every anchor so far, and each item's weight goes
-    to its nearest anchor. Same seed, same anchors.
-    """
+    """``(idx, sizes, inertia)`` of training ``responses`` ``(n_models, n_items)``: ``idx`` ``(k,)`` increasing
+    item positions (each cluster's member nearest its centroid, ties: lowest index), ``sizes`` ``(k,)`` cluster
+    sizes (sum ``n_items``), the K-Means inertia. With fewer than ``k`` distinct score vectors the missing
+    anchors are the items farthest from every anchor so far, each item counted to its nearest anchor."""
     from sklearn.cluster import KMeans
 
     n_items = np.shape(responses)[1] if np.ndim(responses) == 2 else 0

@@ -1,14 +1,9 @@
-"""EssenceBench step 3: attribution of items by Explainable Boosting Machines fitted on elite subsets.
+"""EssenceBench step 3: item attribution by Explainable Boosting Machines fitted on the GA's elite subsets.
 
-For each elite mask ``m`` (a k-subset found by the GA), an EBM (no interactions) learns the training models'
-full score (pp) from their responses on the items of ``m``: ``y ~ b + sum_l f_l^m(x_l)``. Item ``l``'s
-attribution in it is the bin-count-weighted L2 norm of its shape function (the root mean square of its
-contribution over the training models, pp),
-
-    ||f_l^m|| = sqrt( sum_b w_b f_l^m(b)^2 / sum_b w_b ),
-
-averaged over the elites that hold it: ``A_l = sum_m 1{l in m} ||f_l^m|| / sum_m 1{l in m}`` (0 for items
-held by no elite). :func:`attribution_groups` then splits the pool into High / Low / Random groups.
+For each elite mask ``m`` an EBM (no interactions) learns the training models' full score (pp) from their
+answers on the items of ``m``; item ``l``'s attribution in it is the bin-count-weighted L2 norm of its shape
+function, ``||f_l^m|| = sqrt(sum_b w_b f_l^m(b)^2 / sum_b w_b)`` (pp), averaged over the elites that hold it
+(0 for items no elite holds). :func:`attribution_groups` then splits the pool into High / Low / Random groups.
 """
 
 from __future__ import annotations
@@ -21,16 +16,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..data.errors import InputError
-from .genetic import as_generator
 
 __all__ = ["AttributionResult", "ebm_attribution", "shape_norms", "attribution_groups", "fit_ebm"]
 
 
 @dataclass
 class AttributionResult:
-    """``attribution``: ``(M,)`` A_l (pp; 0 where ``counts`` is 0); ``counts``: ``(M,)`` elites holding
-    each item; ``per_elite``: ``(n_elites, M)`` shape-function norms (NaN where the elite lacks the item);
-    ``n_models``: training models fed to each EBM; ``seconds``: wall time of all EBM fits."""
+    """``attribution`` ``(M,)`` pp; ``counts`` ``(M,)`` elites holding each item; ``per_elite`` ``(n_elites, M)``
+    shape-function norms (NaN where the elite lacks the item); ``n_models`` fed to each EBM; ``seconds``."""
 
     attribution: np.ndarray
     counts: np.ndarray
@@ -39,18 +32,13 @@ class AttributionResult:
     seconds: float
 
 
-def fit_ebm(X, y, *, seed: int = 0, interactions: int = 0, outer_bags: int = 1, learning_rate: float = 0.04,
-            max_rounds: int = 2000, early_stopping_rounds: int = 50, smoothing_rounds: int = 200,
-            n_jobs: int = 1):
-    """Fit an ``ExplainableBoostingRegressor`` (interpret's setting names; defaults chosen for speed) on ``X``
-    ``(n_models, k)`` -> ``y`` ``(n_models,)`` pp."""
+def fit_ebm(X, y, *, seed: int = 0, max_rounds: int = 2000):
+    """An ``ExplainableBoostingRegressor`` without interactions (one bag, on one core) fitted on ``X`` ``(n, k)`` ->
+    ``y`` ``(n,)`` pp."""
     from interpret.glassbox import ExplainableBoostingRegressor
 
-    ebm = ExplainableBoostingRegressor(
-        interactions=interactions, outer_bags=outer_bags, learning_rate=learning_rate, max_rounds=max_rounds,
-        early_stopping_rounds=early_stopping_rounds, smoothing_rounds=smoothing_rounds, n_jobs=n_jobs,
-        random_state=int(seed),
-    )
+    ebm = ExplainableBoostingRegressor(interactions=0, outer_bags=1, learning_rate=0.04, max_rounds=max_rounds,
+                                       early_stopping_rounds=50, smoothing_rounds=200, n_jobs=1, random_state=int(seed))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ebm.fit(np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64))
@@ -72,13 +60,10 @@ def shape_norms(ebm, n_features: int) -> np.ndarray:
 
 
 def ebm_attribution(R_train, y_train, masks, *, max_models: int | None = 400, seed=0, progress: bool = False,
-                    **ebm_params) -> AttributionResult:
-    """Attribution ``A_l`` of every pool item from EBMs fitted on elite masks.
-
-    ``R_train`` ``(n_train, M)`` training models' scores on the pool in [0, 1] (NaN = missing), ``y_train``
-    ``(n_train,)`` pp, ``masks`` ``(n_elites, M)`` bool. ``max_models``: at most this many training models,
-    drawn once (seeded) for all EBMs of the call; None = all. ``ebm_params`` go to :func:`fit_ebm`.
-    """
+                    max_rounds: int = 2000) -> AttributionResult:
+    """Attribution of every pool item from EBMs fitted on elite ``masks`` ``(n_elites, M)`` bool; ``R_train``
+    ``(n_train, M)`` in [0, 1], ``y_train`` ``(n_train,)`` pp; ``max_models``: training models drawn once (seeded)
+    for all EBMs (None = all); ``max_rounds``: each EBM's boosting rounds (:func:`fit_ebm`)."""
     t0 = time.perf_counter()
     R = np.asarray(R_train, dtype=np.float64)
     y = np.asarray(y_train, dtype=np.float64)
@@ -87,7 +72,7 @@ def ebm_attribution(R_train, y_train, masks, *, max_models: int | None = 400, se
         raise InputError(f"R_train / y_train: shapes {R.shape} and {y.shape} do not match (n_models, M) and (n_models,)")
     if masks.ndim != 2 or masks.shape[1] != R.shape[1] or masks.shape[0] == 0:
         raise InputError(f"masks: expected (n_elites >= 1, {R.shape[1]}) bool, got shape {masks.shape}")
-    rng = as_generator(seed)
+    rng = np.random.default_rng(seed)
     n = R.shape[0]
     rows = np.arange(n)
     if max_models is not None and n > int(max_models):
@@ -98,7 +83,7 @@ def ebm_attribution(R_train, y_train, masks, *, max_models: int | None = 400, se
 
     for e in tqdm(range(masks.shape[0]), desc="EBM attribution", unit="ebm", disable=not progress, leave=False):
         cols = np.flatnonzero(masks[e])
-        ebm = fit_ebm(R[np.ix_(rows, cols)], y[rows], seed=int(seeds[e]), **ebm_params)
+        ebm = fit_ebm(R[np.ix_(rows, cols)], y[rows], seed=int(seeds[e]), max_rounds=max_rounds)
         per[e, cols] = shape_norms(ebm, cols.size)
     counts = masks.sum(axis=0)
     with np.errstate(invalid="ignore"):
@@ -108,12 +93,8 @@ def ebm_attribution(R_train, y_train, masks, *, max_models: int | None = 400, se
 
 
 def attribution_groups(attribution, k: int, seed=0, group_fraction: float = 0.75) -> dict[str, np.ndarray]:
-    """Split a pool of ``M`` items into ``{"high", "low", "random"}`` groups by attribution.
-
-    Each group has ``size = min(M, max(k, ceil(group_fraction * M)))`` items: the ``size`` largest
-    attributions, the ``size`` smallest, and ``size`` items drawn uniformly (seeded). Ties are broken by
-    position (stable sort). Returns sorted ``(size,)`` int positions into the pool.
-    """
+    """``{"high", "low", "random"}``: sorted positions of the ``min(M, max(k, ceil(group_fraction * M)))`` items of
+    largest and smallest ``attribution`` ``(M,)`` (ties by position) and as many drawn uniformly (seeded)."""
     A = np.asarray(attribution, dtype=np.float64)
     if A.ndim != 1 or not np.isfinite(A).all():
         raise InputError("attribution: expected a finite 1-D array (one value per pool item)")
@@ -124,9 +105,6 @@ def attribution_groups(attribution, k: int, seed=0, group_fraction: float = 0.75
         raise InputError(f"group_fraction: must be in (0, 1], got {group_fraction}")
     size = int(min(M, max(k, math.ceil(group_fraction * M))))
     order = np.argsort(-A, kind="stable")
-    rng = as_generator(seed)
-    return {
-        "high": np.sort(order[:size]),
-        "low": np.sort(order[M - size:]),
-        "random": np.sort(rng.choice(M, size=size, replace=False)),
-    }
+    rng = np.random.default_rng(seed)
+    return {"high": np.sort(order[:size]), "low": np.sort(order[M - size:]),
+            "random": np.sort(rng.choice(M, size=size, replace=False))}

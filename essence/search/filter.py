@@ -1,14 +1,11 @@
-"""EssenceBench step 1, the coarse filter, as one call: the candidate pool a search runs on.
-
-In order, on the training models only: the optional pre-filter (:func:`essence.search.redundancy.item_prefilter`),
-the pre-screen of pools above ``max_pool`` items (:func:`essence.search.screen.screen_pool`) and the redundancy
-filter (:func:`essence.search.redundancy.coarse_filter`).
-"""
+"""EssenceBench step 1 as one call: the optional pre-filter (:func:`~essence.search.redundancy.item_prefilter`),
+the pre-screen of pools above ``max_pool`` items (:func:`~essence.search.screen.screen_pool`) and the redundancy
+filter (:func:`~essence.search.redundancy.coarse_filter`), on the training models."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -23,10 +20,9 @@ __all__ = ["FilterConfig", "build_pool"]
 
 @dataclass(frozen=True)
 class FilterConfig:
-    """The filter's settings: thresholds of text and rank redundancy (``>= 1`` switches one off; items without
-    texts skip text redundancy), whether constant items are dropped, the optional pre-filter (``max_item_mean``,
-    ``min_item_pbis``; None = off), the pre-screen's pool size (None = none), criterion (``"stratified"``:
-    the most discriminating items within ``screen_bins`` accuracy bins; ``"pbis"``; ``"random"``)."""
+    """The filter's settings: text and rank redundancy thresholds (``>= 1``: off), whether constant items are
+    dropped, the pre-filter (``max_item_mean``, ``min_item_pbis``; None = off), the pre-screen's pool size (None =
+    none), criterion and accuracy bins (:mod:`essence.search.screen`)."""
 
     tau_text: float = 0.95
     tau_rank: float = 0.9
@@ -42,19 +38,14 @@ class FilterConfig:
         "max_item_mean": Real(0.0, 1.0, none=True), "min_item_pbis": Real(0.0, 1.0, none=True),
         "max_pool": Whole(1, none=True), "screen": OneOf("stratified", "pbis", "random"), "screen_bins": Whole(1)}
 
-    def replace(self, **changes) -> "FilterConfig":
-        return replace(self, **changes)
-
     def check(self) -> "FilterConfig":
         check_params(self)
         return self
 
 
 def build_pool(train, k: int, config: FilterConfig, seed: int = 0, progress: bool = False) -> tuple[np.ndarray, dict]:
-    """``(pool, info)``: the items a search may choose from, as increasing positions into ``train.items``, and a
-    JSON-able record (``prefilter``, ``screen``, ``filter``, ``pool_size``, ``seconds``). ``train``: the training
-    models' :class:`~essence.data.Responses`. InputError when fewer than ``k`` items remain, naming the setting
-    to change."""
+    """``(pool, info)``: increasing positions into ``train.items`` (the training models' Responses) a search may
+    choose from, and a JSON-able record; InputError when fewer than ``k`` items remain, naming what to change."""
     R, y = train.responses, train.target
     info: dict = {}
     seconds: dict = {}

@@ -2,20 +2,18 @@
 
 * :class:`GAMRulerFitness` (the paper's): a fixed GAM ruler on the subset accuracy, fitted once on the
   training models, scored on the validation models.
-* :class:`RidgeFitness` (ours, the default): a ridge on the candidate's items, fitted on the training models,
-  scored in-sample on them or on other models.
-* :class:`LOORidgeFitness`, :class:`LOOLineFitness` (few models): closed-form leave-one-out RMSE over all the
-  models given, of a ridge on the items or of a line on the subset mean: with few models in-sample errors
-  flatter every subset and a handful of validation models is noise the search overfits.
+* :class:`RidgeFitness` (the default): a ridge on the candidate's items, fitted on the training models, scored
+  in-sample on them or on other models.
+* :class:`LOORidgeFitness` (few models): closed-form leave-one-out RMSE of that ridge over all the models given.
 
-:class:`FitnessConfig` names one of them and :func:`pool_fitness` builds it for a pool. Masks are
-``(P, M)`` bool over the pool's ``M`` items; responses ``(n_models, M)`` in [0, 1], NaN = missing.
+:class:`FitnessConfig` names one and :func:`pool_fitness` builds it for a pool. Masks are ``(P, M)`` bool over
+the pool's ``M`` items; responses ``(n_models, M)`` in [0, 1], NaN = missing; scores ``y`` in pp.
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -24,18 +22,16 @@ from ..data.checks import ListOf, OneOf, Real, Whole, check_params
 from ..data.errors import InputError
 from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table
 
-__all__ = ["FitnessConfig", "pool_fitness", "GAMRulerFitness", "RidgeFitness", "LOORidgeFitness", "LOOLineFitness",
-           "mask_positions"]
+__all__ = ["FitnessConfig", "pool_fitness", "GAMRulerFitness", "RidgeFitness", "LOORidgeFitness", "mask_positions",
+           "gram_blocks", "fill_means"]
 
 
 @dataclass(frozen=True)
 class FitnessConfig:
-    """Which fitness the GA uses: ``kind`` ``"ridge"`` (default) or ``"gam"`` (the paper's ruler); ``fitness_models``
-    it is scored on: ``"auto"`` (ridge: in-sample on the training models when there are at least ``10 k`` of
-    them, else leave-one-out over training + validation; gam: validation, as in the paper), ``"train"``,
-    ``"val"``, ``"train+val"`` or ``"loo"``; the ridge penalty ``ridge_alpha`` (responses in [0, 1], scores in
-    pp); the penalties the leave-one-out fitness tries, ``loo_alphas``; the GAM ruler's ``gam_splines`` and
-    ``gam_lam``."""
+    """The GA's fitness: ``kind`` ``"ridge"`` or ``"gam"``; ``fitness_models`` it is scored on: ``"auto"`` (ridge:
+    in-sample on the training models when there are at least ``10 k``, else leave-one-out over training +
+    validation; gam: validation), ``"train"``, ``"val"``, ``"train+val"`` or ``"loo"``; the ridge penalty
+    ``ridge_alpha``; the leave-one-out penalties tried, ``loo_alphas``; the GAM ruler's ``gam_splines``, ``gam_lam``."""
 
     kind: str = "ridge"
     fitness_models: str = "auto"
@@ -48,39 +44,24 @@ class FitnessConfig:
                                 "ridge_alpha": Real(0.0, open_min=True), "loo_alphas": ListOf(Real(0.0, open_min=True)),
                                 "gam_splines": Whole(4), "gam_lam": Real(0.0)}
 
-    def replace(self, **changes) -> "FitnessConfig":
-        return replace(self, **changes)
-
     def check(self) -> "FitnessConfig":
         check_params(self)
         return self
 
-    def resolve_models(self, n_train: int, k: int) -> str:
-        """``fitness_models`` with ``"auto"`` resolved for ``n_train`` training models and subsets of ``k`` items."""
-        if self.fitness_models != "auto":
-            return self.fitness_models
-        if self.kind == "ridge":
-            return "train" if n_train >= 10 * k else "loo"
-        return "val"
-
 
 def pool_fitness(config: FitnessConfig, R_train, y_train, R_val, y_val, k: int):
-    """``(make, models)``: ``make(cols)`` builds the fitness of a GA run on the sub-pool ``cols`` (positions into
-    the pool's columns of ``R_train`` ``(n_train, M)`` / ``R_val`` ``(n_val, M)``; all of them for the main
-    GA), and ``models`` is the resolved :attr:`FitnessConfig.fitness_models`. Ridge fitnesses give a subset the same
-    value in any sub-pool (``restrict``); the GAM ruler is refitted on each sub-pool's mean."""
+    """``(make, models)``: ``make(cols)`` builds the fitness of a GA on the sub-pool ``cols`` (positions into the
+    columns of ``R_train`` ``(n_train, M)`` / ``R_val`` ``(n_val, M)``); ``models`` is the resolved
+    ``fitness_models``. Ridge fitnesses are restricted (same value in any sub-pool); the GAM ruler is refitted."""
     M = R_train.shape[1]
-    fm = config.resolve_models(R_train.shape[0], k)
-    if fm in ("val", "loo"):
-        Rf, yf = R_val, y_val
-    elif fm == "train":
-        Rf, yf = R_train, y_train
-    else:
-        Rf, yf = np.vstack([R_train, R_val]), np.r_[y_train, y_val]
+    fm = config.fitness_models
+    if fm == "auto":
+        fm = ("train" if R_train.shape[0] >= 10 * k else "loo") if config.kind == "ridge" else "val"
+    R_all, y_all = np.vstack([R_train, R_val]), np.r_[y_train, y_val]
+    Rf, yf = {"val": (R_val, y_val), "loo": (R_val, y_val), "train": (R_train, y_train)}.get(fm, (R_all, y_all))
     base = None
     if config.kind == "ridge" and fm == "loo":
-        base = LOORidgeFitness(np.vstack([R_train, R_val]), np.r_[y_train, y_val],
-                               alphas=tuple(np.atleast_1d(config.loo_alphas)))
+        base = LOORidgeFitness(R_all, y_all, alphas=tuple(np.atleast_1d(config.loo_alphas)))
     elif config.kind == "ridge":
         base = RidgeFitness(R_train, y_train, None if fm == "train" else Rf, None if fm == "train" else yf,
                             alpha=float(config.ridge_alpha))
@@ -94,21 +75,15 @@ def pool_fitness(config: FitnessConfig, R_train, y_train, R_val, y_val, k: int):
 
 
 class LOORidgeFitness:
-    """``-LOO RMSE`` (pp) of a ridge ``y ~ b + X_m w`` on each candidate's items; penalty ``alpha_`` from ``alphas``.
-
-    ``R`` ``(n, M)`` responses of the pool items (NaN filled with the item mean), ``y`` ``(n,)`` pp.
-    For one mask with centred items ``X`` ``(n, k)`` and ``A = X'X + alpha I``: ``w = A^-1 X'y``,
-    leverages ``h_i = x_i' A^-1 x_i + 1/n`` (the ``1/n`` is the intercept's), LOO residuals
-    ``(y_i - yhat_i) / (1 - h_i)``. A generation costs ``O(P (k^3 + n k^2))``, so ``n`` above ``max_models``
-    is refused (use :class:`~essence.search.fitness.RidgeFitness` there).
-    """
-
-    ruler = None
+    """``-LOO RMSE`` (pp) of a ridge ``y ~ b + X_m w`` on each candidate's items, over the ``n`` models of ``R``
+    ``(n, M)`` / ``y`` ``(n,)``; penalty ``alpha_`` chosen from ``alphas`` on the first call. Leverages
+    ``h_i = x_i' (X'X + alpha I)^-1 x_i + 1/n``; a generation costs ``O(P (k^3 + n k^2))``, so more than
+    ``max_models`` models are refused (use :class:`RidgeFitness`)."""
 
     def __init__(self, R, y, alphas=(1.0, 10.0, 100.0), max_models: int = 2000):
-        X = np.asarray(R, dtype=np.float64)
+        X = _matrix(R, "R")
         y = np.asarray(y, dtype=np.float64)
-        if X.ndim != 2 or y.shape != (X.shape[0],):
+        if y.shape != (X.shape[0],):
             raise InputError(f"R, y: expected (n, M) and (n,), got {X.shape} and {y.shape}")
         if X.shape[0] > max_models:
             raise InputError(f"R: {X.shape[0]} models; LOO fitness is for few models (<= {max_models}), "
@@ -118,11 +93,7 @@ class LOORidgeFitness:
         self.alphas = tuple(float(a) for a in alphas)
         if not self.alphas or min(self.alphas) <= 0:
             raise InputError(f"alphas: {alphas!r} must be positive penalties")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            fill = np.nanmean(X, axis=0)
-        fill = np.where(np.isnan(fill), 0.0, fill)
-        X = np.where(np.isnan(X), fill, X)
+        X, _ = fill_means(X)
         self.Xc = np.ascontiguousarray(X - X.mean(axis=0))  # (n, M)
         self.XcT = np.ascontiguousarray(self.Xc.T)  # (M, n)
         self.yc = y - y.mean()
@@ -135,23 +106,18 @@ class LOORidgeFitness:
     def restrict(self, cols) -> "LOORidgeFitness":
         """The same fitness on a sub-pool (``cols`` positions into the pool)."""
         cols = np.asarray(cols, dtype=np.intp)
-        new = object.__new__(LOORidgeFitness)
-        new.__dict__.update(self.__dict__)
-        new.Xc = np.ascontiguousarray(self.Xc[:, cols])
+        new = _copy(self, G=np.ascontiguousarray(self.G[np.ix_(cols, cols)]), b=self.b[cols], n_items=cols.size,
+                    Xc=np.ascontiguousarray(self.Xc[:, cols]))
         new.XcT = np.ascontiguousarray(new.Xc.T)
-        new.G = np.ascontiguousarray(self.G[np.ix_(cols, cols)])
-        new.b = self.b[cols]
-        new.n_items = cols.size
         return new
 
     def rmse(self, masks) -> np.ndarray:
-        """``(P,)`` LOO RMSE (pp) of each mask's ridge (the first call also fixes ``alpha_``)."""
+        """``(P,)`` LOO RMSE (pp) of each mask's ridge."""
         idx = mask_positions(masks, self.n_items)
-        k, M = idx.shape[1], self.n_items
-        G = self.G.ravel().take(idx[:, :, None] * M + idx[:, None, :])  # (P, k, k)
+        G = gram_blocks(self.G, idx)
         Xm = self.XcT[idx]  # (P, k, n)
         rhs = np.concatenate([self.b[idx][:, :, None], Xm], axis=2)  # (P, k, 1 + n)
-        if self.alpha_ is None:  # first call (the GA's random initial population): choose the penalty
+        if self.alpha_ is None:  # the GA's random initial population chooses the penalty
             per = [self._loo(G, Xm, rhs, a) for a in self.alphas]
             self.alpha_ = self.alphas[int(np.argmin([float(np.mean(r)) for r in per]))]
             return per[self.alphas.index(self.alpha_)]
@@ -162,77 +128,19 @@ class LOORidgeFitness:
         pred = np.einsum("pk,pkn->pn", sol[:, :, 0], Xm)
         h = np.einsum("pkn,pkn->pn", Xm, sol[:, :, 1:]) + 1.0 / self.n
         e = (self.yc[None, :] - pred) / np.maximum(1.0 - h, 1e-6)
-        best = np.sqrt(np.mean(e * e, axis=1))
-        return best
-
-    def __call__(self, masks) -> np.ndarray:
-        return -self.rmse(masks)
-
-
-class LOOLineFitness:
-    """``-LOO RMSE`` (pp) of a least-squares line of the full score on each candidate's subset mean: the paper's
-    fixed 1-D ruler, scored in closed form by leave-one-out over all the models it is given.
-
-    ``R`` ``(n, M)`` responses of the pool items (NaN filled with the item mean), ``y`` ``(n,)`` pp. For one
-    mask with subset means ``m`` (pp): slope ``b = S_my / S_mm`` (centred sums), residuals
-    ``e_i = y_i - ybar - b (m_i - mbar)``, leverages ``h_i = 1/n + (m_i - mbar)^2 / S_mm`` and LOO residuals
-    ``e_i / (1 - h_i)``. Two parameters per subset whatever ``k``, so with few models the fitness is an honest
-    estimate of the line's error on new models. A subset whose mean is constant over the models scores ``inf``.
-    """
-
-    ruler = None
-
-    def __init__(self, R, y):
-        X = np.asarray(R, dtype=np.float64)
-        y = np.asarray(y, dtype=np.float64)
-        if X.ndim != 2 or y.shape != (X.shape[0],):
-            raise InputError(f"R, y: expected (n, M) and (n,), got {X.shape} and {y.shape}")
-        if X.shape[0] < 3:
-            raise InputError(f"R: LOO fitness needs at least 3 models, got {X.shape[0]}")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            fill = np.nanmean(X, axis=0)
-        fill = np.where(np.isnan(fill), 0.0, fill)
-        self.XT = np.ascontiguousarray(np.where(np.isnan(X), fill, X).T * 100.0)  # (M, n) pp
-        self.yc = y - y.mean()
-        self.n = X.shape[0]
-        self.n_items = X.shape[1]
-
-    def restrict(self, cols) -> "LOOLineFitness":
-        """The same fitness on a sub-pool (``cols`` positions into the pool)."""
-        new = object.__new__(LOOLineFitness)
-        new.__dict__.update(self.__dict__)
-        new.XT = np.ascontiguousarray(self.XT[np.asarray(cols, dtype=np.intp)])
-        new.n_items = new.XT.shape[0]
-        return new
-
-    def rmse(self, masks) -> np.ndarray:
-        """``(P,)`` LOO RMSE (pp) of each mask's line."""
-        idx = mask_positions(masks, self.n_items)
-        m = self.XT[idx].mean(axis=1)  # (P, n) subset means, pp
-        mc = m - m.mean(axis=1, keepdims=True)
-        sxx = (mc * mc).sum(axis=1, keepdims=True)
-        ok = sxx[:, 0] > 1e-12
-        sxx = np.where(sxx > 1e-12, sxx, 1.0)
-        b = (mc @ self.yc)[:, None] / sxx
-        h = 1.0 / self.n + mc * mc / sxx
-        e = (self.yc[None, :] - b * mc) / np.maximum(1.0 - h, 1e-6)
-        return np.where(ok, np.sqrt(np.mean(e * e, axis=1)), np.inf)
+        return np.sqrt(np.mean(e * e, axis=1))
 
     def __call__(self, masks) -> np.ndarray:
         return -self.rmse(masks)
 
 
 class GAMRulerFitness:
-    """The GA's fixed ruler: ``fitness(m) = -RMSE_val(g(s(m)), y)`` in pp, for a whole population at once.
+    """The paper's fixed ruler: ``fitness(m) = -RMSE_val(g(s(m)), y)`` (pp) for a whole population at once.
 
-    ``s_i(m)`` is model i's accuracy on the items of mask ``m`` (pp, NaN cells left out of the mean).
-    ``g`` is a GAM (``y ~ s(x)``, :func:`~essence.reconstructors.tables.fit_gam_table`) fitted **once** on the
-    training models, ``x`` = each model's mean accuracy over **all pool items** (pp): a random k-subset's mean
-    estimates the pool mean, so ``g`` is a ruler that does not depend on the candidate judged.
-
-    ``R_train`` ``(n_train, M)`` / ``R_val`` ``(n_val, M)`` scores in [0, 1] on the pool (NaN = missing),
-    ``y_train`` / ``y_val`` full scores (pp); ``n_splines``, ``lam``: the GAM's spline count and penalty.
+    ``s_i(m)``: model i's accuracy on the items of mask ``m`` (pp, NaN cells left out). ``g``: a GAM
+    (:func:`~essence.reconstructors.tables.fit_gam_table`, ``n_splines``, ``lam``) fitted once on the training
+    models' mean accuracy over all pool items, so it does not depend on the candidate judged. ``R_train``
+    ``(n_train, M)`` / ``R_val`` ``(n_val, M)`` in [0, 1], ``y_train`` / ``y_val`` full scores (pp).
     """
 
     def __init__(self, R_train, y_train, R_val, y_val, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM):
@@ -256,54 +164,41 @@ class GAMRulerFitness:
         self.y_val = y_val
         obs = ~np.isnan(R_val)
         self.has_missing = not bool(obs.all())
-        # 0/1 data: float32 sums of at most 2^24 ones are exact and the product is twice as fast
+        # 0/1 data: float32 sums of at most 2^24 ones are exact and twice as fast
         binary = bool(np.all((R_val[obs] == 0) | (R_val[obs] == 1)))
         self._dtype = np.float32 if binary and R_val.shape[1] < 2**24 else np.float64
         self._Rt = np.ascontiguousarray(np.where(obs, R_val, 0.0).T, dtype=self._dtype)  # (M, n_val)
         self._Ot = np.ascontiguousarray(obs.T, dtype=self._dtype) if self.has_missing else None  # (M, n_val)
 
-    def subset_means(self, masks) -> np.ndarray:
-        """``(P, n_val)``: each validation model's accuracy (pp) on each mask's items; NaN where a model
-        answered none of them. ``masks`` is ``(P, M)`` bool. Two matrix products at most: sums
-        ``masks @ R_val.T`` and, when cells are missing, counts ``masks @ observed.T``."""
+    def rmse(self, masks) -> np.ndarray:
+        """``(P,)`` validation RMSE (pp) of ``g`` of each model's accuracy (pp) on each mask's items, clipped to
+        [0, 100]; models with no answer on a mask are left out (``inf`` when none is left)."""
         masks = np.asarray(masks)
         if masks.ndim != 2 or masks.shape[1] != self.n_items:
             raise InputError(f"masks: expected (P, {self.n_items}) bool, got shape {masks.shape}")
         W = masks.astype(self._dtype)
         S = (W @ self._Rt).astype(np.float64)
-        if self.has_missing:
-            cnt = (W @ self._Ot).astype(np.float64)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                return np.where(cnt > 0, 100.0 * S / cnt, np.nan)
-        return S * (100.0 / masks.sum(axis=1, keepdims=True))
-
-    def predict(self, masks) -> np.ndarray:
-        """``(P, n_val)`` full-score estimates (pp): ``g`` of the subset means, clipped to [0, 100]."""
-        means = self.subset_means(masks)
+        if not self.has_missing:
+            err = np.clip(self._interp(S * (100.0 / masks.sum(axis=1, keepdims=True))), 0.0, 100.0) - self.y_val
+            return np.sqrt(np.mean(err * err, axis=1))
+        cnt = (W @ self._Ot).astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means = np.where(cnt > 0, 100.0 * S / cnt, np.nan)
         pred = np.clip(self._interp(means), 0.0, 100.0)
-        if self.has_missing:
-            pred[np.isnan(means)] = np.nan
-        return pred
-
-    def rmse(self, masks) -> np.ndarray:
-        """``(P,)`` validation RMSE (pp) of each mask; models with no answer on a mask are left out
-        (``inf`` when no model is left)."""
-        err = self.predict(masks) - self.y_val
-        if self.has_missing:
-            sq = np.where(np.isnan(err), 0.0, err * err)
-            n = (~np.isnan(err)).sum(axis=1)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                return np.where(n > 0, np.sqrt(sq.sum(axis=1) / np.maximum(n, 1)), np.inf)
-        return np.sqrt(np.mean(err * err, axis=1))
+        pred[np.isnan(means)] = np.nan
+        err = pred - self.y_val
+        sq = np.where(np.isnan(err), 0.0, err * err)
+        n = (~np.isnan(err)).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(n > 0, np.sqrt(sq.sum(axis=1) / np.maximum(n, 1)), np.inf)
 
     def __call__(self, masks) -> np.ndarray:
-        """``(P,)`` fitness = ``-rmse(masks)`` (higher is better)."""
         return -self.rmse(masks)
 
 
 def mask_positions(masks, n_items: int) -> np.ndarray:
-    """``(P, k)`` sorted item positions of each row of ``masks`` (``(P, n_items)`` bool, k items per row);
-    InputError when the shape is wrong or the rows hold different numbers of items."""
+    """``(P, k)`` sorted item positions of each row of ``masks`` ``(P, n_items)`` bool; InputError when the shape
+    is wrong or the rows hold different numbers of items."""
     masks = np.asarray(masks, dtype=bool)
     if masks.ndim != 2 or masks.shape[1] != n_items:
         raise InputError(f"masks: expected (P, {n_items}) bool, got shape {masks.shape}")
@@ -314,17 +209,10 @@ def mask_positions(masks, n_items: int) -> np.ndarray:
 
 
 class RidgeFitness:
-    """Alternative fitness (not the paper's): ``-RMSE`` (pp) of a ridge regression on the candidate's items.
-
-    For each mask ``m`` a ridge ``y ~ b + X_m w`` (penalty ``alpha``, intercept unpenalised) is fitted on
-    the training models, as :class:`~essence.reconstructors.simple.RidgeReconstructor` with a fixed penalty,
-    and scored in-sample from the Gram matrix alone (``R_fit is None``) or on the given models (predictions
-    clipped to [0, 100]). The ``(P, k, k)`` Gram blocks come from the pool's ``(M, M)`` Gram matrix (``8 M^2``
-    bytes), so pools above ``max_items`` are refused. Why: it rewards subsets whose item weights predict the
-    full score, which is what the ridge reconstructor then uses.
-    """
-
-    ruler = None
+    """``-RMSE`` (pp) of a ridge ``y ~ b + X_m w`` (penalty ``alpha``, intercept unpenalised) on each candidate's
+    items, fitted on the training models: in-sample from the Gram matrix alone (``R_fit is None``) or on the
+    models ``R_fit`` / ``y_fit`` (predictions clipped to [0, 100]). Keeps the pool's ``(M, M)`` Gram matrix, so
+    pools above ``max_items`` are refused."""
 
     def __init__(self, R_train, y_train, R_fit=None, y_fit=None, alpha: float = 1.0, max_items: int = 8000):
         X = _matrix(R_train, "R_train")
@@ -335,11 +223,7 @@ class RidgeFitness:
                              "(EssenceSelector: max_pool)")
         if not alpha > 0:
             raise InputError(f"alpha: the ridge penalty must be > 0, got {alpha}")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # an item no training model answered: filled with 0
-            fill = np.nanmean(X, axis=0)
-        fill = np.where(np.isnan(fill), 0.0, fill)
-        X = np.where(np.isnan(X), fill, X)
+        X, fill = fill_means(X)
         self.fill = fill
         self.mu = X.mean(axis=0)
         Xc = X - self.mu
@@ -360,34 +244,27 @@ class RidgeFitness:
             self._Xt = np.ascontiguousarray((np.where(np.isnan(Rf), fill, Rf) - self.mu).T)  # (M, n_fit)
 
     def restrict(self, cols) -> "RidgeFitness":
-        """The same fitness on a sub-pool (``cols`` positions): slices the Gram matrix, no refit of anything."""
+        """The same fitness on a sub-pool (``cols`` positions): slices the Gram matrix, refits nothing."""
         cols = np.asarray(cols, dtype=np.intp)
-        new = object.__new__(RidgeFitness)
-        new.__dict__.update(self.__dict__)
-        new.G = np.ascontiguousarray(self.G[np.ix_(cols, cols)])
-        new.b = self.b[cols]
-        new.fill, new.mu = self.fill[cols], self.mu[cols]
-        new.n_items = cols.size
+        new = _copy(self, G=np.ascontiguousarray(self.G[np.ix_(cols, cols)]), b=self.b[cols], fill=self.fill[cols],
+                    mu=self.mu[cols], n_items=cols.size)
         if not self.in_sample:
             new._Xt = self._Xt[cols]
         return new
 
     def weights(self, masks) -> tuple[np.ndarray, np.ndarray]:
-        """``(idx, w)``: ``(P, k)`` sorted item positions of each mask and their ridge weights (float64)."""
+        """``(idx, w)``: ``(P, k)`` sorted item positions of each mask and their ridge weights."""
         idx = mask_positions(masks, self.n_items)
         k = idx.shape[1]
-        M = self.n_items
-        A = self.G.ravel().take(idx[:, :, None] * M + idx[:, None, :])  # (P, k, k) Gram blocks
+        A = gram_blocks(self.G, idx)
         A[:, np.arange(k), np.arange(k)] += self.alpha
         w = np.linalg.solve(A, self.b[idx][:, :, None])[:, :, 0]
         return idx, w
 
     def rmse(self, masks) -> np.ndarray:
-        """``(P,)`` RMSE (pp) of each mask's ridge on the fitness models (in-sample training models when
-        no fitness models were given)."""
+        """``(P,)`` RMSE (pp) of each mask's ridge on the fitness models (in-sample when none were given)."""
         idx, w = self.weights(masks)
-        if self.in_sample:
-            # at the ridge solution (G + aI) w = b:  SSE = y'y - w'b - a w'w
+        if self.in_sample:  # at the ridge solution (G + aI) w = b:  SSE = y'y - w'b - a w'w
             sse = self.yy - np.einsum("pi,pi->p", w, self.b[idx]) - self.alpha * np.einsum("pi,pi->p", w, w)
             return np.sqrt(np.maximum(sse, 0.0) / self.n_train)
         W = np.zeros((idx.shape[0], self.n_items))
@@ -399,9 +276,29 @@ class RidgeFitness:
         return -self.rmse(masks)
 
 
+def _copy(obj, **changes):
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__, **changes)
+    return new
+
+
+def gram_blocks(G: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``(P, k, k)`` blocks ``G[idx_p][:, idx_p]`` of the ``(M, M)`` Gram matrix, for ``idx`` ``(P, k)``."""
+    M = G.shape[0]
+    return G.ravel().take(idx[:, :, None] * M + idx[:, None, :])
+
+
+def fill_means(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, fill)``: NaN cells replaced by their column's mean (0 for a column with no value)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        fill = np.nanmean(X, axis=0)
+    fill = np.where(np.isnan(fill), 0.0, fill)
+    return np.where(np.isnan(X), fill, X), fill
+
+
 def _uniform_interp(x: np.ndarray, y: np.ndarray):
-    """A function equal to ``np.interp(v, x, y)`` (constant beyond the ends); on a uniform grid it indexes
-    directly instead of searching (several times faster on the GA's ``(P, n_val)`` arrays)."""
+    """A function equal to ``np.interp(v, x, y)``; on a uniform grid it indexes instead of searching."""
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     step = (x[-1] - x[0]) / (x.size - 1)

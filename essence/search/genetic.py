@@ -1,26 +1,17 @@
 """EssenceBench step 2: a genetic search over k-subsets of a candidate pool.
 
-An individual is a boolean mask over the pool's ``M`` items with exactly ``k`` ones; a population is a
-``(P, M)`` boolean matrix. One generation:
-
-1. **elitism**: the ``elites`` fittest individuals pass unchanged;
-2. **tournament selection**: each child draws two parents, each the fittest of ``tournament`` individuals
-   drawn uniformly (with replacement) from the population;
-3. **uniform crossover**: ``m_c = (m_a AND xi) OR (m_b AND NOT xi)``, ``xi ~ Bernoulli(0.5)`` per item;
-4. **mutation**: ``m_c XOR lambda``, ``lambda ~ Bernoulli(mutation_rate)`` per item (default ``1/k``);
-5. **repair** to exactly ``k`` ones (:func:`repair`);
-6. the children are scored in **one vectorised step** (no Python loop over individuals); the elites'
-   fitness is carried over.
-
-Fitness is ``-RMSE`` (pp), from :mod:`essence.search.fitness`. Every random draw comes from one
-``numpy.random.Generator`` seeded by ``seed``, and products run on one BLAS thread: the same seed gives the
-same subset, bit for bit.
+An individual is a ``(M,)`` bool mask with exactly ``k`` ones. One generation: the ``elites`` fittest pass
+unchanged; each child takes two parents, each the fittest of ``tournament`` individuals drawn with replacement;
+uniform crossover; each item flipped with probability ``mutation_rate`` (default ``1/k``); :func:`repair` to
+``k`` ones; all children scored in one vectorised call. Fitness is ``-RMSE`` (pp, :mod:`essence.search.fitness`).
+Every draw comes from one Generator seeded by ``seed`` and products run on one BLAS thread: the same seed gives
+the same subset, bit for bit.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -30,61 +21,41 @@ from ..data.checks import Real, Whole, check_params
 from ..data.errors import InputError
 from ..reconstructors.tables import Table1D
 
-__all__ = ["GAConfig", "GAResult", "genetic_search", "repair", "random_masks", "as_generator"]
+__all__ = ["GAConfig", "GAResult", "genetic_search", "repair", "random_masks"]
 
 
-def as_generator(seed) -> np.random.Generator:
-    """``seed`` (int, None or Generator) -> a Generator (a Generator is used as is, not copied)."""
-    if isinstance(seed, np.random.Generator):
-        return seed
-    return np.random.default_rng(seed)
+def _lowest_k(keys: np.ndarray, k: int) -> np.ndarray:
+    """``(P, M)`` bool: True at the ``k`` smallest keys of each row."""
+    if k == keys.shape[1]:
+        return np.ones(keys.shape, dtype=bool)
+    out = np.zeros(keys.shape, dtype=bool)
+    np.put_along_axis(out, np.argpartition(keys, k - 1, axis=1)[:, :k], True, axis=1)
+    return out
 
 
 def repair(masks, k: int, rng) -> np.ndarray:
-    """Make every row of ``masks`` ``(P, M)`` hold exactly ``k`` ones, changing as few cells as possible.
-
-    A row with more than ``k`` ones keeps ``k`` of them chosen uniformly at random; a row with fewer keeps
-    all of them and gains ``k - ones`` items chosen uniformly among its zeros; a row with exactly ``k``
-    is unchanged. Returns a new ``(P, M)`` bool array.
-    """
+    """A new ``(P, M)`` bool array: each row of ``masks`` with exactly ``k`` ones, changing as few cells as
+    possible (surplus ones dropped, missing ones added, uniformly at random)."""
     masks = np.asarray(masks, dtype=bool)
     if masks.ndim != 2:
         raise InputError(f"masks: expected (P, M), got shape {masks.shape}")
     P, M = masks.shape
     if not 1 <= k <= M:
         raise InputError(f"k: {k} must be between 1 and the {M} items of the masks")
-    rng = as_generator(rng)
-    keys = rng.random((P, M)) + (~masks)
-    if k == M:
-        return np.ones_like(masks)
-    pick = np.argpartition(keys, k - 1, axis=1)[:, :k]
-    out = np.zeros_like(masks)
-    np.put_along_axis(out, pick, True, axis=1)
-    return out
+    return _lowest_k(np.random.default_rng(rng).random((P, M)) + (~masks), k)
 
 
 def random_masks(P: int, M: int, k: int, rng) -> np.ndarray:
     """``(P, M)`` bool: ``P`` uniformly random k-subsets of ``M`` items."""
-    rng = as_generator(rng)
-    keys = rng.random((P, M))
-    if k == M:
-        return np.ones((P, M), dtype=bool)
-    pick = np.argpartition(keys, k - 1, axis=1)[:, :k]
-    out = np.zeros((P, M), dtype=bool)
-    np.put_along_axis(out, pick, True, axis=1)
-    return out
+    return _lowest_k(np.random.default_rng(rng).random((P, M)), k)
 
 
 @dataclass
 class GAResult:
-    """Outcome of :func:`genetic_search` (indices are positions into the pool's ``M`` columns).
-
-    ``best``: ``(k,)`` sorted positions of the fittest subset; ``best_fitness``: its fitness (-RMSE, pp);
-    ``population``: final ``(P, M)`` masks, fittest first; ``fitness``: their ``(P,)`` fitness;
-    ``history``: best fitness after each generation ``(generations_run + 1,)`` (entry 0 = initial
-    population); ``mean_history``: population mean fitness, same shape; ``evaluations``: individuals
-    scored; ``seconds``: wall time; ``ruler``: the fixed ``g`` used.
-    """
+    """Outcome of :func:`genetic_search` (positions into the pool's ``M`` items): ``best`` ``(k,)`` sorted,
+    ``best_fitness`` (-RMSE, pp); ``population`` ``(P, M)`` final masks, fittest first, and their ``fitness``
+    ``(P,)``; ``history`` / ``mean_history`` ``(generations_run + 1,)`` best / mean fitness per generation (0 = the
+    initial population); ``evaluations``: individuals scored; ``seconds``; ``ruler``: the GAM ruler, if any."""
 
     best: np.ndarray
     best_fitness: float
@@ -95,15 +66,13 @@ class GAResult:
     generations_run: int
     evaluations: int
     seconds: float
-    ruler: Table1D | None = None  # None for fitness objects without a ruler (RidgeFitness)
+    ruler: Table1D | None = None
     stopped_early: bool = False
-    extras: dict = field(default_factory=dict)
 
     def elite_masks(self, n: int) -> np.ndarray:
-        """The ``n`` fittest *distinct* masks of the final population, ``(<= n, M)`` bool, fittest first."""
+        """The ``n`` fittest distinct masks of the final population, ``(<= n, M)`` bool, fittest first."""
         _, first = np.unique(np.packbits(self.population, axis=1), axis=0, return_index=True)
-        first = np.sort(first)  # population is sorted fittest first, keep that order
-        return self.population[first[:n]]
+        return self.population[np.sort(first)[:n]]
 
     def history_summary(self, every: int = 50) -> dict:
         """JSON-able best / mean fitness every ``every`` generations (and the last one)."""
@@ -114,10 +83,9 @@ class GAResult:
 
 @dataclass(frozen=True)
 class GAConfig:
-    """The genetic search's settings: individuals per generation, generations (0 = score the initial population
-    only), individuals per tournament (1 = uniform parent choice), fittest individuals carried unchanged,
-    per-item flip probability (None = ``1/k``, the paper's) and early stopping after ``patience``
-    generations without improvement (None = never)."""
+    """The search's settings: individuals per generation, generations (0 = score the initial population only),
+    individuals per tournament, elites carried unchanged, per-item flip probability (None = ``1/k``) and early
+    stop after ``patience`` generations without improvement (None = never)."""
 
     population: int = 200
     generations: int = 300
@@ -130,10 +98,6 @@ class GAConfig:
                                 "elites": Whole(0), "mutation_rate": Real(0.0, 1.0, open_min=True, none=True),
                                 "patience": Whole(1, none=True)}
 
-    def replace(self, **changes) -> "GAConfig":
-        """A copy with ``changes`` applied."""
-        return replace(self, **changes)
-
     def check(self) -> "GAConfig":
         """InputError naming the first setting outside its domain (elites must be fewer than the population)."""
         check_params(self)
@@ -144,108 +108,74 @@ class GAConfig:
 
 def genetic_search(fitness, k: int, config: GAConfig = GAConfig(), *, init=None, seed=0, progress: bool = False,
                    desc: str = "GA") -> GAResult:
-    """Search k-subsets of a pool of ``M`` items for the fittest (lowest-RMSE) under ``fitness``.
-
-    ``fitness``: an object with ``n_items`` (``M``) and ``__call__(masks (P, M) bool) -> (P,)`` fitness (-RMSE,
-    pp), e.g. one of :mod:`essence.search.fitness`. ``init``: optional ``(P0, M)`` bool masks (or ``(P0, k)``
-    positions) placed in the initial population, repaired to k ones. ``seed``: int or Generator.
-    Returns a :class:`GAResult`.
-    """
+    """The fittest k-subset of a pool under ``fitness``: an object with ``n_items`` (``M``) and
+    ``__call__(masks (P, M) bool) -> (P,)`` fitness. ``init``: optional ``(P0, M)`` bool masks (or ``(P0, k)``
+    positions) placed in the initial population, repaired to ``k`` ones. ``seed``: int or Generator."""
     t0 = time.perf_counter()
-    rng = as_generator(seed)
-    fit = fitness
-    M = fit.n_items
+    rng = np.random.default_rng(seed)
+    M = fitness.n_items
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= M:
         raise InputError(f"k: must be a whole number between 1 and the {M} pool items, got {k!r}; lower k")
     k = int(k)
-    population, generations, tournament, elites = (config.population, config.generations, config.tournament,
-                                                   config.elites)
-    mutation_rate, patience = config.mutation_rate, config.patience
-    P, G, T, E = int(population), int(generations), int(tournament), int(elites)
-    if P < 2:
-        raise InputError(f"population: must be at least 2, got {population}")
-    if G < 0:
-        raise InputError(f"generations: must be >= 0, got {generations}")
-    if T < 1:
-        raise InputError(f"tournament: must be at least 1, got {tournament}")
-    if not 0 <= E < P:
-        raise InputError(f"elites: must be in [0, population), got {elites} with population {P}")
-    rate = 1.0 / k if mutation_rate is None else float(mutation_rate)
-    if not 0.0 <= rate <= 1.0:
-        raise InputError(f"mutation_rate: must be a probability in [0, 1], got {mutation_rate}")
+    config.check()
+    P, G, T, E = (int(v) for v in (config.population, config.generations, config.tournament, config.elites))
+    rate = 1.0 / k if config.mutation_rate is None else float(config.mutation_rate)
 
     pop = random_masks(P, M, k, rng)
     if init is not None:
         seeds = _init_masks(init, M)[:P]
         pop[: seeds.shape[0]] = repair(seeds, k, rng)
-    fv = fit(pop)
-    evaluations = P
+    fv = fitness(pop)
+    evaluations, stopped, since = P, False, 0
     order = np.argsort(-fv, kind="stable")
     pop, fv = pop[order], fv[order]
-    history = [fv[0]]
-    mean_hist = [float(np.mean(fv[np.isfinite(fv)])) if np.isfinite(fv).any() else -np.inf]
+    history, mean_hist = [fv[0]], [_mean_finite(fv)]
     from tqdm.auto import tqdm
 
-    bar = tqdm(total=G, desc=desc, unit="gen", disable=not progress, leave=False)
-    try:
-        with single_thread():
-            history, mean_hist, pop, fv, evaluations, stopped = _evolve(
-                fit, pop, fv, history, mean_hist, rng, k, M, P, G, T, E, rate, patience, evaluations, bar)
-    finally:
-        bar.close()
+    with tqdm(total=G, desc=desc, unit="gen", disable=not progress, leave=False) as bar, single_thread():
+        for gen in range(1, G + 1 if M > k else 1):
+            contestants = rng.integers(0, P, size=(2, P - E, T))  # both parents' tournaments at once
+            winners = np.take_along_axis(contestants, np.argmax(fv[contestants], axis=2)[..., None], axis=2)[..., 0]
+            A, B = pop[winners[0]], pop[winners[1]]
+            xi = rng.random((P - E, M)) < 0.5
+            child = (A & xi) | (B & ~xi)
+            child ^= rng.random((P - E, M)) < rate
+            child = repair(child, k, rng)
+            evaluations += P - E
+            pop = np.concatenate([pop[:E], child])
+            fv = np.concatenate([fv[:E], fitness(child)])
+            order = np.argsort(-fv, kind="stable")
+            pop, fv = pop[order], fv[order]
+            since = 0 if fv[0] > history[-1] else since + 1
+            history.append(fv[0])
+            mean_hist.append(_mean_finite(fv))
+            bar.update(1)
+            if gen % 25 == 0:
+                bar.set_postfix(rmse=f"{-fv[0]:.3f}")
+            if config.patience is not None and since >= config.patience:
+                stopped = True
+                break
     return GAResult(
         best=np.flatnonzero(pop[0]), best_fitness=float(fv[0]), population=pop, fitness=fv,
         history=np.asarray(history, dtype=np.float64), mean_history=np.asarray(mean_hist, dtype=np.float64),
         generations_run=len(history) - 1, evaluations=evaluations, seconds=time.perf_counter() - t0,
-        ruler=getattr(fit, "ruler", None), stopped_early=stopped,
+        ruler=getattr(fitness, "ruler", None), stopped_early=stopped,
     )
 
 
-def _evolve(fit, pop, fv, history, mean_hist, rng, k, M, P, G, T, E, rate, patience, evaluations, bar):
-    n_child = P - E
-    stopped = False
-    since = 0
-    for gen in range(1, G + 1):
-        if M == k:  # a single possible subset: nothing to search
-            break
-        # tournament selection for both parents at once: (2, n_child, T) contestants
-        contestants = rng.integers(0, P, size=(2, n_child, T))
-        winners = np.take_along_axis(contestants, np.argmax(fv[contestants], axis=2)[..., None], axis=2)[..., 0]
-        A, B = pop[winners[0]], pop[winners[1]]
-        xi = rng.random((n_child, M)) < 0.5
-        child = (A & xi) | (B & ~xi)
-        child ^= rng.random((n_child, M)) < rate
-        child = repair(child, k, rng)
-        cf = fit(child)
-        evaluations += n_child
-        pop = np.concatenate([pop[:E], child])
-        fv = np.concatenate([fv[:E], cf])
-        order = np.argsort(-fv, kind="stable")
-        pop, fv = pop[order], fv[order]
-        since = 0 if fv[0] > history[-1] else since + 1
-        history.append(fv[0])
-        finite = np.isfinite(fv)
-        mean_hist.append(float(np.mean(fv[finite])) if finite.any() else -np.inf)
-        bar.update(1)
-        if gen % 25 == 0:
-            bar.set_postfix(rmse=f"{-fv[0]:.3f}")
-        if patience is not None and since >= patience:
-            stopped = True
-            break
-    return history, mean_hist, pop, fv, evaluations, stopped
+def _mean_finite(fv: np.ndarray) -> float:
+    finite = np.isfinite(fv)
+    return float(np.mean(fv[finite])) if finite.any() else -np.inf
 
 
 def _init_masks(init, M: int) -> np.ndarray:
-    a = np.asarray(init)
-    if a.ndim == 1:
-        a = a[None, :]
+    a = np.atleast_2d(np.asarray(init))
     if a.dtype == bool:
         if a.shape[1] != M:
             raise InputError(f"init: masks have {a.shape[1]} columns, the pool has {M} items")
         return a
-    a = a.astype(np.intp)
-    if a.size and (a.min() < 0 or a.max() >= M):
+    pos, a = a.astype(np.intp), np.zeros((a.shape[0], M), dtype=bool)
+    if pos.size and (pos.min() < 0 or pos.max() >= M):
         raise InputError(f"init: positions must be in [0, {M})")
-    out = np.zeros((a.shape[0], M), dtype=bool)
-    np.put_along_axis(out, a, True, axis=1)
-    return out
+    np.put_along_axis(a, pos, True, axis=1)
+    return a

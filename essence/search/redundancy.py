@@ -1,33 +1,23 @@
 """EssenceBench step 1: the coarse redundancy filter.
 
-Two redundancies between items ``i`` and ``j``:
-
-* **text**: ``R_text(i, j) = <e_i, e_j>``, the inner product of the L2-normalised embeddings of the two
-  item texts (all-MiniLM-L6-v2, see :func:`essence.features.text.embed_texts`), i.e. cosine similarity.
-* **rank**: ``R_rank(i, j)`` = Pearson correlation of the two items' score vectors over the *training*
-  models.
-
-Missing cells in the rank computation are **mean-imputed**: they add nothing to the covariance and pull |r|
-towards 0, so a pair is never called redundant on the strength of a few shared models.
-
-**Constant items** (one score, or fewer than two answers, over the training models) have a zero
-standardised vector, so they are never rank-redundant; :func:`coarse_filter` drops them as uninformative
-(reason ``"constant"``) unless ``drop_constant=False``.
-
-The filter scans items in their given order and keeps item ``i`` only if, against every earlier *kept*
-item ``j``, ``R_text(j, i) <= tau_text`` and ``R_rank(j, i) <= tau_rank`` (the paper keeps the first of a
-redundant pair). It works on blocks of ``block_size`` items, so no dense ``(n_items, n_items)`` matrix is
-formed. A threshold ``>= 1`` switches that redundancy off.
+Two redundancies between items ``i`` and ``j``: **text**, the cosine similarity of their text embeddings
+(:func:`essence.features.text.embed_texts`); **rank**, the Pearson correlation of their scores over the
+training models, missing cells mean-imputed (they pull |r| towards 0). Constant items (one score, or fewer than
+two answers) are never rank-redundant and are dropped as uninformative unless ``drop_constant=False``.
+:func:`coarse_filter` scans items in order and keeps item ``i`` only if, against every earlier kept item ``j``,
+``R_text(j, i) <= tau_text`` and ``R_rank(j, i) <= tau_rank`` (a threshold ``>= 1`` switches that check off),
+in blocks of ``block_size`` items, never forming the ``(n_items, n_items)`` matrices.
 """
 
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import numpy as np
 
+from ..data.checks import real_number, whole_number
 from ..data.errors import InputError
 
 __all__ = [
@@ -37,19 +27,14 @@ __all__ = [
     "normalise_rows",
     "rank_redundancy",
     "text_redundancy",
-    "redundancy_blocks",
     "item_prefilter",
 ]
 
 
 def standardise_items(R, dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
-    """Item vectors whose inner products are the rank redundancies (Pearson, mean-imputed).
-
-    ``R`` ``(n_models, n_items)`` in [0, 1], NaN = missing. Returns ``(Z, constant)``: ``Z`` ``(n_items,
-    n_models)``, ``Z[i] = (x_i - mean_i) / ||x_i - mean_i||`` with missing cells at the item mean (so
-    ``Z[i] @ Z[j]`` is the Pearson correlation; rows of constant items are 0), and ``constant``
-    ``(n_items,)`` bool.
-    """
+    """``(Z, constant)`` of ``R`` ``(n_models, n_items)`` (NaN = missing, at the item mean): ``Z`` ``(n_items,
+    n_models)`` centred unit rows, so ``Z[i] @ Z[j]`` is the Pearson correlation (rows of constant items are 0),
+    and ``constant`` ``(n_items,)`` bool."""
     R = np.asarray(R)
     if R.ndim != 2:
         raise InputError(f"R: expected (n_models, n_items), got shape {R.shape}")
@@ -83,62 +68,28 @@ def normalise_rows(E, dtype=np.float64) -> np.ndarray:
     return (E / np.where(n > 0, n, 1.0)).astype(dtype)
 
 
-def redundancy_blocks(V: np.ndarray, block_size: int = 1024, upto_diagonal: bool = False
-                      ) -> Iterator[tuple[int, int, np.ndarray]]:
-    """Blocks of the Gram matrix ``V @ V.T`` without forming it.
-
-    ``V`` is ``(n_items, d)`` (rows from :func:`standardise_items` or :func:`normalise_rows`). Yields
-    ``(start, stop, G)`` with ``G = V[start:stop] @ V[:n].T`` of shape ``(stop - start, n)`` where ``n`` is
-    ``n_items``, or ``stop`` when ``upto_diagonal`` (only the columns of earlier items and the block itself).
-    """
-    n = V.shape[0]
-    if block_size < 1:
-        raise InputError(f"block_size: must be >= 1, got {block_size}")
-    for start in range(0, n, block_size):
-        stop = min(n, start + block_size)
-        cols = stop if upto_diagonal else n
-        yield start, stop, V[start:stop] @ V[:cols].T
-
-
-def rank_redundancy(R, block_size: int = 1024) -> np.ndarray:
-    """Dense ``(n_items, n_items)`` rank redundancy (Pearson over the rows of ``R``, mean-imputed), built
-    block by block. For small inputs, inspection and tests: it is O(n_items^2) memory. Pairs with a
-    constant item are NaN (undefined); the diagonal of non-constant items is 1.
-    """
+def rank_redundancy(R) -> np.ndarray:
+    """Dense ``(n_items, n_items)`` rank redundancy of ``R`` ``(n_models, n_items)`` (for small inputs): pairs with
+    a constant item are NaN, the diagonal of the others 1."""
     Z, constant = standardise_items(R)
-    out = np.empty((Z.shape[0], Z.shape[0]))
-    for a, b, G in redundancy_blocks(Z, block_size):
-        out[a:b] = G
+    out = Z @ Z.T
     out[constant, :] = np.nan
     out[:, constant] = np.nan
     return out
 
 
-def text_redundancy(E, block_size: int = 1024) -> np.ndarray:
-    """Dense ``(n_items, n_items)`` text redundancy: inner products of L2-normalised embeddings ``E``
-    ``(n_items, dim)``, built block by block. For small inputs, inspection and tests."""
+def text_redundancy(E) -> np.ndarray:
+    """Dense ``(n_items, n_items)`` text redundancy (cosine similarity) of embeddings ``E`` ``(n_items, dim)``."""
     V = normalise_rows(E)
-    out = np.empty((V.shape[0], V.shape[0]))
-    for a, b, G in redundancy_blocks(V, block_size):
-        out[a:b] = G
-    return out
+    return V @ V.T
 
 
 @dataclass
 class FilterResult:
-    """What :func:`coarse_filter` kept and why it dropped the rest.
-
-    Attributes
-    ----------
-    kept : (n_kept,) int, increasing positions into the items.
-    dropped : (n_dropped,) int, increasing positions of the dropped items.
-    dropped_by : (n_dropped,) int, the earliest kept item that made it redundant (-1 for "constant").
-    reason : (n_dropped,) str: ``"text"``, ``"rank"``, ``"text+rank"`` (which threshold(s) that pair
-        exceeded) or ``"constant"``.
-    text_value, rank_value : (n_dropped,) float, the pair's R_text and R_rank (NaN where not computed).
-    constant : (n_constant,) int, items constant over the training models (dropped or not, see
-        ``drop_constant``).
-    """
+    """What :func:`coarse_filter` kept and why it dropped the rest: ``kept`` / ``dropped`` increasing positions;
+    per drop, ``dropped_by`` (the earliest kept item it is redundant with, -1 for constant), ``reason``
+    (``"text"``, ``"rank"``, ``"text+rank"`` or ``"constant"``) and the pair's ``text_value`` / ``rank_value``
+    (NaN where not computed); ``constant``: positions of the items constant over the training models."""
 
     n_items: int
     kept: np.ndarray
@@ -166,18 +117,15 @@ class FilterResult:
         r, c = np.unique(self.reason, return_counts=True)
         return {str(a): int(b) for a, b in zip(r, c)}
 
-    def to_info(self, item_ids=None, max_listed: int = 50) -> dict:
-        """A JSON-able summary: counts, thresholds, notes and the first ``max_listed`` drops (by item id
+    def to_info(self, item_ids=None) -> dict:
+        """A JSON-able summary: counts, thresholds, notes and the first 50 drops and constant items (by item id
         when ``item_ids`` ``(n_items,)`` is given, else by position)."""
+        max_listed = 50
         name = (lambda i: str(item_ids[i])) if item_ids is not None else (lambda i: int(i))
-        drops = []
-        for d, by, why, tv, rv in list(zip(self.dropped, self.dropped_by, self.reason, self.text_value,
-                                           self.rank_value))[:max_listed]:
-            drops.append({
-                "item": name(d), "by": None if by < 0 else name(by), "reason": str(why),
-                "text": None if np.isnan(tv) else round(float(tv), 4),
-                "rank": None if np.isnan(rv) else round(float(rv), 4),
-            })
+        value = (lambda v: None if np.isnan(v) else round(float(v), 4))
+        rows = list(zip(self.dropped, self.dropped_by, self.reason, self.text_value, self.rank_value))[:max_listed]
+        drops = [{"item": name(d), "by": None if by < 0 else name(by), "reason": str(why), "text": value(tv),
+                  "rank": value(rv)} for d, by, why, tv, rv in rows]
         return {
             "n_items": int(self.n_items), "n_kept": self.n_kept, "n_dropped": int(self.dropped.size),
             "dropped_by_reason": self.counts(), "tau_text": float(self.tau_text), "tau_rank": float(self.tau_rank),
@@ -189,26 +137,12 @@ class FilterResult:
         }
 
 
-def _check_tau(tau, name: str) -> float:
-    try:
-        t = float(tau)
-    except (TypeError, ValueError):
-        raise InputError(f"{name}: must be a number in [-1, 1] (>= 1 switches the check off), got {tau!r}") from None
-    if not np.isfinite(t) or t < -1:
-        raise InputError(f"{name}: must be a number >= -1 (>= 1 switches the check off), got {tau!r}")
-    return t
-
-
 def coarse_filter(R_train, embeddings=None, tau_text: float = 0.9, tau_rank: float = 0.9,
                   drop_constant: bool = True, block_size: int = 1024, progress: bool = False,
                   texts_available: bool | None = None) -> FilterResult:
-    """Keep each item unless it is text- or rank-redundant with an earlier kept item.
-
-    ``R_train`` ``(n_train_models, n_items)`` in [0, 1] (NaN = missing) defines ``R_rank``; ``embeddings``
-    ``(n_items, dim)`` or None (text redundancy skipped, with a note). ``block_size``: items per blockwise
-    product (memory ~ ``block_size * n_items * 4`` bytes). ``texts_available``: for the report only, True when
-    the items have texts but were not embedded. Returns a :class:`FilterResult`.
-    """
+    """The items of ``R_train`` ``(n_train_models, n_items)`` (NaN = missing) not text- or rank-redundant with an
+    earlier kept item (module docstring); ``embeddings`` ``(n_items, dim)`` or None (no text redundancy);
+    ``block_size``: items per blockwise product; ``texts_available``: for the notes only (texts not embedded)."""
     t0 = time.perf_counter()
     R = np.asarray(R_train, dtype=np.float64)
     if R.ndim != 2:
@@ -216,11 +150,8 @@ def coarse_filter(R_train, embeddings=None, tau_text: float = 0.9, tau_rank: flo
     n_models, n = R.shape
     if n == 0:
         raise InputError("R_train: no items; give at least one item")
-    tau_text = _check_tau(tau_text, "tau_text")
-    tau_rank = _check_tau(tau_rank, "tau_rank")
-    block_size = int(block_size)
-    if block_size < 1:
-        raise InputError(f"block_size: must be >= 1, got {block_size}")
+    tau_text, tau_rank = real_number("tau_text", tau_text, -1.0), real_number("tau_rank", tau_rank, -1.0)
+    block_size = whole_number("block_size", block_size, 1)
     notes: list[str] = []
 
     Z, constant = standardise_items(R, dtype=np.float32)
@@ -257,52 +188,47 @@ def coarse_filter(R_train, embeddings=None, tau_text: float = 0.9, tau_rank: flo
     reason = np.empty(n, dtype=object)
     tval = np.full(n, np.nan)
     rval = np.full(n, np.nan)
-
     from tqdm.auto import tqdm
 
-    starts = range(0, n, block_size)
-    for start in tqdm(starts, desc="redundancy filter", unit="block", disable=not progress):
+    for start in tqdm(range(0, n, block_size), desc="redundancy filter", unit="block", disable=not progress):
         stop = min(n, start + block_size)
-        b = stop - start
-        active = np.ones(b, dtype=bool)
-        if drop_constant:
-            c = constant[start:stop]
-            for a in np.flatnonzero(c):
-                dropped_by[start + a] = -1
-                reason[start + a] = "constant"
-            active &= ~c
-        # (b, stop) products against every earlier item and the block itself
+        active = ~constant[start:stop] if drop_constant else np.ones(stop - start, dtype=bool)
+        dropped_by[start:stop][~active] = -1
+        reason[start:stop][~active] = "constant"
+        if not (text_on or rank_on):
+            kept_mask[start:stop] = active
+            continue
+        # (block, stop) products against every earlier item and the block itself
         Gt = T[start:stop] @ T[:stop].T if text_on else None
         Gr = Z[start:stop] @ Z[:stop].T if rank_on else None
-        # 1) against items kept in earlier blocks
-        earlier = np.flatnonzero(kept_mask[:start])
-        if earlier.size and (text_on or rank_on):
-            vt = Gt[:, earlier] > tau_text if text_on else np.zeros((b, earlier.size), bool)
-            vr = Gr[:, earlier] > tau_rank if rank_on else np.zeros((b, earlier.size), bool)
-            viol = (vt | vr) & active[:, None]
-            hit = viol.any(axis=1)
-            for a in np.flatnonzero(hit):
-                jj = int(np.argmax(viol[a]))  # earliest offending kept item
-                _record(a + start, earlier[jj], vt[a, jj], vr[a, jj], Gt, Gr, a, earlier[jj],
-                        dropped_by, reason, tval, rval)
-            active &= ~hit
-        # 2) sequential scan inside the block
-        local_kept: list[int] = []
-        for a in range(b):
-            if not active[a]:
-                continue
-            if local_kept and (text_on or rank_on):
-                cols = np.asarray(local_kept) + start
-                vt = Gt[a, cols] > tau_text if text_on else np.zeros(cols.size, bool)
-                vr = Gr[a, cols] > tau_rank if rank_on else np.zeros(cols.size, bool)
-                viol = vt | vr
-                if viol.any():
-                    jj = int(np.argmax(viol))
-                    _record(a + start, cols[jj], vt[jj], vr[jj], Gt, Gr, a, cols[jj],
-                            dropped_by, reason, tval, rval)
-                    continue
-            local_kept.append(a)
-            kept_mask[start + a] = True
+
+        def over(rows, cols):  # (len(rows), len(cols)) bool each: text / rank redundancy above its threshold
+            shape = (len(rows), len(cols))
+            return (Gt[np.ix_(rows, cols)] > tau_text if text_on else np.zeros(shape, bool),
+                    Gr[np.ix_(rows, cols)] > tau_rank if rank_on else np.zeros(shape, bool))
+
+        def drop(a, cols, vt, vr):  # block row a, redundant with the earliest of the kept items cols it exceeds
+            jj = int(np.argmax(vt | vr))
+            i, j = start + a, cols[jj]
+            dropped_by[i] = j
+            reason[i] = "text+rank" if (vt[jj] and vr[jj]) else ("text" if vt[jj] else "rank")
+            if text_on:
+                tval[i] = float(Gt[a, j])
+            if rank_on:
+                rval[i] = float(Gr[a, j])
+
+        earlier = np.flatnonzero(kept_mask[:start])  # 1) against the items kept in earlier blocks, at once
+        vt, vr = over(np.arange(stop - start), earlier)
+        for a in np.flatnonzero(active & (vt | vr).any(axis=1)):
+            drop(a, earlier, vt[a], vr[a])
+            active[a] = False
+        for a in np.flatnonzero(active):  # 2) in order, against the items kept in this block
+            cols = start + np.flatnonzero(kept_mask[start:start + a])
+            vt, vr = over([a], cols)
+            if (vt | vr).any():
+                drop(a, cols, vt[0], vr[0])
+            else:
+                kept_mask[start + a] = True
 
     kept = np.flatnonzero(kept_mask)
     dropped = np.flatnonzero(~kept_mask)
@@ -315,35 +241,18 @@ def coarse_filter(R_train, embeddings=None, tau_text: float = 0.9, tau_rank: flo
     )
 
 
-def _record(i, j, vt, vr, Gt, Gr, row, col, dropped_by, reason, tval, rval) -> None:
-    dropped_by[i] = j
-    reason[i] = "text+rank" if (vt and vr) else ("text" if vt else "rank")
-    if Gt is not None:
-        tval[i] = float(Gt[row, col])
-    if Gr is not None:
-        rval[i] = float(Gr[row, col])
-
-
 def item_prefilter(R_train, y_train, max_mean: float | None = None, min_pbis: float | None = None) -> dict:
-    """MetaBench-style item pre-filter on the training models (optional step before :func:`coarse_filter`).
-
-    ``R_train`` ``(n_models, n_items)`` in [0, 1] (NaN = missing), ``y_train`` ``(n_models,)`` pp.
-    An item is dropped when its mean score exceeds ``max_mean`` (too easy, e.g. 0.95) or when the absolute
-    point-biserial correlation between its scores and the full score is below ``min_pbis`` (e.g. 0.05;
-    mean-imputed as in the rank redundancy; a constant item has correlation 0). ``None`` switches a rule off.
-
-    Returns ``{"keep": (n_items,) bool, "too_easy": int positions, "low_pbis": int positions}``.
-    """
+    """MetaBench-style pre-filter: ``{"keep": (n_items,) bool, "too_easy": positions, "low_pbis": positions}``,
+    dropping items of ``R_train`` ``(n_models, n_items)`` whose mean exceeds ``max_mean`` or whose |point-biserial
+    correlation| with ``y_train`` ``(n_models,)`` (mean-imputed; 0 for constant items) is below ``min_pbis``
+    (None: that rule off)."""
     R = np.asarray(R_train, dtype=np.float64)
     y = np.asarray(y_train, dtype=np.float64)
     if R.ndim != 2 or y.shape != (R.shape[0],):
         raise InputError(f"R_train / y_train: shapes {R.shape} and {y.shape}; expected (n_models, n_items) and (n_models,)")
-    keep = np.ones(R.shape[1], dtype=bool)
     easy = np.zeros(R.shape[1], dtype=bool)
     low = np.zeros(R.shape[1], dtype=bool)
     if max_mean is not None:
-        import warnings
-
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # unanswered items: NaN > x is False
             easy = np.nanmean(R, axis=0) > float(max_mean)
@@ -353,5 +262,4 @@ def item_prefilter(R_train, y_train, max_mean: float | None = None, min_pbis: fl
         ny = np.linalg.norm(yc)
         r = Z @ (yc / ny) if ny > 0 else np.zeros(R.shape[1])
         low = np.abs(r) < float(min_pbis)
-    keep = ~(easy | low)
-    return {"keep": keep, "too_easy": np.flatnonzero(easy), "low_pbis": np.flatnonzero(low & ~easy)}
+    return {"keep": ~(easy | low), "too_easy": np.flatnonzero(easy), "low_pbis": np.flatnonzero(low & ~easy)}

@@ -1,18 +1,9 @@
 """EssenceBench step 3: attribution-guided refinement, one loop for a benchmark and a suite.
 
-One round:
-
-1. **Attribution.** ``attribute(elite_masks)`` gives every pool item an attribution ``A`` ``(M,)`` from the
-   elites of the last GA (:func:`essence.search.attribution.ebm_attribution` for one benchmark; for a suite
-   the sum over members of each member's attributions divided by the spread of its scores,
-   :func:`suite_attribution`).
-2. **Groups.** High / Low / Random groups of ``max(k, ceil(group_fraction * M))`` items
-   (:func:`essence.search.attribution.attribution_groups`).
-3. **A GA in each group** under ``group_fitness(group)``, seeded with the best subset so far when
-   ``seed_groups_with_best``. Every group's best is re-scored by ``pool_fitness``; the best of the three is the
-   round's candidate and the next round's elites come from its group's GA.
-
-The global best is replaced only by a candidate of higher pool fitness.
+A round: ``attribute(elite masks)`` gives each pool item an attribution; High / Low / Random groups of
+``max(k, ceil(group_fraction * M))`` items (:func:`~essence.search.attribution.attribution_groups`); a GA in each
+group, seeded with the best subset so far; each group's best re-scored by the pool fitness. The global best is
+replaced only by a candidate of higher pool fitness; the next round's elites come from the winning group's GA.
 """
 
 from __future__ import annotations
@@ -32,10 +23,9 @@ __all__ = ["RefineConfig", "refine", "suite_attribution", "benchmark_attribution
 
 @dataclass(frozen=True)
 class RefineConfig:
-    """Refinement settings: rounds (0 = plain GA); each group's share of the pool; the group GAs' population
-    and generations (None: ``max(60, population // 3)`` and ``max(200, generations // 2)`` of the main GA);
-    whether the best subset so far seeds each group GA; the distinct elite subsets that
-    get an EBM each; the training models fed to each EBM (None = all); the EBMs' boosting rounds."""
+    """Refinement settings: rounds (0 = plain GA); each group's share of the pool; the group GAs' population and
+    generations (None: ``max(60, population // 3)``, ``max(200, generations // 2)`` of the main GA); whether the
+    best so far seeds each group; elites given an EBM each; training models per EBM (None = all); EBM rounds."""
 
     rounds: int = 2
     group_fraction: float = 0.75
@@ -51,25 +41,13 @@ class RefineConfig:
                                 "seed_groups_with_best": Flag(), "ebm_elites": Whole(1),
                                 "ebm_max_models": Whole(10, none=True), "ebm_max_rounds": Whole(1)}
 
-    def replace(self, **changes) -> "RefineConfig":
-        return replace(self, **changes)
-
     def check(self) -> "RefineConfig":
         check_params(self)
         return self
 
-    def group_ga(self, ga: GAConfig) -> GAConfig:
-        """The group GAs' settings derived from the main GA's."""
-        gp = self.group_population if self.group_population is not None else max(60, ga.population // 3)
-        gg = self.group_generations if self.group_generations is not None else max(200, ga.generations // 2)
-        return ga.replace(population=int(gp), generations=int(gg), elites=min(ga.elites, int(gp) - 1))
-
 
 class GroupFitness:
-    """A fitness over a group of pool items: ``(P, |group|)`` masks scored by ``fitness`` as ``(P, M)`` masks of
-    the whole pool (``group`` ``(G,)`` increasing pool positions)."""
-
-    ruler = None
+    """``fitness`` on the items ``group`` ``(G,)`` of the pool: ``(P, G)`` masks scored as ``(P, M)`` pool masks."""
 
     def __init__(self, fitness, group):
         self.fitness = fitness
@@ -84,9 +62,8 @@ class GroupFitness:
 
 
 def suite_attribution(R, Y, config: RefineConfig, seed=0, progress: bool = False) -> Callable:
-    """The ``attribute`` of a suite: elite masks ``(n, M)`` -> ``(A (M,), record)``, ``A`` the sum over members
-    ``b`` of the EBM attributions for member ``b``'s full score divided by the sd of its scores (unitless), so
-    every benchmark counts alike. ``R`` ``(n_train, M)`` pooled answers, ``Y`` ``(n_train, B)`` member scores."""
+    """A suite's ``attribute``: elite masks ``(n, M)`` -> ``(A (M,), record)``, ``A`` the sum over members of the EBM
+    attributions for each member's score divided by its sd. ``R`` ``(n_train, M)``, ``Y`` ``(n_train, B)`` pp."""
     Y = np.asarray(Y, dtype=np.float64)
     sd = np.where(Y.std(axis=0) > 0, Y.std(axis=0), 1.0)
 
@@ -103,8 +80,8 @@ def suite_attribution(R, Y, config: RefineConfig, seed=0, progress: bool = False
 
 
 def benchmark_attribution(R, y, config: RefineConfig, seed=0, progress: bool = False) -> Callable:
-    """The ``attribute`` of one benchmark: elite masks -> ``(A (M,) pp, record)`` by
-    :func:`essence.search.attribution.ebm_attribution` on ``R`` ``(n_train, M)`` and ``y`` ``(n_train,)`` pp."""
+    """One benchmark's ``attribute``: elite masks -> ``(A (M,) pp, record)`` by
+    :func:`~essence.search.attribution.ebm_attribution` on ``R`` ``(n_train, M)`` and ``y`` ``(n_train,)`` pp."""
 
     def attribute(masks):
         att = ebm_attribution(R, y, masks, max_models=config.ebm_max_models, seed=seed, progress=progress,
@@ -118,14 +95,10 @@ def benchmark_attribution(R, y, config: RefineConfig, seed=0, progress: bool = F
 def refine(pool_fitness, group_fitness: Callable, attribute: Callable, ga: GAResult, best, k: int,
            config: RefineConfig, ga_config: GAConfig, rng, progress: bool = False,
            describe: Callable | None = None) -> tuple[np.ndarray, list]:
-    """``config.rounds`` refinement rounds after the main GA (module docstring).
-
-    ``pool_fitness``: masks ``(P, M)`` -> fitness ``(P,)`` (-RMSE, pp) over the whole pool; ``group_fitness``:
-    group positions ``(G,)`` -> a fitness over that group; ``attribute``: elite masks -> ``(A (M,), record)``;
-    ``ga``: the main GA's result (its elites start the first round); ``best`` ``(k,)`` its best subset;
-    ``describe``: optional ``candidate (k,) -> dict`` added to each round's record (e.g. a validation RMSE).
-    Returns ``(best (k,) sorted pool positions, per-round records)``.
-    """
+    """``(best (k,) sorted pool positions, per-round records)`` after ``config.rounds`` rounds. ``pool_fitness``:
+    masks ``(P, M)`` -> ``(P,)`` -RMSE; ``group_fitness``: group positions -> a fitness on them; ``attribute``:
+    elite masks -> ``(A (M,), record)``; ``ga``: the main GA's result and ``best`` its best subset;
+    ``describe``: optional ``candidate (k,) -> dict`` added to each round's record."""
     M = pool_fitness.n_items
 
     def error(local) -> float:
@@ -136,7 +109,9 @@ def refine(pool_fitness, group_fitness: Callable, attribute: Callable, ga: GARes
     best = np.sort(np.asarray(best, dtype=np.intp))
     best_err = error(best)
     elite_masks = ga.elite_masks(config.ebm_elites)
-    group_ga = config.group_ga(ga_config)
+    gp = config.group_population if config.group_population is not None else max(60, ga_config.population // 3)
+    gg = config.group_generations if config.group_generations is not None else max(200, ga_config.generations // 2)
+    group_ga = replace(ga_config, population=int(gp), generations=int(gg), elites=min(ga_config.elites, int(gp) - 1))
     records = []
     for r in range(int(config.rounds) if M > k else 0):
         A, att = attribute(elite_masks)

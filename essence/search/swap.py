@@ -1,12 +1,7 @@
-"""A swap search for the k items whose plain mean, read through a least-squares line, predicts the full score best.
-
-The score of a subset is the closed-form leave-one-out RMSE (pp) of the line ``y ~ a + b * mean of the subset's
-answers`` over the models given: two parameters per subset, so the score stays honest with a few dozen models,
-where a k-item regression's in-sample fit flatters every subset. From a uniformly random start, each step takes
-one chosen item at random and ``batch`` random unchosen items, and swaps in the best of them when it lowers the
-score. One trajectory serves several lengths: the subset after ``T`` proposals, for each ``T`` of ``checkpoints``
-(``T = 0`` is the random start itself), so a caller can choose the search's length by cross-validation.
-"""
+"""A swap search for the k items whose plain mean, read through a least-squares line, predicts the full score
+best, scored by the line's closed-form leave-one-out RMSE (pp; two parameters per subset, honest with a few
+dozen models). From a seeded random start, each step takes one chosen item at random and 16 random
+unchosen ones and swaps in the best of them when it lowers the score."""
 
 from __future__ import annotations
 
@@ -18,8 +13,8 @@ __all__ = ["loo_line_rmse", "swap_search"]
 
 
 def loo_line_rmse(s, y) -> np.ndarray:
-    """Leave-one-out RMSE (pp) of the least-squares line ``y ~ s``, for each column of ``s`` ``(n,)`` or ``(n, m)``
-    (subset means, pp or fractions); ``y`` ``(n,)`` pp. Returns ``(m,)`` (or ``(1,)``)."""
+    """``(m,)`` leave-one-out RMSE (pp) of the line ``y ~ s`` for each column of ``s`` ``(n,)`` or ``(n, m)``;
+    ``y`` ``(n,)`` pp."""
     s = np.asarray(s, dtype=np.float64)
     s = s[:, None] if s.ndim == 1 else s
     y = np.asarray(y, dtype=np.float64)
@@ -32,15 +27,15 @@ def loo_line_rmse(s, y) -> np.ndarray:
     return np.sqrt(np.mean((r / np.maximum(1.0 - h, 1e-6)) ** 2, axis=0))
 
 
-def swap_search(R, y, k: int, seed: int = 0, checkpoints=(0, 3000), batch: int = 16) -> dict[int, np.ndarray]:
-    """``{T: (k,) sorted item positions}`` for every ``T`` of ``checkpoints``: the subset after ``T`` swap
-    proposals of one search (module docstring). ``R`` ``(n, N)`` answers in [0, 1] (NaN: the item's mean),
-    ``y`` ``(n,)`` pp. The same seed gives the same subsets."""
+def swap_search(R, y, k: int, seed: int = 0, checkpoints=(0, 3000)) -> dict[int, np.ndarray]:
+    """``{T: (k,) sorted item positions}``: the subset after ``T`` proposals of one search, for each ``T`` of
+    ``checkpoints`` (0 = the random start). ``R`` ``(n, N)`` in [0, 1] (NaN: the item's mean), ``y`` ``(n,)`` pp."""
     R = np.asarray(R, dtype=np.float64)
     if np.isnan(R).any():
         means = np.nanmean(np.where(np.isnan(R).all(axis=0), 0.5, R), axis=0)
         R = np.where(np.isnan(R), means, R)
     n, N = R.shape
+    batch = 16
     if not 1 <= k <= N:
         raise InputError(f"k: must be between 1 and the {N} items, got {k}")
     rng = np.random.default_rng(seed)

@@ -1,9 +1,10 @@
-"""Planning and running a sweep: check the arguments, load each dataset and split it once per seed, sign
-every run, reuse the cached ones, compute the rest on a backend and write the table."""
+"""Planning and running a sweep (check, load and split once per seed, sign every run, reuse the cached ones, compute
+the rest, write the table), and its command line ``essence sweep``."""
 
 from __future__ import annotations
 
 import inspect
+import itertools
 import json
 import sys
 import time
@@ -14,16 +15,16 @@ import numpy as np
 
 from .. import data as _data
 from ..data._io import jsonable, write_atomic
-from ..data.checks import whole_number
+from ..data.checks import cli_whole_number, parse_params, whole_number
 from ..data.errors import InputError, UsageError
-from .backends import _expected_cost, _run_dask, _run_local
 from .records import (COLUMNS, _METRICS, _error_rows, _key_name, _read_record, _rows, _split_id, _stale_reason,
                       _write_table, run_path)
 from .signatures import _core_hash, _source_hash
+from .tables import format_summary, summarise
 from .suites import SUITE_SWEEP_SETTINGS, load_suite_entry, n_items, suite_members, suite_params, suite_settings
-from .worker import _one_line, _Task
+from .worker import _expected_cost, _one_line, _run_dask, _run_local, _Task
 
-__all__ = ["run_sweep", "SWEEP_SETTINGS", "SUITE_SWEEP_SETTINGS"]
+__all__ = ["run_sweep", "SWEEP_SETTINGS", "SUITE_SWEEP_SETTINGS", "add_subcommand"]
 
 #: ``compress`` parameters whose defaults shape every run's figures (recorded in the signature).
 _SETTINGS = ("level", "min_answered")
@@ -35,19 +36,10 @@ SWEEP_SETTINGS = {"predictors": "basic"}
 def _as_list(x, what: str) -> list:
     if x is None:
         raise InputError(f"{what}: nothing given; name at least one")
-    if isinstance(x, (str, int, np.integer)):
-        x = [x]
-    out = []
-    for v in x:
-        if v not in out:
-            out.append(v)
+    out = list(dict.fromkeys([x] if isinstance(x, (str, int, np.integer)) else x))
     if not out:
         raise InputError(f"{what}: empty list; name at least one")
     return out
-
-
-def _check_ints(values, what: str, minimum: int) -> list[int]:
-    return [whole_number(what, v, minimum) for v in values]
 
 
 @dataclass
@@ -62,41 +54,20 @@ class _Plan:
     core_changed: int = 0  # cached runs computed with other core code (reused, with a note)
 
 
-def run_sweep(
-    datasets,
-    methods,
-    ks,
-    seeds=(0, 1, 2),
-    out="build/sweep",
-    jobs: int = 2,
-    force: bool = False,
-    progress: bool = True,
-    backend: str = "local",
-    scheduler=None,
-    method_params: dict | None = None,
-    update: bool = False,
-    keep_artifacts: bool = True,
-    splits=("random",),
-    test: float = 0.1,
-):
-    """Run every dataset x method x k x seed, reuse cached runs, write and return the results table.
+def run_sweep(datasets, methods, ks, seeds=(0, 1, 2), out="build/sweep", jobs: int = 2, force: bool = False,
+              progress: bool = True, backend: str = "local", scheduler=None, method_params: dict | None = None,
+              update: bool = False, keep_artifacts: bool = True, splits=("random",), test: float = 0.1):
+    """Run every dataset x method x k x seed (reusing cached runs) and return the table (:data:`COLUMNS`, test
+    figures), also written to ``out/results.parquet`` and ``.csv``; ``df.attrs["sweep"]``: ``runs``, ``computed``,
+    ``cached``, ``failed``, ``wall_seconds``.
 
-    ``datasets``: names or paths; an entry joining two or more with ``+`` is a suite
-    (:mod:`essence.sweep.suites`). ``methods``: registry names; a method that cannot be imported, or does not
-    run on a suite, gives error rows, as does a k larger than a dataset's items. Seed ``s`` uses
-    ``split_models(data, seed=s)`` for every method. ``out``: output folder (layout in :mod:`essence.sweep`).
-    ``jobs``: loky workers (-1 = all cores; 1 = in this process). ``force``: recompute every run; ``update``:
-    recompute missing or stale runs; either replaces an existing table. ``backend="dask"`` submits the runs to
-    ``scheduler`` (an address or a ``distributed.Client``). ``method_params``: ``{method: {parameter:
-    value}}``. ``keep_artifacts``: store each run's artifact in its cache file. ``splits``: ``"random"``
-    (stratified) and/or ``"top"`` (the strongest ``test`` fraction are the test models): each dataset runs under
-    each kind (column ``split``; a top run is keyed ``NAME@top``). ``test``: the test models' fraction.
-
-    Returns the table, columns :data:`COLUMNS` (test figures), in the order dataset, method, k, seed, also
-    written to ``out/results.parquet`` and ``out/results.csv``; ``df.attrs["sweep"]`` holds the counts
-    ``runs``, ``computed``, ``cached``, ``failed`` and ``wall_seconds``. UsageError / InputError for bad
-    arguments or an existing table without ``force``/``update``, before anything is written; on
-    KeyboardInterrupt finished runs stay cached and the same call resumes.
+    ``datasets``: names or paths (``a+b``: a suite); ``methods``: registry names (one that does not import or
+    run on a suite, or a k above a dataset's items, gives error rows); ``jobs``: loky workers (-1 all cores, 1
+    in process); ``force``: recompute all, ``update``: missing or stale runs (either replaces a table);
+    ``backend="dask"``: submit to ``scheduler`` (address or Client); ``method_params``: ``{method: {name:
+    value}}``; ``keep_artifacts``: artifacts in the cache files; ``splits``: ``"random"`` and/or ``"top"`` (keyed
+    ``NAME@top``); ``test``: the test fraction. UsageError / InputError before anything is written; after a
+    KeyboardInterrupt the same call resumes.
     """
     t_start = time.perf_counter()
     datasets, methods, ks, seeds, method_params = _check_arguments(datasets, methods, ks, seeds, jobs, backend,
@@ -133,8 +104,8 @@ def _check_arguments(datasets, methods, ks, seeds, jobs, backend, scheduler, met
 
     datasets = [str(d) for d in _as_list(datasets, "datasets")]
     methods = [str(m) for m in _as_list(methods, "methods")]
-    ks = _check_ints(_as_list(ks, "k"), "k", 1)
-    seeds = _check_ints(_as_list(seeds, "seeds"), "seeds", 0)
+    ks = [whole_number("k", v, 1) for v in _as_list(ks, "k")]
+    seeds = [whole_number("seeds", v, 0) for v in _as_list(seeds, "seeds")]
     unknown = [m for m in methods if m not in METHODS]
     if unknown:
         raise UsageError(f"unknown method(s) {', '.join(map(repr, unknown))}; known methods: {', '.join(METHODS)}")
@@ -161,18 +132,14 @@ def _check_out(out: Path, force: bool, update: bool) -> tuple[Path, Path]:
     table_parquet, table_csv = out / "results.parquet", out / "results.csv"
     existing = [p for p in (table_parquet, table_csv) if p.exists()]
     if existing and not (force or update):
-        raise UsageError(
-            f"{existing[0]}: a finished table already exists; pass --force to recompute every run and replace it, "
-            "--update to recompute only missing or stale runs, or choose another --out"
-        )
+        raise UsageError(f"{existing[0]}: a finished table already exists; pass --force to recompute every run and "
+                         "replace it, --update to recompute only missing or stale runs, or choose another --out")
     return table_parquet, table_csv
 
 
 def _load_and_split(datasets, seeds, kinds=("random",), test: float = 0.1):
-    """``({name: (Responses or Suite, source, members)}, {(name, seed): ((train, val, test), split_id)})``:
-    each split once. ``members`` is a suite's member names (``()`` for a single dataset); a suite's split is
-    ``split_models`` of its mean score over the shared models (what ``compress_suite`` does for that seed).
-    A dataset runs under every split kind of ``kinds``: a ``top`` one is keyed ``NAME@top``."""
+    """``({name: (Responses or Suite, source, members)}, {(name, seed): ((train, val, test), split_id)})``, each
+    split once (a suite's: of its mean score, as ``compress_suite`` makes it), a ``top`` one keyed ``NAME@top``."""
     loaded = {}
     for src in datasets:
         members = suite_members(src)
@@ -196,10 +163,9 @@ def _load_and_split(datasets, seeds, kinds=("random",), test: float = 0.1):
 
 
 def _method_signatures(methods, ks, seeds, method_params, kinds=("single",)):
-    """``(settings, unavailable, method_code)``: the ``compress`` settings recorded in every signature (under
-    ``"suite"`` those of suite runs), the methods that do not import (name -> error line) and each method's
-    source hash (under ``"essence.suite"`` the suite code's). ``kinds``: ``"single"`` and/or ``"suite"``.
-    UsageError for a parameter outside its domain, before anything runs."""
+    """``(settings, unavailable, method_code)``: the ``compress`` settings of every signature (``"suite"``: a
+    suite's), the methods that do not import (name -> error) and source hashes (``"essence.suite"``: the suite
+    code's). UsageError for a parameter outside its domain."""
     from ..artifact.compressed import compress
     from ..methods import get_method, make_method
     from ..suite import SUITE_METHODS
@@ -237,41 +203,33 @@ def _plan_runs(loaded, splits, methods, ks, seeds, method_params, settings, unav
     core_now = _core_hash()
     for name, (d, source, members) in loaded.items():
         fp = d.fingerprint()
-        for m in methods:
-            for k in ks:
-                for s in seeds:
-                    key = (name, m, k, s)
-                    plan.order.append(key)
-                    split, sid = splits[name, s]
-                    meta = {"split_id": sid, "n_test": len(split[2])}
-                    signature, error = _signature(d, fp, members, m, k, s, sid, method_params, settings, unavailable,
-                                                  method_code)
-                    if error:
-                        plan.rows[key] = _error_rows(key, meta, error, members)
-                        continue
-                    path = run_path(out, name, m, k, s)
-                    if not force and path.exists():
-                        rec = _read_record(path)
-                        if rec is not None and not rec.get("error") and rec.get("signature") == signature:
-                            plan.rows[key] = _rows(rec, meta)
-                            plan.n_cached += 1
-                            plan.core_changed += rec.get("core_source") != core_now
-                            continue
-                        plan.stale.append(f"{path.name} ({'unreadable' if rec is None else _stale_reason(rec, signature)})")
-                    plan.todo.append(_Task(name, source, fp, m, k, s, dict(method_params.get(m, {})), split, signature,
-                                           limit_threads=(backend == "dask" or jobs != 1),
-                                           keep_artifact=keep_artifacts,
-                                           quiet_worker=(backend == "local" and jobs != 1), members=members))
+        for m, k, s in itertools.product(methods, ks, seeds):
+            key = (name, m, k, s)
+            plan.order.append(key)
+            split, sid = splits[name, s]
+            meta = {"split_id": sid, "n_test": len(split[2])}
+            signature, error = _signature(d, fp, members, m, k, s, sid, method_params, settings, unavailable, method_code)
+            if error:
+                plan.rows[key] = _error_rows(key, meta, error, members)
+                continue
+            path = run_path(out, name, m, k, s)
+            if not force and path.exists():
+                rec = _read_record(path)
+                if rec is not None and not rec.get("error") and rec.get("signature") == signature:
+                    plan.rows[key] = _rows(rec, meta)
+                    plan.n_cached += 1
+                    plan.core_changed += rec.get("core_source") != core_now
+                    continue
+                plan.stale.append(f"{path.name} ({'unreadable' if rec is None else _stale_reason(rec, signature)})")
+            plan.todo.append(_Task(name, source, fp, m, k, s, dict(method_params.get(m, {})), split, signature,
+                                   limit_threads=(backend == "dask" or jobs != 1), keep_artifact=keep_artifacts,
+                                   quiet_worker=(backend == "local" and jobs != 1), members=members))
     return plan
 
 
 def _signature(d, fp, members, m, k, s, sid, method_params, settings, unavailable, method_code):
-    """``(signature, "")`` of one run, or ``(None, error)`` when it cannot run (k too large, the method
-    unavailable, or not one that runs on a suite / a parameter the suite's method does not take).
-
-    A single run's signature: data fingerprint, split id, the method's resolved parameters, the sweep's
-    ``compress`` settings and the method's source hash. A suite run's adds ``members`` (name -> fingerprint,
-    in order) and ``suite_source`` (the hash of ``essence.suite``), with the suite settings."""
+    """``(signature, "")`` of one run, or ``(None, error)`` when it cannot run; a suite run's signature adds
+    ``members`` (name -> fingerprint) and ``suite_source``."""
     from ..methods import make_method
 
     size = n_items(d)
@@ -296,22 +254,19 @@ def _signature(d, fp, members, m, k, s, sid, method_params, settings, unavailabl
 
 
 def _print_notes(plan: _Plan, loaded, unavailable) -> None:
-    """Notes that must not go unseen (on stderr): k too large, unavailable methods, stale or old cached runs."""
-    notes = []
-    too_big = sorted({(key[0], key[2]) for key, r in plan.rows.items() if r[0]["error"].startswith("k=")})
-    for name, k in too_big:
-        notes.append(f"k={k} exceeds the {n_items(loaded[name][0])} items of {name}: its runs are error rows")
-    not_suite = sorted({(key[1], key[0]) for key, r in plan.rows.items() if "does not run on a suite" in r[0]["error"]})
-    for m, name in not_suite:
-        notes.append(f"method {m!r} does not run on a suite: its runs on {name} are error rows")
-    for m, why in unavailable.items():
-        notes.append(f"method {m!r} is unavailable ({why}): its runs are error rows")
+    """Notes on stderr: k too large, unavailable methods, stale or old cached runs."""
+    errors = [(key, r[0]["error"]) for key, r in plan.rows.items()]
+    notes = [f"k={k} exceeds the {n_items(loaded[name][0])} items of {name}: its runs are error rows"
+             for name, k in sorted({(key[0], key[2]) for key, e in errors if e.startswith("k=")})]
+    notes += [f"method {m!r} does not run on a suite: its runs on {name} are error rows"
+              for m, name in sorted({(key[1], key[0]) for key, e in errors if "does not run on a suite" in e})]
+    notes += [f"method {m!r} is unavailable ({why}): its runs are error rows" for m, why in unavailable.items()]
     if plan.stale:
         shown = "; ".join(plan.stale[:3]) + (f"; and {len(plan.stale) - 3} more" if len(plan.stale) > 3 else "")
         notes.append(f"{len(plan.stale)} cached run(s) are stale and will be recomputed: {shown}")
     if plan.core_changed:
-        notes.append(f"{plan.core_changed} cached run(s) were computed with other versions of compressed/reconstruct/"
-                     "intervals/metrics; they are reused (pass --force to recompute them)")
+        notes.append(f"{plan.core_changed} cached run(s) were computed with another version of the shared core (the "
+                     "artifact, reconstructors, metrics); they are reused (pass --force to recompute them)")
     for line in notes:
         print(f"note: {line}", file=sys.stderr)
 
@@ -344,11 +299,10 @@ def _compute(plan: _Plan, out: Path, backend, scheduler, jobs, progress: bool) -
 
     with tqdm(total=len(todo), desc="sweep", unit="run", disable=not progress or not todo) as bar:
         try:
-            if todo:
-                if backend == "dask":
-                    _run_dask(todo, scheduler, lambda rec: handle(rec, bar))
-                else:
-                    _run_local(todo, jobs, lambda rec: handle(rec, bar))
+            if todo and backend == "dask":
+                _run_dask(todo, scheduler, lambda rec: handle(rec, bar))
+            elif todo:
+                _run_local(todo, jobs, lambda rec: handle(rec, bar))
         except KeyboardInterrupt:
             print(f"\nnote: interrupted after {done} of {len(todo)} run(s); finished runs are cached in "
                   f"{out / 'runs'}; run the same sweep again to resume (no table was written)", file=sys.stderr)
@@ -364,3 +318,56 @@ def _results_table(plan: _Plan):
     for c in _METRICS + ("seconds",):
         df[c] = pd.to_numeric(df[c], errors="coerce").astype("float64")
     return df
+
+
+def add_subcommand(subparsers) -> None:
+    """Register ``essence sweep`` on the CLI's subparsers."""
+    p = subparsers.add_parser(
+        "sweep",
+        help="run every method x dataset x k x seed on identical splits (parallel, cached, resumable)",
+        description="Run every method x dataset x k x seed on identical model splits and write one table "
+                    "(OUT/results.parquet and .csv). Finished runs are cached in OUT/runs, so a sweep resumes; a "
+                    "failed run is a row with its error. A DATA entry joining benchmarks with + is a suite: a row "
+                    "per member and one for the mean (column benchmark). Reconstructors are the basic kinds.",
+    )
+    p.add_argument("--data", nargs="+", required=True, metavar="DATA",
+                   help="dataset names (arc, gsm8k, ...) or paths; join two or more with + for a suite "
+                        "(arc+gsm8k+mmlu); suites and single datasets may be mixed")
+    p.add_argument("--methods", nargs="+", required=True, metavar="METHOD", help="method names (random, essence, ...)")
+    p.add_argument("--k", nargs="+", type=cli_whole_number(1), required=True, metavar="K", help="budgets (items kept)")
+    p.add_argument("--seeds", nargs="+", type=cli_whole_number(0), default=[0, 1, 2], metavar="S", help="seeds (default 0 1 2)")
+    p.add_argument("--out", required=True, help="output folder (runs/ cache + results.parquet/.csv)")
+    p.add_argument("--jobs", type=int, default=2, help="worker processes (default 2; -1 = all cores; 1 = serial)")
+    p.add_argument("--force", action="store_true", help="recompute every run and replace an existing table")
+    p.add_argument("--update", action="store_true",
+                   help="replace an existing table, recomputing only missing or stale runs")
+    p.add_argument("--quiet", action="store_true", help="no progress bar, no summary table")
+    p.add_argument("--backend", choices=("local", "dask"), default="local",
+                   help="local: joblib processes; dask: a dask.distributed cluster (needs --scheduler)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="dask scheduler address, e.g. tcp://10.0.0.1:8786")
+    p.add_argument("--param", action="append", metavar="METHOD.NAME=VALUE",
+                   help="a method parameter, e.g. essence.generations=200 (repeatable; on a suite, essence "
+                        "takes the joint EssenceBench's settings: population, generations, weighting, ...)")
+    p.add_argument("--splits", nargs="+", choices=("random", "top"), default=["random"],
+                   help="how the test models are chosen: random (stratified, the default) and/or top (the strongest "
+                        "--test fraction: a new model better than every reference)")
+    p.add_argument("--test", type=float, default=0.1, help="fraction of the models held out as test models (default 0.1)")
+    p.add_argument("--no-artifacts", action="store_true", help="do not keep each run's artifact in its cache file")
+    p.set_defaults(func=_cmd_sweep)
+
+
+def _cmd_sweep(args) -> int:
+    if args.scheduler and args.backend != "dask":
+        raise UsageError("--scheduler is only used with --backend dask; add --backend dask")
+    params = parse_params(args.param, qualified=True,
+                          reserved={"k": "--k", "seed": "--seeds", "method": "--methods", "progress": "--quiet"})
+    df = run_sweep(args.data, args.methods, args.k, args.seeds, args.out, jobs=args.jobs, force=args.force,
+                   progress=not args.quiet, backend=args.backend, scheduler=args.scheduler,
+                   method_params=params, update=args.update, keep_artifacts=not args.no_artifacts,
+                   splits=args.splits, test=args.test)
+    info = df.attrs["sweep"]
+    if not args.quiet:
+        print(format_summary(summarise(df)))
+    print(f"{info['runs']} run(s): {info['computed']} computed, {info['cached']} from cache, {info['failed']} failed; "
+          f"{info['wall_seconds']:.1f} s -> {Path(args.out) / 'results.parquet'} (and .csv)")
+    return 0

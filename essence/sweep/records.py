@@ -1,7 +1,4 @@
-"""The sweep's on-disk records and table rows: file names, the run record schema, the cache, rows.
-
-Units of the table: see :mod:`essence.sweep`.
-"""
+"""The sweep's on-disk records (file names, schema, the cache) and table rows (units: :mod:`essence.sweep`)."""
 
 from __future__ import annotations
 
@@ -21,31 +18,13 @@ __all__ = ["RUN_SCHEMA", "RUN_SCHEMA_VERSION", "COLUMNS", "SUMMARY_COLUMNS", "ru
 RUN_SCHEMA = "essence.sweep.run"
 RUN_SCHEMA_VERSION = 1
 
-#: Columns of the results table, in order. Metrics are the run's *test* figures.
-COLUMNS = [
-    "dataset",  # dataset name (file stem for paths); a suite's members joined by "+"
-    "split",  # how the test models were chosen: random (stratified) or top (the strongest)
-    "benchmark",  # the dataset's name; for a suite: the member's name, or "mean" for the suite mean
-    "method",  # registry name
-    "k",  # items kept
-    "seed",  # seed of the split and of the method
-    "rmse",  # test RMSE, pp
-    "mae",  # test MAE, pp
-    "kendall",  # test Kendall tau-b
-    "spearman",  # test Spearman rho
-    "pearson",  # test Pearson r
-    "rank_err_5",  # share of test models whose estimated rank is within 5% of n of the true rank
-    "rank_err_10",  # same within 10%
-    "coverage",  # share of test models whose true score lies in the interval
-    "seconds",  # wall time of the run, s
-    "n_test",  # number of test models (same for every method of a dataset x seed; a suite's shared models)
-    "error",  # "" when the run finished, else "ExceptionType: message"
-    "reconstructor",  # reconstructor chosen on validation ("" on error)
-    "split_id",  # hash of the (train, val, test) split: equal across methods of a dataset x seed
-    "pool_preselected",  # True for the metabench pools (see essence.data.POOL_CAVEAT)
-    "caveat",  # POOL_CAVEAT for the metabench pools, else ""
-]
 _METRICS = ("rmse", "mae", "kendall", "spearman", "pearson", "rank_err_5", "rank_err_10", "coverage")
+#: Columns of the results table: the metrics are test figures (:func:`essence.data.metrics.summary`); ``split``
+#: ``random`` or ``top``; ``benchmark`` the dataset, or a suite's member or ``"mean"``; ``error`` ``""`` or
+#: ``"Type: message"``; ``reconstructor`` chosen on validation; ``split_id`` the split's hash;
+#: ``pool_preselected`` / ``caveat`` for the metabench pools (:data:`essence.data.POOL_CAVEAT`).
+COLUMNS = ["dataset", "split", "benchmark", "method", "k", "seed", *_METRICS, "seconds", "n_test", "error",
+           "reconstructor", "split_id", "pool_preselected", "caveat"]
 
 #: Columns of :func:`essence.sweep.tables.summarise`.
 SUMMARY_COLUMNS = [
@@ -86,12 +65,8 @@ def _read_record(path: Path) -> dict | None:
 
 
 def load_runs(out) -> dict:
-    """Every cached run under ``out/runs``: ``{(dataset, method, k, seed): record}``.
-
-    A record holds ``figures`` (``{"test": {...}, "validation": {...}}``, see :func:`essence.data.metrics.summary`),
-    ``items`` (the chosen item ids, ``(k,)``), ``seconds``, ``signature`` and, unless the sweep was run
-    with ``keep_artifacts=False``, ``artifact`` (``Compressed.from_dict(record["artifact"])``).
-    """
+    """Every cached run under ``out/runs``: ``{(dataset, method, k, seed): record}``; a record holds ``figures``
+    (``{"test": ..., "validation": ...}``), ``items``, ``seconds``, ``signature`` and (if kept) ``artifact``."""
     runs = {}
     for p in sorted((Path(out) / "runs").glob("*.json")):
         rec = _read_record(p)
@@ -115,8 +90,7 @@ def _error_rows(key: tuple, meta: dict, error: str, members=None) -> list[dict]:
 
 
 def _rows(rec: dict, meta: dict) -> list[dict]:
-    """Table rows of a run record: one for a single dataset; for a suite (``rec["members"]``) one per member
-    and one for the suite mean (:func:`essence.sweep.suites.suite_rows`)."""
+    """Table rows of a run record: one, or a suite's (:func:`essence.sweep.suites.suite_rows`)."""
     if rec.get("members"):
         return suite_rows(rec, meta, _row)
     name = rec["dataset"].partition("@")[0]
@@ -127,26 +101,16 @@ def _rows(rec: dict, meta: dict) -> list[dict]:
 def _row(rec: dict, meta: dict, benchmark: str, test: dict, preselected: bool) -> dict:
     """One table row: ``test`` is the test summary of ``benchmark`` (:func:`essence.data.metrics.summary`)."""
     dataset, _, kind = rec["dataset"].partition("@")
-    return {
-        "dataset": dataset,
-        "split": kind or "random",
-        "benchmark": benchmark,
-        "method": rec["method"],
-        "k": int(rec["k"]),
-        "seed": int(rec["seed"]),
-        **{m: (np.nan if test.get(m) is None else float(test[m])) for m in _METRICS},
-        "seconds": float(rec.get("seconds") or 0.0),
-        "n_test": int(meta["n_test"]),
-        "error": rec.get("error") or "",
-        "reconstructor": rec.get("reconstructor") or "",
-        "split_id": meta["split_id"],
-        "pool_preselected": bool(preselected),
-        "caveat": _data.POOL_CAVEAT if preselected else "",
-    }
+    return {"dataset": dataset, "split": kind or "random", "benchmark": benchmark, "method": rec["method"],
+            "k": int(rec["k"]), "seed": int(rec["seed"]),
+            **{m: (np.nan if test.get(m) is None else float(test[m])) for m in _METRICS},
+            "seconds": float(rec.get("seconds") or 0.0), "n_test": int(meta["n_test"]), "error": rec.get("error") or "",
+            "reconstructor": rec.get("reconstructor") or "", "split_id": meta["split_id"],
+            "pool_preselected": bool(preselected), "caveat": _data.POOL_CAVEAT if preselected else ""}
 
 
 def _write_table(df, parquet: Path, csv: Path) -> None:
-    """Write both files via temp files + rename, so neither is ever half-written."""
+    """Write both files atomically."""
     with atomic_path(parquet) as tmp_parquet, atomic_path(csv) as tmp_csv:
         df.to_parquet(tmp_parquet, index=False)
         df.to_csv(tmp_csv, index=False)

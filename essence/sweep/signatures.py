@@ -7,7 +7,7 @@ import functools
 import hashlib
 from pathlib import Path
 
-__all__ = ["source_hash", "core_hash"]
+__all__ = ["code_version"]
 
 #: the ``essence`` package folder (this file is essence/sweep/signatures.py)
 _PACKAGE = Path(__file__).resolve().parents[1]
@@ -97,15 +97,11 @@ def _core_hash() -> str:
     return h.hexdigest()[:16]
 
 
-source_hash = _source_hash
-core_hash = _core_hash
-
 
 @functools.lru_cache(maxsize=None)
 def code_version(method: str) -> str:
-    """Hash of the code behind a run of ``method`` (a registered name): its module with every ``essence``
-    module it imports (:func:`source_hash`) and the shared core (:func:`core_hash`); a method that does not
-    import hashes as its name. Computed once per process."""
+    """Hash of the code behind a run of ``method``: :func:`_source_hash` of its module and :func:`_core_hash`
+    (a method that does not import: its name). Computed once per process."""
     from ..methods import get_method
 
     try:

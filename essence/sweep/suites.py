@@ -1,13 +1,7 @@
-"""Suites in a sweep: a ``--data`` entry that joins two or more benchmarks with ``+``
-(``arc+gsm8k+mmlu+truthfulqa+winogrande``; names or paths) is one suite (:mod:`essence.suite`).
-
-A suite run is ``compress_suite(suite, k, method, seed, split=split)`` with the split ``compress_suite``
-makes for that seed (on the suite mean over the shared models), computed once per suite x seed and handed
-to every method. It gives one table row per member and one for the suite mean (column ``benchmark``: the
-member's name or ``"mean"``). Methods not in :data:`essence.suite.SUITE_METHODS` give error rows.
-:data:`SUITE_SWEEP_SETTINGS` fixes the reconstructors (no stronger kinds, no averages), so methods are
-compared at equal reconstructors, as single runs are.
-"""
+"""Suites in a sweep: a ``--data`` entry joining benchmarks with ``+`` (names or paths) is one suite
+(:mod:`essence.suite`), run as ``compress_suite(suite, k, method, seed, split=split)`` on the split
+``compress_suite`` makes for that seed, with :data:`SUITE_SWEEP_SETTINGS`; it gives a row per member and one for
+the mean. Methods not in :data:`essence.suite.SUITE_METHODS` give error rows."""
 
 from __future__ import annotations
 
@@ -19,8 +13,8 @@ import numpy as np
 from .. import data as _data
 from ..data.errors import InputError
 
-__all__ = ["SUITE_SEP", "SUITE_SWEEP_SETTINGS", "suite_members",
-           "build_suite", "load_suite_entry", "suite_settings", "suite_params", "suite_rows", "MEAN"]
+__all__ = ["SUITE_SEP", "SUITE_SWEEP_SETTINGS", "suite_members", "build_suite", "load_suite_entry", "suite_settings",
+           "suite_params", "suite_rows", "MEAN"]
 
 #: joins the members of a suite in a ``--data`` entry and in the suite's dataset name
 SUITE_SEP = "+"
@@ -33,11 +27,8 @@ _SUITE_DEFAULTS = ("level",)
 
 
 def suite_members(entry: str) -> list[str] | None:
-    """The members of a ``--data`` entry that names a suite, or None for a single dataset.
-
-    An entry is a suite when it contains ``+`` and is neither a shipped dataset name nor an existing file.
-    InputError for an empty member (``arc+``), a member given twice, or fewer than two members.
-    """
+    """The members of a ``--data`` entry with ``+`` that is neither a shipped name nor a file; else None. InputError
+    for an empty member (``arc+``) or one given twice."""
     entry = str(entry)
     if SUITE_SEP not in entry or entry in _data.DATASETS or Path(entry).exists():
         return None
@@ -52,16 +43,15 @@ def suite_members(entry: str) -> list[str] | None:
 
 
 def build_suite(sources):
-    """The suite of ``sources`` (member names or paths, in order): each member loaded with
-    :func:`essence.data.load`, then :func:`essence.suite.make_suite` (models present in all members)."""
+    """:func:`essence.suite.make_suite` of the loaded ``sources`` (member names or paths, in order)."""
     from ..suite import make_suite
 
     return make_suite([_data.load(s) for s in sources])
 
 
 def load_suite_entry(entry: str, members: list[str]):
-    """``(Suite, source)``: the suite and what a worker loads it from (a tuple of member names or absolute
-    paths). An unknown or unreadable member is an InputError naming the entry and the member."""
+    """``(Suite, source)``: the suite and what a worker loads (member names or absolute paths); InputError naming
+    the entry and an unknown or unreadable member."""
     from ..suite import make_suite
 
     sources, loaded = [], []
@@ -80,8 +70,7 @@ def load_suite_entry(entry: str, members: list[str]):
 
 
 def suite_settings() -> dict:
-    """The ``compress_suite`` settings of every suite run: its defaults for :data:`_SUITE_DEFAULTS` and
-    :data:`SUITE_SWEEP_SETTINGS` (JSON values)."""
+    """The ``compress_suite`` settings of every suite run (JSON values)."""
     from ..suite.artifact import compress_suite
 
     defaults = inspect.signature(compress_suite).parameters
@@ -91,9 +80,8 @@ def suite_settings() -> dict:
 
 
 def suite_params(method: str, k: int, seed: int, params: dict) -> dict:
-    """The method's resolved parameters on a suite (for the signature): for ``essence``
-    :data:`essence.suite.select.JOINT_DEFAULTS` overridden by ``params``, else its constructor's parameters.
-    InputError when the method does not run on a suite or a parameter is not one of its settings."""
+    """The method's resolved parameters on a suite (``essence``: :data:`essence.suite.select.JOINT_DEFAULTS`
+    updated by ``params``); InputError when it does not run on a suite or takes no such parameter."""
     from ..methods import make_method
     from ..suite import SUITE_METHODS
     from ..suite.select import JOINT_DEFAULTS
@@ -110,10 +98,8 @@ def suite_params(method: str, k: int, seed: int, params: dict) -> dict:
 
 
 def suite_rows(rec: dict, meta: dict, row_of) -> list[dict]:
-    """Table rows of a suite run: one per member (``rec["members"]``, in order) and one for the mean.
-
-    ``row_of(rec, meta, benchmark, figures, preselected)`` makes one row (:func:`essence.sweep.records._row`);
-    ``figures`` is the run's test summary of that benchmark (``{}`` on error)."""
+    """Table rows of a suite run, one per member and one for the mean, each ``row_of(rec, meta, benchmark,
+    test figures, preselected)``."""
     test = (rec.get("figures") or {}).get("test") or {}
     members = list(rec["members"])
     kinds = {} if rec.get("error") else dict(rec.get("reconstructor") or {})  # member -> chosen kind

@@ -13,21 +13,19 @@ __all__ = ["summarise", "ratio_table", "mean_sd", "verdict", "format_summary", "
 
 
 def _with_benchmark(df):
-    """``df`` with a ``benchmark`` column (tables written before suites, or built by hand, lack it: there
-    it is the dataset's name)."""
+    """``df`` with a ``benchmark`` column (the dataset's name where missing)."""
     if "benchmark" in df.columns:
         return df
     return df.assign(benchmark=df["dataset"])
 
 
 def _paired(df, method: str, k: int, dataset: str, benchmark: str):
-    """:func:`essence.data.metrics.paired_with_random` on one benchmark of one dataset (a suite has several rows
-    per run: one per member and the mean; they are paired member by member)."""
+    """:func:`essence.data.metrics.paired_with_random` on one benchmark of one dataset."""
     return paired_with_random(df[df["benchmark"] == benchmark], method, k, [dataset])
 
 
 def _label(dataset: str, benchmark: str) -> str:
-    """A row's name in the Markdown tables: the dataset, or ``suite: member`` for a suite's rows."""
+    """A row's name: the dataset, or ``suite: member``."""
     return dataset if benchmark == dataset else f"{dataset}: {benchmark}"
 
 
@@ -39,19 +37,16 @@ def _preselected(dataset: str, benchmark: str) -> bool:
 
 
 def mean_sd(mean, sd, digits: int = 2, missing: str = "-") -> str:
-    """``"mean ± sd"`` with ``digits`` decimals; ``"mean"`` alone when ``sd`` is NaN (one seed); ``missing``
-    when ``mean`` is NaN (every run failed)."""
+    """``"mean ± sd"`` with ``digits`` decimals (``"mean"`` when ``sd`` is NaN, ``missing`` when ``mean`` is)."""
     if not np.isfinite(mean):
         return missing
     return f"{mean:.{digits}f} ± {sd:.{digits}f}" if np.isfinite(sd) else f"{mean:.{digits}f}"
 
 
 def verdict(summary, dataset: str, k: int, benchmark: str | None = None) -> str:
-    """One Markdown bullet on ``dataset`` at ``k`` from :func:`summarise` output: the method with the lowest
-    mean test RMSE (pp) and its Kendall tau, random's RMSE (mean ± sd), the methods whose mean + sd lies
-    below random's mean - sd ("clearly below random"), and EssenceBench's RMSE and rank when it is not
-    the best. Metabench pools are starred. Labels come from :data:`essence.methods.METHOD_INFO`.
-    ``benchmark``: for a suite, the member (or ``"mean"``) the line is about (default: the dataset itself)."""
+    """One Markdown bullet on ``dataset`` (a suite: its ``benchmark``) at ``k`` from :func:`summarise` output: the
+    lowest mean test RMSE (pp) with its Kendall tau, random's, the methods clearly below random (mean ± sd apart)
+    and EssenceBench's rank when it is not the best."""
     from ..methods import METHOD_INFO
 
     def label(m):
@@ -80,13 +75,9 @@ def verdict(summary, dataset: str, k: int, benchmark: str | None = None) -> str:
 
 
 def summarise(df):
-    """Mean and sd over seeds of test RMSE (pp) and Kendall tau per dataset x benchmark x method x k.
-
-    ``df``: a results table (:data:`essence.sweep.records.COLUMNS`). Failed runs are left out of the means and
-    counted in ``n_failed``; ``error`` repeats the first failure's message. The sd is the sample sd (NaN with
-    fewer than two finished seeds). ``ratio_to_random`` is :func:`essence.data.metrics.ratio_to_random` over
-    the seeds both the method and ``random`` finished. Returns columns :data:`SUMMARY_COLUMNS`, one row per
-    dataset x benchmark x method x k in order of first appearance.
+    """:data:`SUMMARY_COLUMNS` of a results table, one row per dataset x benchmark x method x k (first appearance
+    order): mean and sample sd over finished seeds of test RMSE (pp) and Kendall tau, failures counted in
+    ``n_failed`` (``error``: the first), :func:`essence.data.metrics.ratio_to_random` over paired seeds.
     """
     import pandas as pd
 
@@ -100,12 +91,9 @@ def summarise(df):
         errs = g.loc[g["error"].fillna("") != "", "error"]
         rows.append({
             "dataset": ds, "benchmark": b, "method": m, "k": int(k), "n_runs": len(g), "n_failed": len(g) - len(ok),
-            "rmse_mean": ok["rmse"].mean() if len(ok) else np.nan,
-            "rmse_sd": ok["rmse"].std(ddof=1) if len(ok) > 1 else np.nan,
-            "kendall_mean": ok["kendall"].mean() if len(ok) else np.nan,
-            "kendall_sd": ok["kendall"].std(ddof=1) if len(ok) > 1 else np.nan,
-            "pool_preselected": _preselected(ds, b),
-            "error": errs.iloc[0] if len(errs) else "",
+            **{f"{c}_mean": ok[c].mean() if len(ok) else np.nan for c in ("rmse", "kendall")},
+            **{f"{c}_sd": ok[c].std(ddof=1) if len(ok) > 1 else np.nan for c in ("rmse", "kendall")},
+            "pool_preselected": _preselected(ds, b), "error": errs.iloc[0] if len(errs) else "",
             "ratio_to_random": ratio_to_random(*_paired(df, m, k, ds, b)),
         })
     out = pd.DataFrame(rows, columns=[c for c in SUMMARY_COLUMNS if c != "split"])
@@ -116,48 +104,26 @@ def summarise(df):
 
 
 def format_summary(summary, max_error: int = 70) -> str:
-    """A markdown table of :func:`summarise` output: RMSE (pp) and Kendall tau as mean ± sd over seeds.
-
-    Metabench pools are marked ``*`` and the table ends with :data:`essence.data.POOL_CAVEAT` whenever
-    one of them is present. Failed runs show as ``failed n/m`` with the first error, shortened. When a
-    suite is present a ``benchmark`` column names each row's member (or ``mean``, the suite mean).
-    """
-    import pandas as pd
-
+    """A markdown table of :func:`summarise` output: RMSE (pp) and Kendall tau as mean ± sd, failures with the first
+    error; metabench pools starred (with :data:`essence.data.POOL_CAVEAT`)."""
     summary = _with_benchmark(summary)
     suites = bool((summary["benchmark"] != summary["dataset"]).any())
     top = "split" in summary.columns and bool((summary["split"] != "random").any())
     header = ["dataset", *(["split"] if top else []), *(["benchmark"] if suites else []), "method", "k",
-              "RMSE pp (mean ± sd)",
-              "Kendall tau (mean ± sd)", "failed", "error"]
+              "RMSE pp (mean ± sd)", "Kendall tau (mean ± sd)", "failed", "error"]
     body = []
     for r in summary.itertuples(index=False):
-        err = str(r.error)
-        err = err if len(err) <= max_error else err[: max_error - 3] + "..."
-        body.append([
-            f"{r.dataset}{'*' if r.pool_preselected and not suites else ''}", *([r.split] if top else []),
-            *([f"{r.benchmark}{'*' if r.pool_preselected else ''}"] if suites else []), r.method, str(r.k),
-            mean_sd(r.rmse_mean, r.rmse_sd, 2), mean_sd(r.kendall_mean, r.kendall_sd, 3),
-            f"{r.n_failed}/{r.n_runs}", err.replace("|", "/"),
-        ])
-    lines = [pd.DataFrame(body, columns=header, dtype=str).to_markdown(index=False, disable_numparse=True)]
-    if summary["pool_preselected"].any():
-        lines.append("")
-        lines.append(f"* {_data.POOL_CAVEAT}")
-    return "\n".join(lines)
+        err = str(r.error) if len(str(r.error)) <= max_error else str(r.error)[: max_error - 3] + "..."
+        body.append([f"{r.dataset}{'*' if r.pool_preselected and not suites else ''}", *([r.split] if top else []),
+                     *([f"{r.benchmark}{'*' if r.pool_preselected else ''}"] if suites else []), r.method, str(r.k),
+                     mean_sd(r.rmse_mean, r.rmse_sd, 2), mean_sd(r.kendall_mean, r.kendall_sd, 3),
+                     f"{r.n_failed}/{r.n_runs}", err.replace("|", "/")])
+    return _markdown(body, header, summary["pool_preselected"].any())
 
 
 def format_wide(summary, k: int, metric: str = "rmse", methods=None) -> str:
-    """A markdown table at one ``k``: one row per dataset (a suite: per member and its mean, named
-    ``suite: member``), one column per method, ``mean ± sd`` over seeds.
-
-    ``summary``: :func:`summarise` output; ``metric``: ``"rmse"`` (pp, 2 decimals) or ``"kendall"``
-    (3 decimals); ``methods``: column order (default: order of first appearance). A cell whose runs all
-    failed reads ``failed``; a missing combination ``-``. Metabench pools are marked ``*`` and the table
-    ends with :data:`essence.data.POOL_CAVEAT` when one of them is present.
-    """
-    import pandas as pd
-
+    """A markdown table of :func:`summarise` output at one ``k``: a row per dataset (or suite member), a column per
+    method (``methods``: their order), ``metric`` ``"rmse"`` (pp) or ``"kendall"`` as mean ± sd, ``failed`` or ``-``."""
     summary = _with_benchmark(summary)
     if metric not in ("rmse", "kendall"):
         raise InputError(f"metric: expected 'rmse' or 'kendall', got {metric!r}")
@@ -171,27 +137,24 @@ def format_wide(summary, k: int, metric: str = "rmse", methods=None) -> str:
     body = []
     for ds, b in dict.fromkeys(zip(s["dataset"], s["benchmark"])):
         pre = bool(s.loc[(s["dataset"] == ds) & (s["benchmark"] == b), "pool_preselected"].any())
-        row = [f"{_label(ds, b)}{'*' if pre else ''}"]
-        for m in methods:
-            r = cells.get((ds, b, m))
-            mean = np.nan if r is None else getattr(r, f"{metric}_mean")
-            sd = np.nan if r is None else getattr(r, f"{metric}_sd")
-            row.append("-" if r is None else mean_sd(mean, sd, digits, missing="failed"))
-        body.append(row)
-    lines = [pd.DataFrame(body, columns=header, dtype=str).to_markdown(index=False, disable_numparse=True)]
-    if s["pool_preselected"].any():
-        lines += ["", f"* {_data.POOL_CAVEAT}"]
-    return "\n".join(lines)
+        rs = [cells.get((ds, b, m)) for m in methods]
+        body.append([f"{_label(ds, b)}{'*' if pre else ''}"] + [
+            "-" if r is None else mean_sd(getattr(r, f"{metric}_mean"), getattr(r, f"{metric}_sd"), digits, missing="failed")
+            for r in rs])
+    return _markdown(body, header, s["pool_preselected"].any())
+
+
+def _markdown(body, header, caveat: bool) -> str:
+    """A Markdown table of string cells, ending with :data:`essence.data.POOL_CAVEAT` when ``caveat``."""
+    import pandas as pd
+
+    table = pd.DataFrame(body, columns=header, dtype=str).to_markdown(index=False, disable_numparse=True)
+    return table + (f"\n\n* {_data.POOL_CAVEAT}" if caveat else "")
 
 
 def ratio_table(results, k: int, methods=None, datasets=None):
-    """Test RMSE relative to random at one ``k``: a DataFrame, one row per dataset (a suite: one per member
-    and one for its mean, named ``suite: member``), one column per method.
-
-    Each cell is :func:`essence.data.metrics.ratio_to_random` over the seeds both the method and ``random``
-    finished on that dataset (NaN when there are none). ``results``: a sweep's results table
-    (:data:`~essence.sweep.records.COLUMNS`); ``methods``, ``datasets``: order (default: first appearance).
-    """
+    """:func:`essence.data.metrics.ratio_to_random` at one ``k`` from a results table: a DataFrame, a row per dataset
+    (or suite member), a column per method (``methods``, ``datasets``: their order)."""
     import pandas as pd
 
     results = _with_benchmark(results)
