@@ -1,21 +1,14 @@
-"""Faithfulness check of the K-Means and tinyBenchmarks methods against their paper's setting.
+"""Faithfulness check of K-Means and tinyBenchmarks against their paper's setting -> ``results/faithful.csv``.
 
-tinyBenchmarks (Maia Polo et al., 2024) estimates a model's accuracy on the **item pool** it clustered,
-with no regression: the anchor-weighted mean, p-IRT and gp-IRT. It reports MAE against that pool
-accuracy (1-2 pp at k = 100 on pools of 1,000-14,000 items). Our comparison scores every method
-against the **whole-benchmark** target (on the metabench pools a pre-selected 100-486-item pool is not
-the benchmark) and against random items *with* a fitted reconstructor. This script measures both, on
-held-out test models (the split of :func:`essence.data.split_models`), with
-:func:`essence.lessons.selectors.faithful_run`:
+tinyBenchmarks (Maia Polo et al., 2024) estimates a model's accuracy on the item pool it clustered, with no
+regression (anchor-weighted mean, p-IRT, gp-IRT), and reports MAE against that pool accuracy. The comparison
+of this project scores every method against the whole-benchmark target, and a metabench pool is a
+pre-selected part of its benchmark. One row per (dataset, k, seed) of
+:func:`essence.lessons.selectors.faithful_run` on held-out test models: ``pool: ...`` MAE (pp) against the pool
+accuracy, ``target: ...`` RMSE (pp) against the target.
 
-* ``pool`` columns: MAE (pp) against each test model's pool accuracy, the paper's quantity: random items'
-  plain mean, the K-Means anchors' cluster-weighted mean, p-IRT and gp-IRT;
-* ``target`` columns: RMSE (pp) against the benchmark target: random items + a line (the baseline), the
-  ``random`` method (CV-chosen reconstructor), the anchor-weighted mean and gp-IRT as they are
-  (uncalibrated), and what the methods ``kmeans`` and ``tinybench`` choose by cross-validation.
-
-    .venv/bin/python benchmarks/faithful.py                         # 5 pools x k 50 100 x seeds 0 1 2
-    .venv/bin/python benchmarks/faithful.py --datasets arc --k 50 --seeds 0
+    .venv/bin/python benchmarks/faithful.py                               # arc gsm8k x k 50 100 x seeds 0 1 2
+    .venv/bin/python benchmarks/faithful.py --datasets arc --k 50 --seeds 0 --csv ""   # print one slice
 
 Per-run results are cached under ``--out`` (default ``build/faithful/``; delete to recompute).
 """
@@ -23,38 +16,46 @@ Per-run results are cached under ``--out`` (default ``build/faithful/``; delete 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
-import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-from essence.data import METABENCH, POOL_CAVEAT, load  # noqa: E402
-from essence.lessons.selectors import FAITHFUL_COLUMNS, faithful_run, faithful_table  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from essence.data import load  # noqa: E402
+from essence.lessons.selectors import FAITHFUL_COLUMNS, faithful_run  # noqa: E402
+
+COLUMNS = ["dataset", "k", "seed", *FAITHFUL_COLUMNS, "gp_lambda", "pool minus target (pp)", "kmeans choice",
+           "tinybench choice", "random choice"]
+META = {"title": "K-Means and tinyBenchmarks in their paper's setting (pool accuracy) and in ours (target)",
+        "command": ".venv/bin/python benchmarks/faithful.py", "order": 20,
+        "caption": "Held-out test models of each seed's split; metabench pools (pre-selected items). pool: MAE in pp "
+                   "against the test models' accuracy on the pool; target: RMSE in pp against the whole-benchmark "
+                   "score. Reconstructors chosen by CV among the comparison sweep's basic kinds."}
+
+
+def table(datasets, ks, seeds, out=None) -> pd.DataFrame:
+    """One row per (dataset, k, seed), :data:`COLUMNS`, numbers rounded to 3 decimals."""
+    recs = [faithful_run(load(name), k, s, cache_dir=out) for name in datasets for k in ks for s in seeds]
+    return pd.DataFrame(recs)[COLUMNS].round(3)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--datasets", nargs="+", default=list(METABENCH))
+    ap.add_argument("--datasets", nargs="+", default=["arc", "gsm8k"])
     ap.add_argument("--k", nargs="+", type=int, default=[50, 100])
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    ap.add_argument("--out", default="build/faithful", help="cache folder of per-run JSON")
+    ap.add_argument("--out", default=str(ROOT / "build" / "faithful"), help="cache folder of per-run JSON")
+    ap.add_argument("--csv", default=str(ROOT / "results" / "faithful.csv"), help='"" prints only')
     args = ap.parse_args(argv)
-    print(f"note: {POOL_CAVEAT}\nMAE against the pool accuracy and RMSE against the target, pp, held-out test "
-          f"models, mean over seeds {args.seeds}")
-    recs = []
-    for k in args.k:
-        for name in args.datasets:
-            t0 = time.time()
-            data = load(name)
-            recs += [faithful_run(data, k, s, cache_dir=args.out) for s in args.seeds]
-            print(f"  {name} k={k} ({time.time() - t0:.0f} s)", file=sys.stderr, flush=True)
-    tab = faithful_table(recs)
-    print("| dataset | k | " + " | ".join(FAITHFUL_COLUMNS) + " | gp lambda | mean abs(pool - target) |")
-    print("|---|---|" + "---|" * (len(FAITHFUL_COLUMNS) + 2))
-    for (name, k), row in tab.iterrows():
-        cells = " | ".join(f"{row[c]:.2f}" for c in FAITHFUL_COLUMNS)
-        print(f"| {name} | {k} | {cells} | {row['gp_lambda']:.2f} | {row['pool minus target (pp)']:.1f} |")
+    df = table(args.datasets, args.k, args.seeds, args.out)
+    print(df.to_string(index=False))
+    if args.csv:
+        df.to_csv(args.csv, index=False)
+        Path(args.csv).with_suffix(".json").write_text(json.dumps(META, indent=1) + "\n")
     return 0
 
 

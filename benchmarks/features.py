@@ -1,4 +1,14 @@
-"""Time SmolLM2 features on every shipped dataset with item texts, cold and warm; then warm the cache.
+"""Time SmolLM2 features on every shipped dataset with item texts, cold and warm; or write them as committed data.
+
+``--write-committed`` computes the hidden states and perplexities of every item text of the shipped datasets
+(those with texts) and writes them to ``data/features/<model>/<kind>/<dataset>.npz`` with
+``data/features/SHA256SUMS`` (essence.features.committed), the rows every notebook and method then reads
+instead of running SmolLM2. It goes through the local cache (resumable; rows already there are reused),
+or through a fresh temporary cache with ``--fresh`` (everything from the model: about 40 CPU minutes):
+
+    .venv/bin/python benchmarks/features.py --write-committed [--fresh] [--datasets arc gsm8k]
+
+Without it, the timing below.
 
 Prints, per dataset: items, tokens, seconds to compute hidden states + perplexities from scratch
 (one forward pass gives both; the model is already in memory) and seconds to read them back from
@@ -12,13 +22,15 @@ in a temporary cache, or skipped with ``--skip-cached`` (then only its warm read
 
     .venv/bin/python benchmarks/features.py [--datasets gsm8k arc] [--batch-size 16] [--skip-cached]
 
-Timings depend on the machine and on what else runs on it (measured on 2 shared cores).
+Timings depend on the machine and on what else runs on it (measured on 2 shared cores). Both modes read no
+committed rows (``$ESSENCE_FEATURES_COMMITTED=off``): they run the model.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -31,9 +43,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+os.environ["ESSENCE_FEATURES_COMMITTED"] = "off"  # essence.features.committed.ENV: run the model, read no rows
+
 from essence.data import DATASETS, load  # noqa: E402
-from essence.features import lm  # noqa: E402
-from essence.features.cache import FeatureCache, cache_root  # noqa: E402
+from essence.features import committed, lm  # noqa: E402
+from essence.features.cache import FeatureCache, cache_root, text_key  # noqa: E402
 
 _LOAD_SNIPPET = """
 import json, resource, sys
@@ -54,9 +68,46 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def texts_of(names) -> dict[str, list[str]]:
+    """``{dataset: item texts}`` of the datasets among ``names`` that carry texts."""
+    out = {}
+    for name in names:
+        r = load(name)
+        if r.texts is None:
+            print(f"{name}: no item texts, skipped")
+            continue
+        out[name] = [str(t) for t in r.texts]
+    return out
+
+
+def write_committed(names, batch_size: int, fresh: bool) -> int:
+    """Compute (or read from the local cache) the features of every item text and write them as committed data."""
+    root = Path(__file__).resolve().parents[1] / "data" / "features"
+    data = texts_of(names)
+    with tempfile.TemporaryDirectory(prefix="essence-features-") as tmp:
+        for name, texts in data.items():
+            t0 = time.perf_counter()
+            hidden, ppl = lm.lm_features(texts, batch_size=batch_size, max_length=1024, progress=True,
+                                         cache=Path(tmp) if fresh else True)
+            keys = [text_key(t) for t in texts]
+            for kind, values in (("hidden_last_ml1024", hidden), ("ppl_ml1024", ppl)):
+                path = committed.write_committed(lm.MODEL_ID, kind, name, keys, values, root=root)
+                print(f"{name:14s} {kind:20s} {len(set(keys)):5d} rows  {path.stat().st_size / 1e6:6.2f} MB  "
+                      f"{path.relative_to(root.parents[1])}", flush=True)
+            print(f"{name}: {time.perf_counter() - t0:.0f} s", flush=True)
+    total = sum(p.stat().st_size for p in root.rglob("*.npz"))
+    print(f"total {total / 1e6:.2f} MB under {root.relative_to(root.parents[1])}; checksums in "
+          f"{(root / committed.SUMS).relative_to(root.parents[1])}")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", nargs="*", default=None, help="default: every shipped dataset with texts")
+    ap.add_argument("--write-committed", action="store_true",
+                    help="write data/features/ (the committed rows) and its SHA256SUMS instead of timing")
+    ap.add_argument("--fresh", action="store_true",
+                    help="with --write-committed: compute every row from the model (a fresh temporary cache)")
     ap.add_argument("--batch-size", type=int, default=16)
     ap.add_argument("--max-length", type=int, default=1024)
     ap.add_argument("--skip-cached", action="store_true",
@@ -65,13 +116,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     names = args.datasets or list(DATASETS)
-    data = {}
-    for name in names:
-        r = load(name)
-        if r.texts is None:
-            print(f"{name}: no item texts, skipped")
-            continue
-        data[name] = [str(t) for t in r.texts]
+    if args.write_committed:
+        return write_committed(names, args.batch_size, args.fresh)
+    data = texts_of(names)
 
     lm.load_model(progress=True)  # make sure the converted copy exists before timing loads
     if not args.skip_load_timing:

@@ -89,15 +89,20 @@ def test_selector_figures(small):
     import matplotlib
 
     matplotlib.use("Agg")
-    from essence.lessons.plots.selectors import plot_guide, plot_herding_mmd, plot_toy_choices
+    from essence.lessons.plots.selectors import plot_guide, plot_herding_mmd, plot_ppl_strata, plot_toy_choices
 
     toy = toy_matrix(small, 6, 8, seed=0)
     w = np.zeros(8)
     w[[1, 4]] = [5.0, 3.0]
-    fig = plot_toy_choices(toy.responses, {"weights": w, "positions": np.array([0, 2])})
-    assert len(fig.axes) == 2
+    fig = plot_toy_choices(toy.responses, {"weights": w, "positions": np.array([0, 2])}, "arc")
+    assert len(fig.axes) == 2 and "arc *" in fig.axes[0].get_title()
+    assert any("pre-selected" in t.get_text() for t in fig.texts)  # the metabench pool caveat
     fig = plot_herding_mmd(np.linspace(1, 0.1, 10), np.ones((3, 10)))
-    assert fig.axes[0].get_xscale() == "log"
+    assert fig.axes[0].get_xscale() == "log" and not fig.texts
+    ppl = np.array([2.0, 3.0, 5.0, 8.0, 13.0, 21.0])
+    fig = plot_ppl_strata(ppl, np.linspace(0, 100, 6), np.array([0, 0, 1, 1, 2, 2]), [1, 4], "gsm8k")
+    edges = [ln.get_xdata()[0] for ln in fig.axes[0].lines]
+    np.testing.assert_allclose(edges, [np.sqrt(15), np.sqrt(104)])  # between the bins, geometric midpoints
     import pandas as pd
 
     guide = pd.DataFrame({"ratio to random": [1.0, 0.8, "refused"]},

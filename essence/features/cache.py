@@ -4,6 +4,10 @@ Features are keyed by the feature model's id, the kind of feature and the SHA-25
 seen once is never recomputed. Shards are ``.npz`` files written atomically.
 
 Location: ``$ESSENCE_CACHE`` if set; else ``.cache/`` in the project checkout; else ``~/.cache/essence``.
+
+Rows committed as data (:mod:`essence.features.committed`, ``data/features/``) are read first, after their
+checksums are verified, and take precedence over the cache's own rows of the same text: a fresh clone and a
+warm checkout see the same features.
 """
 
 from __future__ import annotations
@@ -41,11 +45,14 @@ class FeatureCache:
 
     ``get(texts)`` returns ``(values, missing)``: ``values`` ``(n, *feature_shape)`` (rows of missing
     texts are zero) or None when nothing is cached, and ``missing`` ``(n,)`` bool. ``put(texts, values)``
-    stores new rows.
+    stores new rows. ``committed``: read the committed rows of ``(model_id, kind)``
+    (:func:`essence.features.committed.committed_rows`) before the cache's own; InputError when a committed
+    file's checksum differs.
     """
 
-    def __init__(self, model_id: str, kind: str, root: Path | None = None):
+    def __init__(self, model_id: str, kind: str, root: Path | None = None, committed: bool = True):
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", model_id)
+        self.model_id, self.kind, self.committed = model_id, kind, bool(committed)
         self.dir = Path(root or cache_root()) / "features" / safe / kind
         self._index: dict[str, np.ndarray] | None = None
 
@@ -60,6 +67,10 @@ class FeatureCache:
                                 index[k] = v
                     except Exception:  # a foreign or damaged file: ignore it, recompute what it held
                         continue
+            if self.committed:
+                from .committed import committed_rows
+
+                index.update(committed_rows(self.model_id, self.kind))
             self._index = index
         return self._index
 

@@ -1,11 +1,6 @@
-"""Analysis helpers behind notebook 06 (IRT): item curves, information, MetaBench's bins, and a test of why
-IRT loses to random items on GSM8K.
-
-The 2PL model, its fit and the selection rule live in :mod:`essence.features.irt` and
-:mod:`essence.methods.irt`; nothing here changes what they choose. Abilities ``theta`` are on the
-standardised scale of :func:`essence.features.irt.fit_2pl` (training models: mean 0, sd 1), full scores and
-errors in percentage points (pp). Test models are passed separately and only measure.
-"""
+"""Helpers behind notebook 06 (IRT) and ``benchmarks/irt_hypothesis.py``: information, MetaBench's bins and
+variants of its rule. Abilities on the standardised scale of :func:`essence.features.irt.fit_2pl`; scores and
+errors in pp."""
 
 from __future__ import annotations
 
@@ -71,14 +66,9 @@ def bin_table(theta, a, b, k: int, curve: Table1D | None = None):
 
 
 def select_at_score_levels(a, b, curve: Table1D, y_range, k: int) -> np.ndarray:
-    """A variant of MetaBench's rule that spends one item per *full-score level* instead of per model quantile.
-
-    ``k`` full-score levels evenly spaced inside ``y_range = (low, high)`` pp (the ends excluded); each level
-    is mapped to the lowest ability at which ``curve`` (full score against ability, :func:`full_score_curve`)
-    reaches it, and takes the not-yet-chosen item with the largest Fisher information there (ties: lowest
-    index). Where many models sit at the floor, MetaBench's bins crowd there; these levels do not.
-    Returns ``(k,)`` distinct item positions. ``a``, ``b`` ``(n_items,)``.
-    """
+    """``(k,)`` distinct items, one per full-score level: ``k`` levels evenly inside ``y_range`` (pp, ends
+    excluded), each mapped to the lowest ability where ``curve`` reaches it, taking the untaken item of largest
+    Fisher information there (ties: lowest index). ``a``, ``b`` ``(n_items,)``."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     if not 1 <= int(k) <= a.size:
@@ -100,20 +90,15 @@ def select_at_score_levels(a, b, curve: Table1D, y_range, k: int) -> np.ndarray:
     return np.asarray(chosen, dtype=np.intp)
 
 
-def hypothesis_runs(data, k: int, split_seeds, n_random: int = 10, floor: float = 5.0, progress: bool = False):
-    """Test RMSE of three ways to choose ``k`` items, each reconstructed by the same GAM on the subset mean.
-
-    For every split seed ``s`` (:func:`essence.data.split_models`): the 2PL fit of the ``irt`` method
-    (:func:`essence.features.irt.fit_item_params` with seed ``s``: the cached fit the sweep uses), the training
-    abilities, then
-    ``irt``: MetaBench's rule (:func:`select_by_information`); ``above_floor_bins``: the same rule with bins
-    over the training models whose full score is at least ``floor`` only (no item is spent at the floor);
-    ``score_levels``: :func:`select_at_score_levels`
-    over the training full scores' range; ``random``: ``n_random`` uniform draws. Each subset gets a
-    :class:`~essence.reconstructors.simple.GAMReconstructor` fitted on training + validation models and is measured on
-    the test models: overall, on those whose full score is below ``floor`` pp and on the rest.
-    Returns a DataFrame: ``split_seed, selection, draw, rmse, rmse_floor, rmse_above, n_test_floor,
-    floor_bins`` (for ``irt``: how many of its ``k`` bins have a median training full score below ``floor``).
+def hypothesis_runs(data, k: int, split_seeds, n_random: int = 10, floor: float = 5.0, progress: bool = False,
+                    fit_settings: dict | None = None):
+    """Test RMSE (pp) of ``k`` items chosen four ways, each read by the same GAM on the subset mean (fitted on
+    training + validation models), per split seed (the ``irt`` method's 2PL fit of that split): ``irt``
+    (MetaBench's rule), ``above_floor_bins`` (bins over training models scoring >= ``floor`` only),
+    ``score_levels`` (:func:`select_at_score_levels`), ``random`` (``n_random`` draws of ``default_rng(s)``).
+    Columns ``split_seed, selection, draw, rmse, rmse_floor, rmse_above`` (test models below / at or above
+    ``floor``), ``n_test_floor``, ``floor_bins`` (irt: bins whose median training score is below ``floor``).
+    ``fit_settings``: 2PL fit settings other than the defaults (``epochs``, ``max_models``, ...).
     """
     import pandas as pd
 
@@ -123,7 +108,7 @@ def hypothesis_runs(data, k: int, split_seeds, n_random: int = 10, floor: float 
     for s in split_seeds:
         sp = split_models(data, seed=int(s))
         train = data.subset(models=sp.train)
-        params, Rb, _ = fit_item_params(train, method="irt", seed=int(s), progress=progress)
+        params, Rb, _ = fit_item_params(train, method="irt", seed=int(s), progress=progress, **(fit_settings or {}))
         theta = estimate_ability(Rb, params.a, params.b)
         curve = full_score_curve(np.clip(theta, -THETA_MAX, THETA_MAX), train.target)
         fit = np.r_[sp.train, sp.val]

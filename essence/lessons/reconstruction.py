@@ -1,12 +1,7 @@
-"""Analysis helpers behind notebook 05 (reconstruction and intervals): from a subset's results to a full score.
-
-The reconstructors themselves live in :mod:`essence.reconstructors.simple` and the interval in
-:mod:`essence.reconstructors.intervals`; nothing here changes what they compute. These functions run them side by side
-on random subsets so that a notebook can show where each one wins, and rebuild the interval the way
-:func:`essence.artifact.compressed.compress` does to measure its coverage. Conventions as everywhere in the
-package: responses ``(n_models, n_items)`` in [0, 1] with NaN for missing, scores and errors in
-percentage points (pp), every draw takes a ``seed``. Test models are passed separately and only measure.
-"""
+"""Helpers behind notebook 05 and ``benchmarks/reconstruction.py``: the reconstructors of
+:mod:`essence.reconstructors.simple` side by side on random subsets, and the interval rebuilt as ``compress``
+builds it. Responses ``(n_models, n_items)`` in [0, 1] (NaN missing), scores and errors in pp; test models
+only measure."""
 
 from __future__ import annotations
 
@@ -52,15 +47,12 @@ def _check(R, y, what: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def error_grid(R_train, y_train, R_test, y_test, ks, n_trains, names=None, n_draws: int = 5, seed=0):
-    """Test RMSE of every ladder reconstructor on random subsets, over budgets and training-set sizes.
+    """Test RMSE (pp) of the ``names`` reconstructors (None: the ladder) on random subsets.
 
-    For each ``k`` in ``ks``, each ``n`` in ``n_trains`` (capped at the available training models; a value
-    above them is skipped) and each of ``n_draws`` draws: ``k`` items drawn uniformly and ``n`` training
-    models drawn uniformly (the same draw for every reconstructor); each reconstructor of ``names`` is fitted
-    on those models and measured on the test models ``R_test`` ``(n_test, n_items)``, ``y_test`` pp.
-    ``R_train`` ``(n_train, n_items)``, ``y_train`` ``(n_train,)`` pp. A fit that fails (too few models for
-    its folds) is a row with NaN RMSE. Returns a DataFrame with columns ``k, n_train, draw, reconstructor,
-    rmse`` (pp).
+    For each ``k`` of ``ks``, ``n`` of ``n_trains`` (skipped above the training models) and draw: ``k`` items
+    and ``n`` training models drawn uniformly with ``default_rng([seed, k, n])`` (so a slice of the grid
+    redraws the same subsets), every reconstructor fitted on them and measured on ``R_test``, ``y_test``.
+    A failed fit is NaN. Columns ``k, n_train, draw, reconstructor, rmse``.
     """
     import pandas as pd
 
@@ -69,7 +61,6 @@ def error_grid(R_train, y_train, R_test, y_test, ks, n_trains, names=None, n_dra
     if R_train.shape[1] != R_test.shape[1]:
         raise InputError(f"training ({R_train.shape[1]}) and test ({R_test.shape[1]}) models must share the items")
     makers = ladder_makers(names)
-    rng = np.random.default_rng(seed)
     rows = []
     for k in ks:
         if not 1 <= int(k) <= R_train.shape[1]:
@@ -77,6 +68,7 @@ def error_grid(R_train, y_train, R_test, y_test, ks, n_trains, names=None, n_dra
         for n in n_trains:
             if int(n) > R_train.shape[0]:
                 continue
+            rng = np.random.default_rng([int(seed), int(k), int(n)])
             for d in range(int(n_draws)):
                 S = np.sort(rng.choice(R_train.shape[1], size=int(k), replace=False))
                 M = np.sort(rng.choice(R_train.shape[0], size=int(n), replace=False))
@@ -91,16 +83,10 @@ def error_grid(R_train, y_train, R_test, y_test, ks, n_trains, names=None, n_dra
 
 
 def interval_for_subset(R, y, split, items, candidates: dict, level: float = 0.9, seed: int = 0) -> dict:
-    """A subset's reconstructor and 90% interval built as :func:`essence.artifact.compressed.compress` builds them.
-
-    ``R`` ``(n_models, n_items)``, ``y`` ``(n_models,)`` pp, ``split`` (train, val, test index arrays),
-    ``items`` ``(k,)`` positions, ``candidates`` ``{label: factory}``. The reconstructor is chosen by 5-fold
-    CV over training + validation models and refitted on all of them (:func:`essence.reconstructors.choose.choose_by_cv`);
-    its cross-fitted predictions give the residual scale (training part) and the conformal calibration
-    (validation part, joined by the training part when too few); the test models are predicted once.
-    Returns ``{"choice", "interval" (fitted IntervalModel), "y_test", "estimate", "lower", "upper" (each
-    (n_test,) pp), "coverage" (share of test models inside), "width" (mean upper - lower, pp),
-    "test_rmse" (pp)}``.
+    """A subset's reconstructor (5-fold CV over training + validation models among ``candidates``
+    ``{label: factory}``) and its interval, built as ``compress`` builds them; ``split`` (train, val, test),
+    ``items`` ``(k,)``. Returns ``choice``, ``interval`` (fitted IntervalModel), ``y_test``, ``estimate``,
+    ``lower``, ``upper`` (``(n_test,)`` pp), ``coverage`` (0-1), ``width`` (mean, pp), ``test_rmse`` (pp).
     """
     R, y = _check(R, y, "R, y")
     S = np.asarray(items, dtype=np.intp)
@@ -118,27 +104,23 @@ def interval_for_subset(R, y, split, items, candidates: dict, level: float = 0.9
 
 def coverage_table(datasets: dict, k: int, split_seeds, n_draws: int = 2, candidates=None, level: float = 0.9,
                    seed: int = 0):
-    """Coverage of the interval on test models, over datasets, splits and random subsets.
-
-    ``datasets`` maps a name to a :class:`~essence.data.Responses`; each is split with
-    :func:`essence.data.split_models` for every seed of ``split_seeds``; ``n_draws`` random ``k``-subsets
-    per split (``min(k, n_items)`` items) go through :func:`interval_for_subset` with ``candidates``
-    (default: ``line``, ``mean_ridge`` and ``gam`` of the ladder). Returns a DataFrame, one row per
-    dataset, split seed and draw: ``dataset, split_seed, draw, choice, n_test, covered`` (test models
-    inside), ``coverage`` (0-1), ``width`` (mean, pp), ``test_rmse`` (pp), ``q`` and ``calibration``.
+    """:func:`interval_for_subset` on ``n_draws`` random ``min(k, n_items)``-subsets (``default_rng([seed,
+    split seed, draw])``) of each split of each ``{name: Responses}``; ``candidates`` default ``line``,
+    ``mean_ridge``, ``gam``. One row per (dataset, split_seed, draw): ``choice, n_test, covered, coverage, width,
+    test_rmse, q, calibration``.
     """
     import pandas as pd
 
     from ..data import split_models
 
     cands = ladder_makers(["line", "mean_ridge", "gam"]) if candidates is None else dict(candidates)
-    rng = np.random.default_rng(seed)
     rows = []
     for name, data in datasets.items():
         kk = min(int(k), data.n_items)
         for s in split_seeds:
             split = split_models(data, seed=int(s))
             for d in range(int(n_draws)):
+                rng = np.random.default_rng([int(seed), int(s), d])
                 S = np.sort(rng.choice(data.n_items, size=kk, replace=False))
                 out = interval_for_subset(data.responses, data.target, split, S, cands, level, seed=int(s))
                 inside = (out["y_test"] >= out["lower"]) & (out["y_test"] <= out["upper"])
@@ -150,23 +132,11 @@ def coverage_table(datasets: dict, k: int, split_seeds, n_draws: int = 2, candid
 
 
 def suite_reconstruction(suite, k_each: int, seed: int = 0, reconstructors="basic", level: float = 0.9):
-    """Every member of a suite reconstructed from its own random items and from the same items of *every* member.
-
-    ``suite`` an :class:`essence.suite.Suite`; its shared models are split as ``benchmarks/suite.py`` splits
-    them (:func:`essence.suite.study.suite_split`, seed ``seed``: 20% test, 10% validation). ``k_each``
-    random items are drawn per member (seeded). Two readings per member, both fitted on training +
-    validation models and measured on the test models:
-
-    * ``own``: the member's own ``k_each`` items, its reconstructor and interval built as a separate
-      artifact builds them (:func:`interval_for_subset`; CV among ``line``, ``mean_ridge``, ``ridge`` and
-      ``ridge_gam``);
-    * ``all``: all ``k_each x members`` items, as a suite artifact reads them
-      (:func:`essence.suite.artifact.fit_members` with ``reconstructors``: ``"basic"``, CV among ridge,
-      ridge + GAM and mean_ridge, or ``"default"``, the suite's greedy ensemble).
-
-    The suite mean (``benchmark == "mean"``) is the mean of the member estimates, with the interval each
-    reading calibrates for it. Returns a DataFrame, one row per reading x member (and ``mean``):
-    ``reading, benchmark, items, choice, rmse (pp), coverage (0-1), width (pp)``.
+    """Each member of ``suite`` (split by :func:`essence.suite.study.suite_split`) reconstructed from its own
+    ``k_each`` random items (``own``: :func:`interval_for_subset`, CV among line, mean_ridge, ridge, ridge_gam)
+    and from all members' items (``all``: :func:`essence.suite.artifact.fit_members` with ``reconstructors``).
+    Rows per reading x member and ``mean`` (the mean of the member estimates): ``reading, benchmark, items,
+    choice, rmse`` (pp), ``coverage`` (0-1), ``width`` (pp).
     """
     import pandas as pd
 

@@ -1,22 +1,14 @@
-"""Analysis helpers behind notebook 07 (the other selectors) and ``benchmarks/faithful.py``.
+"""Helpers behind notebook 07 (the other selectors), ``benchmarks/faithful.py`` and ``benchmarks/other_selectors.py``.
 
-Small functions over :class:`~essence.data.Responses`; the selectors themselves live in
-:mod:`essence.methods` and nothing here changes what they choose. Errors are in percentage points (pp)
-and are measured on the held-out **test** models of :func:`essence.data.split_models` only: the
-selectors see training and validation models, never the test ones.
-
-* :func:`toy_matrix`: a hand-sized piece of a real dataset (e.g. 8 models x 12 items) for the toy examples;
-* :func:`faithful_run`: tinyBenchmarks' and K-Means' estimators in the paper's setting (error against the
-  pool's own accuracy) and in ours (error against the whole-benchmark target);
-* :func:`selector_runs`: each selector at one budget on held-out models, with its fit time in seconds (kept in the runs, not shown: it depends on the machine);
-* :func:`decision_guide`: the "which method when" table from those runs and the methods' cards.
+Errors in pp on the held-out test models of :func:`essence.data.split_models`; the selectors see training and
+validation models only, and fit their reconstructors with ``predictors="basic"`` (the comparison sweep's
+setting: the method's own kinds plus the line and shrinkage ones).
 """
 
 from __future__ import annotations
 
 import inspect
 import json
-import time
 import warnings
 from pathlib import Path
 
@@ -28,21 +20,15 @@ from ..sweep.signatures import code_version
 __all__ = ["toy_matrix", "FAITHFUL_COLUMNS", "faithful_run", "faithful_table", "selector_runs",
            "decision_guide"]
 
-#: The figures of :func:`faithful_run`: MAE (pp) against the test models' pool accuracy (the paper's
-#: quantity) and RMSE (pp) against their whole-benchmark target (ours).
+#: :func:`faithful_run`'s figures: MAE (pp) against the pool accuracy, RMSE (pp) against the target
 FAITHFUL_COLUMNS = ("pool: random mean", "pool: anchor mean", "pool: p-IRT", "pool: gp-IRT",
                     "target: random+line", "target: random (CV)", "target: anchor mean", "target: gp-IRT",
                     "target: kmeans (CV)", "target: tinybench (CV)")
 
 
 def toy_matrix(data, n_models: int = 8, n_items: int = 12, seed: int = 0):
-    """A hand-sized :class:`~essence.data.Responses` cut from ``data``: ``n_models`` x ``n_items``.
-
-    Models: one from each of ``n_models`` equal-count strata of the target (the lowest-positioned model of
-    each stratum after a seeded shuffle), so weak and strong models are both there, sorted by target.
-    Items: ``n_items`` drawn (seeded) among the items on which those models disagree (not all equal) and
-    have no missing cell, sorted by position. Same seed, same matrix. InputError when there are too few.
-    """
+    """``n_models`` x ``n_items`` of ``data``: one model per equal-count target stratum (sorted by target),
+    items drawn (seeded) among those the models disagree on with no missing cell. InputError when too few."""
     R = np.asarray(data.responses, dtype=np.float64)
     if not 2 <= n_models <= data.n_models:
         raise InputError(f"n_models: {n_models} must be between 2 and the {data.n_models} models")
@@ -67,22 +53,13 @@ def _split_parts(data, seed: int):
 
 
 def faithful_run(data, k: int, seed: int = 0, cache_dir=None, tinybench_params=None) -> dict:
-    """tinyBenchmarks' and K-Means' estimators on held-out test models, in the paper's setting and ours.
+    """tinyBenchmarks' and K-Means' estimators at budget ``k`` on the test models of split ``seed``.
 
-    The split is :func:`essence.data.split_models` (``seed``); ``kmeans`` and ``tinybench`` choose ``k``
-    anchors (the same ones: same K-Means, same seed) on training + validation models. Returns a dict with
-    every :data:`FAITHFUL_COLUMNS` entry (pp):
-
-    * ``pool: ...`` MAE against each test model's accuracy on the pool (the quantity tinyBenchmarks
-      estimates and reports): the plain mean of ``k`` random items, the cluster-weighted anchor mean,
-      p-IRT and gp-IRT (``lambda`` set on validation models);
-    * ``target: ...`` RMSE against the whole-benchmark target: random items + a least-squares line, the
-      ``random`` method (its reconstructor chosen by CV), the anchor mean and gp-IRT as they are, and the
-      ``kmeans`` / ``tinybench`` methods with their CV-chosen reconstructors;
-
-    plus the choices, ``gp_lambda`` and sizes. With ``cache_dir`` the dict is stored there as JSON and read
-    back on the next call with the same dataset, ``k`` and ``seed``. ``tinybench_params``: extra
-    :class:`~essence.methods.tinybench.TinyBenchSelector` parameters (e.g. fewer IRT epochs in tests).
+    Returns every :data:`FAITHFUL_COLUMNS` entry (pp): ``pool: ...`` MAE against each test model's pool
+    accuracy (the paper's quantity: random items' mean, anchor-weighted mean, p-IRT, gp-IRT), ``target: ...``
+    RMSE against the whole-benchmark target (random + line, the methods with their CV-chosen reconstructors,
+    the anchor mean and gp-IRT uncalibrated), plus choices, ``gp_lambda`` and sizes. ``cache_dir``: the dict
+    is stored there as JSON and read back. ``tinybench_params``: extra TinyBenchSelector parameters.
     """
     path = None if cache_dir is None else Path(cache_dir) / f"{data.name}_k{k}_s{seed}.json"
     if path is not None and path.exists():
@@ -103,10 +80,10 @@ def faithful_run(data, k: int, seed: int = 0, cache_dir=None, tinybench_params=N
     pool_te = 100 * np.nanmean(R[te], axis=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        rs = RandomSelector(k, seed=seed, progress=False).fit(tr, va)
-        km = KMeansSelector(k, seed=seed, progress=False).fit(tr, va)
+        rs = RandomSelector(k, seed=seed, progress=False).fit(tr, va, predictors="basic")
+        km = KMeansSelector(k, seed=seed, progress=False).fit(tr, va, predictors="basic")
         tb = TinyBenchSelector(k, seed=seed, progress=False,
-                               **TinyBenchSelector.route_params(tinybench_params or {})).fit(tr, va)
+                               **TinyBenchSelector.route_params(tinybench_params or {})).fit(tr, va, predictors="basic")
     line = LineReconstructor().fit(R[nv][:, rs.items_], y[nv])
     A, P = gpirt_components(R[te][:, tb.items_], tb.params_, tb.items_, tb.weights_, tb.irt.binarize, tb.irt.prior_sd)
     A, P = 100 * A, 100 * P
@@ -134,8 +111,8 @@ def faithful_run(data, k: int, seed: int = 0, cache_dir=None, tinybench_params=N
 
 
 def faithful_table(records):
-    """Mean over seeds of :func:`faithful_run` records: a DataFrame indexed by (dataset, k), columns
-    :data:`FAITHFUL_COLUMNS` plus ``gp_lambda``, ``pool minus target (pp)`` and ``seeds``."""
+    """Mean over seeds of :func:`faithful_run` records, indexed by (dataset, k): :data:`FAITHFUL_COLUMNS`,
+    ``gp_lambda``, ``pool minus target (pp)``, ``seeds``."""
     import pandas as pd
 
     df = pd.DataFrame(list(records))
@@ -148,14 +125,11 @@ def faithful_table(records):
 
 
 def selector_runs(data, methods, k: int, seeds=(0,), cache_dir=None, params=None):
-    """Each method in ``methods`` at budget ``k`` on the held-out test models of each seed's split.
+    """``random`` and each of ``methods`` at budget ``k`` on the test models of each seed's split.
 
-    Returns a DataFrame, one row per (method, seed): ``rmse`` (pp, test models), ``random_rmse`` (the
-    ``random`` method on the same split and seed), ``ratio`` = rmse / random_rmse, ``seconds`` (wall time of
-    ``fit``: choosing the items and the reconstructor; a warm feature cache for Herding and PPL),
-    ``choice`` (the reconstructor) or ``refused`` (the method's one-line refusal). ``params``: optional
-    ``{method: {param: value}}``. With ``cache_dir`` each run is stored as JSON and reused while the method's
-    code is the same (:func:`essence.sweep.signatures.code_version`).
+    One row per (method, seed): ``rmse`` (pp), ``random_rmse`` (same seed), ``ratio``, ``choice`` (the
+    reconstructor) or ``refused`` (the refusal's first line). ``params``: ``{method: {param: value}}``.
+    ``cache_dir``: each run stored as JSON, reused while :func:`~essence.sweep.signatures.code_version` is equal.
     """
     import pandas as pd
 
@@ -176,15 +150,13 @@ def selector_runs(data, methods, k: int, seeds=(0,), cache_dir=None, params=None
                     rows.append(cached)
                     continue
             row = {"method": name, "seed": int(seed), "dataset": data.name, "k": int(k), "code": code_version(name)}
-            t0 = time.perf_counter()
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    sel = make_method(name, k=k, seed=seed, progress=False, **params.get(name, {})).fit(tr, va)
+                    sel = make_method(name, k=k, seed=seed, progress=False, **params.get(name, {})).fit(tr, va, predictors="basic")
             except (ValueError, RuntimeError) as exc:
                 row["refused"] = str(exc).splitlines()[0][:200]
             else:
-                row["seconds"] = time.perf_counter() - t0
                 row["rmse"] = rmse(te.target, sel.reconstructor_.predict(te.responses[:, sel.items_]))
                 row["choice"] = sel.reconstructor_choice_
             if path is not None:
@@ -199,14 +171,9 @@ def selector_runs(data, methods, k: int, seeds=(0,), cache_dir=None, params=None
 
 
 def decision_guide(runs):
-    """The "which method when" table from :func:`selector_runs` output.
-
-    One row per method: what it reads to choose (``signal``: item texts, model results or nothing), the
-    GPU note of its card, the fewest training models it accepts (its ``min_models`` parameter where it has
-    one, else "any"), what has to exist before it can choose (its card's ``prior_cost``), the ratio of its
-    test RMSE to random's (geometric mean over seeds, :func:`essence.data.metrics.ratio_to_random`)
-    and its reconstructor choices. Refusing methods show the refusal.
-    """
+    """One row per method of :func:`selector_runs` output: what it reads, its card's GPU note and
+    ``prior_cost``, its ``min_models``, the ratio of its RMSE to random's (geometric mean over seeds) and its
+    reconstructor choices; ``refused`` where every run refused."""
     import pandas as pd
 
     from ..methods import get_method

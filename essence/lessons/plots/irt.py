@@ -1,11 +1,10 @@
-"""Figures of notebook 06 (IRT): item curves and information, MetaBench's ability bins, the GSM8K test.
-
-All text is at least 9 pt. Each function returns its Figure.
-"""
+"""Figures of notebook 06 (IRT): item curves and information, MetaBench's ability bins, the GSM8K test."""
 
 from __future__ import annotations
 
 import numpy as np
+
+from .style import caveat_note
 
 __all__ = ["plot_item_curves", "plot_bins", "plot_hypothesis"]
 
@@ -13,12 +12,8 @@ _SEL_COLORS = {"irt": "#8c564b", "above_floor_bins": "#bcbd22", "score_levels": 
 
 
 def plot_item_curves(theta, P, info, labels, test_info: dict | None = None):
-    """Item characteristic curves and item information, and optionally test information.
-
-    ``theta`` ``(g,)`` ability grid; ``P``, ``info`` ``(g, m)`` success probability and Fisher information of
-    ``m`` items; ``labels`` ``(m,)`` legend entries; ``test_info`` maps a label to a ``(g,)`` test information
-    curve (a third panel).
-    """
+    """Curves ``P`` and information ``info`` ``(g, m)`` of ``m`` items (``labels``) on the grid ``theta`` ``(g,)``;
+    ``test_info`` {label: ``(g,)``} in a third panel."""
     import matplotlib.pyplot as plt
 
     n = 3 if test_info else 2
@@ -39,11 +34,8 @@ def plot_item_curves(theta, P, info, labels, test_info: dict | None = None):
 
 
 def plot_bins(theta, y, curve, table, floor: float, title: str = ""):
-    """Full score against ability of the training models, MetaBench's bins and the items they take.
-
-    ``theta``, ``y`` ``(n_models,)``; ``curve`` a :class:`~essence.reconstructors.tables.Table1D` (full score vs ability);
-    ``table`` :func:`essence.lessons.irt.bin_table` output (bin edges and chosen items' ``b``); ``floor`` pp.
-    """
+    """Full score ``y`` against ability ``theta`` ``(n_models,)``, ``curve`` (Table1D), the bins and items of
+    ``table`` (:func:`essence.lessons.irt.bin_table`), the floor (pp) shaded."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8.0, 4.6))
@@ -66,10 +58,7 @@ def plot_bins(theta, y, curve, table, floor: float, title: str = ""):
 
 
 def plot_hypothesis(df, title: str = ""):
-    """Test RMSE by selection for each split: overall, floor and above-floor test models.
-
-    ``df`` :func:`essence.lessons.irt.hypothesis_runs` output; random draws as mean ± sd.
-    """
+    """Test RMSE per split and selection of :func:`essence.lessons.irt.hypothesis_runs` output (random: mean ± sd)."""
     import matplotlib.pyplot as plt
 
     cols = [("rmse", "all test models"), ("rmse_floor", "test models at the floor"),
@@ -95,9 +84,7 @@ def plot_hypothesis(df, title: str = ""):
 
 
 def _star_note(fig, title: str) -> None:
-    """The metabench pool caveat (9 pt) under a figure whose title is starred."""
     if "*" in title:
         from ...data import POOL_CAVEAT
 
-        fig.text(0.01, -0.02, f"* {POOL_CAVEAT}.", fontsize=9, style="italic", ha="left", va="top", color="#444444",
-                 wrap=True)
+        caveat_note(fig, f"* {POOL_CAVEAT}")

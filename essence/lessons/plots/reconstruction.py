@@ -1,7 +1,4 @@
-"""Figures of notebook 05 (reconstruction and intervals): fitted curves, error against models and k, intervals.
-
-All text is at least 9 pt (the style's defaults are larger). Each function returns its Figure.
-"""
+"""Figures of notebook 05 (reconstruction and intervals); each function returns its Figure."""
 
 from __future__ import annotations
 
@@ -9,17 +6,17 @@ import numpy as np
 
 __all__ = ["RECON_COLORS", "plot_subset_fits", "plot_error_grid", "plot_intervals", "interval_order"]
 
-#: one colour per reconstructor of :data:`essence.lessons.reconstruction.LADDER`
-RECON_COLORS = {"mean": "#999999", "line": "#1f77b4", "mean_ridge": "#17becf", "gam": "#d62728",
+#: one colour, marker and line style per reconstructor of :data:`essence.lessons.reconstruction.LADDER`, so that
+#: curves that coincide stay told apart
+RECON_COLORS = {"mean": "#7f7f7f", "line": "#1f77b4", "mean_ridge": "#17becf", "gam": "#d62728",
                 "ridge": "#2ca02c", "ridge_gam": "#9467bd"}
+_STYLE = {"mean": ("o", ":"), "line": ("s", "-"), "mean_ridge": ("D", "--"), "gam": ("^", "-"),
+          "ridge": ("v", "-."), "ridge_gam": ("P", "--")}
 
 
 def plot_subset_fits(m, y, curves: dict, title: str = "", ax=None):
-    """Scatter of subset mean ``m`` (pp) against full score ``y`` (pp) of ``(n,)`` models, with curves.
-
-    ``curves`` maps a label to ``(grid (g,), values (g,))`` in pp, drawn in :data:`RECON_COLORS` when the
-    label is a ladder name.
-    """
+    """Subset mean ``m`` against full score ``y`` (pp) of ``(n,)`` models, with ``curves`` {label: (grid, values)}
+    (pp, clipped to the axes [0, 100])."""
     import matplotlib.pyplot as plt
 
     if ax is None:
@@ -28,7 +25,9 @@ def plot_subset_fits(m, y, curves: dict, title: str = "", ax=None):
         fig = ax.figure
     ax.scatter(m, y, s=6, alpha=0.35, color="#555555", label="training models", linewidths=0)
     for label, (gx, gv) in curves.items():
-        ax.plot(gx, gv, lw=2.2, color=RECON_COLORS.get(label), label=label)
+        ax.plot(gx, np.clip(gv, 0, 100), lw=2.2, color=RECON_COLORS.get(label), ls=_STYLE.get(label, "o-")[1],
+                label=label)
+    ax.set(xlim=(0, 100), ylim=(0, 100))
     ax.set_xlabel("score on the chosen items (pp)")
     ax.set_ylabel("full score (pp)")
     if title:
@@ -39,8 +38,8 @@ def plot_subset_fits(m, y, curves: dict, title: str = "", ax=None):
 
 
 def plot_error_grid(panels: dict, x: str, logx: bool = False, ylabel: str = "test RMSE (pp)"):
-    """One panel per entry of ``panels`` (title -> DataFrame of :func:`essence.lessons.reconstruction.error_grid`):
-    mean test RMSE over draws of each reconstructor against column ``x`` (``"n_train"`` or ``"k"``)."""
+    """One panel per ``{title: error_grid DataFrame}``: mean test RMSE over draws of each reconstructor against
+    column ``x`` (``"n_train"`` or ``"k"``), log y so that a reconstructor failing with few models stays inside."""
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(panels), figsize=(max(7.5, 5.6 * len(panels)), 4.4), squeeze=False)
@@ -48,15 +47,16 @@ def plot_error_grid(panels: dict, x: str, logx: bool = False, ylabel: str = "tes
         g = df.groupby(["reconstructor", x], sort=False)["rmse"].agg(["mean", "std"]).reset_index()
         for label in df["reconstructor"].unique():
             s = g[g["reconstructor"] == label].sort_values(x)
-            c = RECON_COLORS.get(label)
-            ax.plot(s[x], s["mean"], marker="o", ms=5, lw=1.8, color=c, label=label)
-        if logx:
-            ax.set_xscale("log")
-        ax.set_xlabel({"n_train": "training models", "k": "items k"}.get(x, x))
-        ax.set_ylabel(ylabel)
-        ax.set_title(title)
-        hi = np.nanpercentile(g["mean"], 90)
-        ax.set_ylim(0.0, hi * 1.3)  # a reconstructor that explodes with few models runs off the top
+            mk, ls = _STYLE.get(label, ("o", "-"))
+            ax.plot(s[x], s["mean"], marker=mk, ms=6, lw=1.6, ls=ls, color=RECON_COLORS.get(label), label=label,
+                    alpha=0.9)
+        lo, hi = 0.8 * np.nanmin(g["mean"]), 1.25 * np.nanmax(g["mean"])
+        ticks = [t for t in (1, 2, 3, 4, 6, 10, 15, 20, 30, 40, 60, 100) if lo <= t <= hi]
+        ax.set(xscale="log" if logx else "linear", yscale="log", ylim=(lo, hi))
+        ax.set_yticks(ticks, [f"{t:g}" for t in ticks], minor=False)
+        ax.set_yticks([], minor=True)
+        ax.set(xlabel={"n_train": "training models", "k": "items k"}.get(x, x), ylabel=ylabel + ", log scale",
+               title=title)
     axes[0][0].legend(fontsize=10)
     fig.tight_layout()
     _star_note(fig, panels)
@@ -73,16 +73,9 @@ def _star_note(fig, titles) -> None:
 
 
 def interval_order(estimate, y_true, decimals: int = 2) -> np.ndarray:
-    """The order in which :func:`plot_intervals` draws ``(n,)`` test models: by estimate (pp) rounded to
-    ``decimals`` places, ties broken by true score (pp), then by position (``np.lexsort`` is stable).
-
-    A plain ``argsort`` of the estimates lets float noise (which differs between CPUs) reorder models whose
-    estimates are tied, e.g. several clipped at the floor, so the figure would change from machine to machine.
-    Returns ``(n,)`` int indices.
-    """
-    est = np.round(np.asarray(estimate, dtype=float), decimals)
-    yt = np.asarray(y_true, dtype=float)
-    return np.lexsort((yt, est))
+    """``(n,)`` indices of the test models by estimate rounded to ``decimals`` (so that float noise cannot reorder
+    tied estimates), then true score, then position."""
+    return np.lexsort((np.asarray(y_true, dtype=float), np.round(np.asarray(estimate, dtype=float), decimals)))
 
 
 def plot_intervals(panels: dict, level: float = 0.9):
@@ -100,9 +93,7 @@ def plot_intervals(panels: dict, level: float = 0.9):
         ax.vlines(xs[inside], lo[inside], hi[inside], color="#bbbbbb", lw=1.2, label=f"{level:.0%} interval")
         ax.vlines(xs[~inside], lo[~inside], hi[~inside], color="#d62728", lw=1.6, label="misses the true score")
         ax.scatter(xs, yt, s=5 if yt.size > 60 else 18, color="#222222", zorder=3, label="true full score")
-        ax.set_xlabel("test models, by estimate")
-        ax.set_ylabel("full score (pp)")
-        ax.set_title(f"{title}: {inside.mean():.0%} covered")
+        ax.set(xlabel="test models, by estimate", ylabel="full score (pp)", title=f"{title}: {inside.mean():.0%} covered")
     axes[0][0].legend(fontsize=10, loc="upper left")
     fig.tight_layout()
     _star_note(fig, panels)
