@@ -179,6 +179,21 @@ def test_ablation_runs_variants_through_the_cached_sweep(tmp_path):
         L.ablation("mmlu", {}, [5], [0], tmp_path)
 
 
+def test_ablation_variants_differ_only_in_the_filter_and_the_rounds():
+    for quick in (False, True):
+        v = L.ablation_variants(quick)
+        assert list(v) == ["filter + refinement", "filter, no refinement", "no filter + refinement", "neither"]
+        search = [{n: x for n, x in p.items() if n not in ("tau_text", "tau_rank", "drop_constant", "rounds")}
+                  for p in v.values()]
+        assert all(s == search[0] for s in search)
+        assert v["filter + refinement"]["tau_rank"] == 0.7 and v["neither"]["tau_rank"] == 1.0
+        assert v["neither"]["rounds"] == 0 and "rounds" not in v["no filter + refinement"]
+    from essence.methods import make_method
+
+    for p in L.ablation_variants().values():  # every parameter is one EssenceSelector accepts
+        make_method("essence", k=5, **p)
+
+
 def test_chance_level_of_real_harness_logs():
     from essence.data import data_roots
     from essence.lmeval import read_samples
@@ -241,7 +256,18 @@ def test_fitness_setup_and_compare_fitnesses(small):
     assert set(tables) == {"paper", "ridge"} and list(tables["ridge"]["generation"]) == [0, 5]
     assert floor == pytest.approx(-_by_hand(R, y, st["split"], np.ones((1, small.n_items), bool), 10, 5.0, 2.0)[0][0],
                                   abs=2e-3)  # the ruler on the whole pool
+    # the random baseline by hand: the same seeded draws, each a GAM of the full score on the subset mean
+    draws = np.random.default_rng(1)
+    by_hand = []
+    for _ in range(5):
+        S = np.sort(draws.choice(small.n_items, size=8, replace=False))
+        g = LinearGAM(s(0, n_splines=GAM_N_SPLINES, lam=GAM_LAM)).fit(100 * R[np.ix_(tr, S)].mean(axis=1)[:, None], y[tr])
+        p = np.clip(g.predict(100 * R[np.ix_(te, S)].mean(axis=1)[:, None]), 0, 100)
+        by_hand.append(np.sqrt(np.mean((p - y[te]) ** 2)))
+    assert rnd == pytest.approx(np.mean(by_hand), abs=2e-3)
     assert 0 < floor < rnd
+    for t in tables.values():  # elitism: the best fitness never gets worse; every checkpoint is measured
+        assert np.all(np.diff(t["fitness_rmse"]) <= 1e-12) and (t["test_rmse"] > 0).all()
     # the searches see training and validation models only: other scores on the test rows change the test figures
     # and the random baseline (measured there), nothing searched
     Rp = R.copy()

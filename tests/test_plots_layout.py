@@ -56,18 +56,13 @@ def test_many_panels_are_wrapped_into_rows(draw, name):
     assert not clashes, clashes[:5]
 
 
-def test_filter_error_labels_do_not_overlap_and_the_band_has_a_legend_entry(draw):
-    from matplotlib.text import Annotation
-
-    fig = draw("plot_filter_error")  # bunched points near the unfiltered pool size, as on gsm8k
-    renderer = fig.canvas.get_renderer()
+def test_filter_error_has_no_point_labels_distinct_curves_and_a_band_legend(draw):
+    fig = draw("plot_filter_error")  # thresholds are read from the notebook's table, not crowded on the points
     for ax in fig.axes:
-        labels = [a for a in ax.texts if isinstance(a, Annotation)]
-        assert labels
-        boxes = [a.get_window_extent(renderer) for a in labels]
-        overlaps = [(labels[i].get_text(), labels[j].get_text()) for i in range(len(boxes))
-                    for j in range(i + 1, len(boxes)) if boxes[i].overlaps(boxes[j])]
-        assert not overlaps, overlaps
+        assert not ax.texts
+        curves = [c for c in ax.containers if hasattr(c, "lines")]
+        colours = {c.lines[0].get_color() for c in curves}
+        assert len(curves) == len(colours) >= 2
         assert any("10-90%" in t.get_text() for t in ax.get_legend().get_texts())
 
 

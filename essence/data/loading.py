@@ -27,7 +27,7 @@ DATASETS: dict[str, str] = {
     "math_hard": "openllm_v2/openllm_math.npz",
 }
 
-POOL_CAVEAT = ("metabench pools are pre-selected informative items (100-486 of 817-14015); "
+POOL_CAVEAT = ("metabench pools are pre-selected informative items (102-486 of 817-14,015); "
                "errors on them are optimistic relative to compressing a whole benchmark")
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]

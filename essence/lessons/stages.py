@@ -1,13 +1,6 @@
-"""Analysis helpers behind the EssenceBench lesson notebooks (01 redundancy, 02 coarse filter, 03 genetic
-search, 04 EBM refinement), and notebook 10's chance level.
-
-Small pure functions over arrays, each saying its shapes and units; the stages themselves live in
-:mod:`essence.search` and :class:`essence.methods.essence.EssenceSelector`, and nothing here changes
-what they choose. Conventions as everywhere in the package: responses are ``(n_models, n_items)`` in
-[0, 1] with NaN for missing, scores and errors in percentage points (pp), every draw takes a ``seed``.
-Functions that report an error take the models to measure it on as separate arguments; the notebooks
-pass test models there only to *measure*, never to choose.
-"""
+"""Helpers of the EssenceBench lesson notebooks 01-04 (and notebook 10's chance level). Responses are
+``(n_models, n_items)`` in [0, 1] with NaN for missing; scores and errors in pp; every draw takes a ``seed``.
+Models passed to measure an error are never used to choose."""
 
 from __future__ import annotations
 
@@ -16,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..data._runtime import single_thread
 from ..data.errors import InputError
 from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES
 from ..search.genetic import GAConfig
@@ -38,12 +32,11 @@ __all__ = [
     "chance_level",
     "ablation",
     "ablation_traces",
+    "ablation_variants",
 ]
 
 
-# ----------------------------------------------------------------------------------------------
 # 01 · redundancy matrices
-# ----------------------------------------------------------------------------------------------
 def _square(M, name: str) -> np.ndarray:
     M = np.asarray(M, dtype=np.float64)
     if M.ndim != 2 or M.shape[0] != M.shape[1]:
@@ -52,22 +45,16 @@ def _square(M, name: str) -> np.ndarray:
 
 
 def off_diagonal(M, drop_nan: bool = True) -> np.ndarray:
-    """The ``n (n - 1) / 2`` values above the diagonal of a symmetric ``(n, n)`` matrix, row by row.
-
-    With ``drop_nan`` the undefined pairs (e.g. rank redundancy with a constant item) are left out.
-    """
+    """The ``n (n - 1) / 2`` values above the diagonal of an ``(n, n)`` matrix, row by row (NaN left out with
+    ``drop_nan``)."""
     M = _square(M, "M")
     v = M[np.triu_indices(M.shape[0], 1)]
     return v[~np.isnan(v)] if drop_nan else v
 
 
 def cluster_order(S) -> np.ndarray:
-    """``(n,)`` item order that puts similar items next to each other (for heatmaps).
-
-    ``S`` is an ``(n, n)`` similarity in [-1, 1] (a redundancy matrix); average-linkage hierarchical
-    clustering on the distance ``1 - S`` (undefined pairs count as similarity 0), leaves in dendrogram
-    order. Deterministic.
-    """
+    """``(n,)`` leaf order of average-linkage clustering on ``1 - S`` for an ``(n, n)`` similarity ``S`` (NaN
+    counts as 0): similar items next to each other."""
     from scipy.cluster.hierarchy import leaves_list, linkage
     from scipy.spatial.distance import squareform
 
@@ -96,29 +83,13 @@ def _short(text, width: int) -> str:
 def pair_table(R_text, R_rank, by: str = "text", n: int = 10, texts=None, items=None,
                max_per_item: int | None = None, text_range=(None, None), rank_range=(None, None),
                width: int = 110):
-    """The ``n`` item pairs that stand out under ``by``, with both redundancies and (shortened) texts.
+    """The ``n`` item pairs that stand out under ``by``: a DataFrame with ``a``, ``b`` (positions), ``R_text``,
+    ``R_rank`` and, when given, ``item_a``, ``item_b``, ``text_a``, ``text_b`` (``width`` characters), best first.
 
-    Parameters
-    ----------
-    R_text, R_rank : (n_items, n_items)
-        Text redundancy (cosine of MiniLM embeddings) and rank redundancy (Pearson over training models);
-        pairs where either is NaN are skipped.
-    by : {"text", "rank", "text_not_rank", "rank_not_text"}
-        Largest ``R_text``; largest ``R_rank``; largest ``R_text - R_rank`` (worded alike, answered
-        differently); largest ``R_rank - R_text`` (unrelated wording, the same models succeed).
-    n : pairs to return.
-    texts, items : (n_items,) optional item texts and ids for the table.
-    max_per_item : at most this many pairs per item (None = no limit), so that one item with many
-        partners does not fill the table.
-    text_range, rank_range : ``(low, high)`` bounds (inclusive; None = open) on the pairs considered, e.g.
-        ``by="text", rank_range=(None, 0.3)``: the pairs worded most alike among those whose results
-        correlate at most 0.3.
-    width : characters kept of each text.
-
-    Returns
-    -------
-    pandas.DataFrame with columns ``a``, ``b`` (positions), ``R_text``, ``R_rank`` and, when given,
-    ``item_a``, ``item_b``, ``text_a``, ``text_b``; best first.
+    ``R_text``, ``R_rank``: ``(n_items, n_items)``; pairs with a NaN are skipped. ``by``: largest ``R_text``
+    ("text"), ``R_rank`` ("rank"), ``R_text - R_rank`` ("text_not_rank") or ``R_rank - R_text``
+    ("rank_not_text"). ``max_per_item``: at most this many pairs per item. ``text_range``, ``rank_range``:
+    inclusive ``(low, high)`` bounds (None = open) on the pairs considered.
     """
     import pandas as pd
 
@@ -160,12 +131,8 @@ def pair_table(R_text, R_rank, by: str = "text", n: int = 10, texts=None, items=
 
 
 def item_discrimination(R, y) -> np.ndarray:
-    """``(n_items,)`` Pearson correlation of each item's scores with the full score over the models.
-
-    ``R`` ``(n_models, n_items)`` in [0, 1] (NaN mean-imputed, as in the rank redundancy), ``y``
-    ``(n_models,)`` pp. For 0/1 items this is the point-biserial correlation, MetaBench's item filter.
-    Constant items get 0.
-    """
+    """``(n_items,)`` Pearson correlation of each item of ``R`` ``(n_models, n_items)`` (NaN mean-imputed) with
+    ``y`` ``(n_models,)`` pp; 0 for constant items."""
     from ..search.redundancy import standardise_items
 
     R = np.asarray(R, dtype=np.float64)
@@ -179,12 +146,8 @@ def item_discrimination(R, y) -> np.ndarray:
 
 
 def rank_redundancy_halves(R, seed=0) -> tuple[np.ndarray, np.ndarray]:
-    """The rank redundancy of every item pair measured twice, on two disjoint random halves of the models.
-
-    ``R`` ``(n_models, n_items)``. Returns two aligned ``(n_pairs,)`` arrays (pairs defined in both
-    halves only). How well they agree says how much of a pair's correlation is the pair and how much
-    is the particular models: with few models (AlpacaEval 2) a correlation is mostly noise.
-    """
+    """The rank redundancy of every item pair on two disjoint random halves of the models of ``R``
+    ``(n_models, n_items)``: two aligned ``(n_pairs,)`` arrays (pairs defined in both halves only)."""
     from ..search.redundancy import rank_redundancy
 
     R = np.asarray(R, dtype=np.float64)
@@ -198,45 +161,35 @@ def rank_redundancy_halves(R, seed=0) -> tuple[np.ndarray, np.ndarray]:
     return a[ok], b[ok]
 
 
-# ----------------------------------------------------------------------------------------------
 # 02 · the coarse filter
-# ----------------------------------------------------------------------------------------------
 def kept_counts(R_train, embeddings, tau_text, tau_rank, drop_constant: bool = True) -> np.ndarray:
-    """Items kept by :func:`~essence.search.redundancy.coarse_filter` over a grid of thresholds.
-
-    ``R_train`` ``(n_train, n_items)``, ``embeddings`` ``(n_items, dim)`` or None (no text check);
-    ``tau_text`` ``(a,)`` and ``tau_rank`` ``(b,)`` thresholds (>= 1 switches a check off). Returns an
-    ``(a, b)`` int array: entry ``[i, j]`` is the pool size at ``(tau_text[i], tau_rank[j])``.
-    """
+    """``(a, b)`` int: items :func:`~essence.search.redundancy.coarse_filter` keeps at ``(tau_text[i], tau_rank[j])``
+    for ``R_train`` ``(n_train, n_items)`` and ``embeddings`` ``(n_items, dim)`` or None (>= 1: check off)."""
     from ..search.redundancy import coarse_filter
 
     tt = np.atleast_1d(np.asarray(tau_text, dtype=np.float64))
     tr = np.atleast_1d(np.asarray(tau_rank, dtype=np.float64))
     out = np.zeros((tt.size, tr.size), dtype=np.intp)
-    for i, a in enumerate(tt):
-        for j, b in enumerate(tr):
-            out[i, j] = coarse_filter(R_train, embeddings, tau_text=a, tau_rank=b,
-                                      drop_constant=drop_constant).n_kept
+    with single_thread():
+        for i, a in enumerate(tt):
+            for j, b in enumerate(tr):
+                out[i, j] = coarse_filter(R_train, embeddings, tau_text=a, tau_rank=b,
+                                          drop_constant=drop_constant).n_kept
     return out
 
 
 def random_subset_rmse(R_train, y_train, R_eval, y_eval, k: int, pool=None, n_draws: int = 50, seed=0,
                        n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM) -> np.ndarray:
-    """RMSE (pp) of uniformly random k-subsets of a pool, each reconstructed by a GAM on the subset mean.
-
-    For each draw: ``k`` items drawn without replacement from ``pool`` (positions into the columns; None
-    = all), a :class:`~essence.reconstructors.simple.GAMReconstructor` (``n_splines``, ``lam``) fitted on the
-    training models ``R_train`` ``(n_train, n_items)`` -> ``y_train`` ``(n_train,)`` pp, and its RMSE on
-    the evaluation models ``R_eval`` ``(n_eval, n_items)`` -> ``y_eval`` ``(n_eval,)``. Returns
-    ``(n_draws,)`` RMSE in pp. Nothing is chosen with the evaluation models.
-    """
+    """``(n_draws,)`` RMSE (pp) of :func:`random_subset_scores`."""
     return random_subset_scores(R_train, y_train, R_eval, y_eval, k, pool, n_draws, seed, n_splines, lam)["rmse"]
 
 
 def random_subset_scores(R_train, y_train, R_eval, y_eval, k: int, pool=None, n_draws: int = 50, seed=0,
                          n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM) -> dict:
-    """As :func:`random_subset_rmse`, returning ``{"rmse": (n_draws,) pp, "kendall": (n_draws,)}`` (the
-    Kendall tau between the evaluation models' true and reconstructed scores). Same draws for the same seed."""
+    """``{"rmse": (n_draws,) pp, "kendall": (n_draws,)}`` of random ``k``-subsets of ``pool`` (positions; None =
+    all): each draw ``np.sort(rng.choice(pool, k, replace=False))`` (``rng = default_rng(seed)``), a
+    :class:`~essence.reconstructors.simple.GAMReconstructor` on the subset mean fitted on ``R_train`` ->
+    ``y_train``, measured on ``R_eval`` -> ``y_eval``."""
     from ..data.metrics import kendall, rmse
     from ..reconstructors.simple import GAMReconstructor
 
@@ -250,29 +203,21 @@ def random_subset_scores(R_train, y_train, R_eval, y_eval, k: int, pool=None, n_
         raise InputError(f"k: {k!r} must be between 1 and the {pool.size} pool items")
     rng = np.random.default_rng(seed)
     out = {"rmse": np.empty(int(n_draws)), "kendall": np.empty(int(n_draws))}
-    for d in range(int(n_draws)):
-        S = np.sort(rng.choice(pool, size=int(k), replace=False))
-        g = GAMReconstructor(n_splines=n_splines, lam=lam).fit(R_train[:, S], y_train)
-        pred = g.predict(R_eval[:, S])
-        out["rmse"][d] = rmse(y_eval, pred)
-        out["kendall"][d] = kendall(y_eval, pred)
+    with single_thread():  # many small pygam fits: threads only wait for each other
+        for d in range(int(n_draws)):
+            S = np.sort(rng.choice(pool, size=int(k), replace=False))
+            g = GAMReconstructor(n_splines=n_splines, lam=lam).fit(R_train[:, S], y_train)
+            pred = g.predict(R_eval[:, S])
+            out["rmse"][d] = rmse(y_eval, pred)
+            out["kendall"][d] = kendall(y_eval, pred)
     return out
 
 
-# ----------------------------------------------------------------------------------------------
 # 03 · the genetic search
-# ----------------------------------------------------------------------------------------------
 def subset_figures(R, y, split, items, reconstructors=("gam", "ridge", "ridge_gam")) -> dict:
-    """What a user gets from a chosen subset: the reconstructor chosen on validation, and its test figures.
-
-    ``R`` ``(n_models, n_items)``, ``y`` ``(n_models,)`` pp, ``split`` an :class:`~essence.data.Split`
-    (train, val, test index arrays), ``items`` ``(k,)`` positions. Each reconstructor in
-    ``reconstructors`` (``"gam"``: GAM on the subset mean, the paper's; ``"ridge"``: ridge on the items;
-    ``"ridge_gam"``: ridge, then a GAM on its index) is fitted on the training models; the one with the
-    lowest validation RMSE is kept, as
-    :class:`~essence.methods.base.Selector` does. Returns ``{"choice", "val_rmse", "test_rmse" (pp),
-    "test_kendall"}``; the test models only measure.
-    """
+    """``{"choice", "val_rmse", "test_rmse" (pp), "test_kendall"}`` of the subset ``items`` ``(k,)``: each of
+    ``reconstructors`` fitted on the training models of ``split``, the lowest validation RMSE kept, measured on
+    the test models. ``R`` ``(n_models, n_items)``, ``y`` ``(n_models,)`` pp."""
     from ..data.metrics import kendall, rmse
     from ..reconstructors.choose import choose_on_validation
     from ..reconstructors.simple import reconstructor_makers
@@ -282,52 +227,28 @@ def subset_figures(R, y, split, items, reconstructors=("gam", "ridge", "ridge_ga
     y = np.asarray(y, dtype=np.float64)
     S = np.asarray(items, dtype=np.intp)
     tr, va, te = (np.asarray(a, dtype=np.intp) for a in split)
-    label, rec, scores = choose_on_validation(makers, R[np.ix_(tr, S)], y[tr], R[np.ix_(va, S)], y[va])
-    pred = rec.predict(R[np.ix_(te, S)])
+    with single_thread():
+        label, rec, scores = choose_on_validation(makers, R[np.ix_(tr, S)], y[tr], R[np.ix_(va, S)], y[va])
+        pred = rec.predict(R[np.ix_(te, S)])
     return {"choice": label, "val_rmse": float(scores[label]), "test_rmse": rmse(y[te], pred),
             "test_kendall": kendall(y[te], pred)}
 
 
 @dataclass
 class Trajectory:
-    """A genetic search observed at checkpoints (see :func:`ga_trajectory`).
-
-    ``table``: one row per checkpoint: ``generation``, ``fitness_rmse`` (pp, the best individual's
-    ``-fitness``) and whatever ``evaluate`` returned for it; ``history`` / ``mean_history``:
-    ``(generations + 1,)`` best and population-mean fitness (-RMSE, pp) after each generation;
-    ``bests``: the best subset ``(k,)`` at each checkpoint; ``result``: the last
-    :class:`~essence.search.genetic.GAResult`; ``seconds``: search time without the evaluations.
-    """
+    """``table``: per checkpoint ``generation``, ``fitness_rmse`` (pp) and ``evaluate``'s columns; ``history`` /
+    ``mean_history``: ``(generations + 1,)`` best and mean fitness (-RMSE, pp); ``bests``: ``(k,)`` per checkpoint."""
 
     table: object
     history: np.ndarray
     mean_history: np.ndarray
     bests: list
-    result: object
-    seconds: float
-
 
 def ga_trajectory(fitness, k: int, checkpoints, evaluate=None, population: int = 200, elites: int = 20,
                   tournament: int = 3, seed=0) -> Trajectory:
-    """Run :func:`~essence.search.genetic.genetic_search` and look at its best subset at ``checkpoints``.
-
-    The search runs in segments: each segment continues from the previous one's whole final population
-    (``init``), with one random generator shared by all segments, so it is one search that pauses at
-    every checkpoint (the draws differ from a single uninterrupted call with the same seed).
-
-    Parameters
-    ----------
-    fitness : a fitness object over the pool (``GAMRulerFitness``, ``RidgeFitness``: ``n_items`` and
-        ``__call__(masks (P, M) bool) -> (P,)``).
-    k : subset size.
-    checkpoints : increasing generation counts, e.g. ``[0, 30, 100, 300, 1000]`` (0 = the random
-        initial population).
-    evaluate : optional ``f(best (k,) positions) -> dict`` of numbers, called at each checkpoint (e.g.
-        :func:`subset_figures` on held-out models); its keys become columns of ``table``.
-    population, elites, tournament, seed : the GA's settings.
-    """
-    import time
-
+    """:func:`~essence.search.genetic.genetic_search` on ``fitness`` paused at the increasing generation counts
+    ``checkpoints`` (0 = the initial population): each segment continues the previous population with one shared
+    generator. ``evaluate``: optional ``best (k,) -> dict`` whose keys become columns of the table."""
     import pandas as pd
 
     from ..search.genetic import genetic_search
@@ -337,11 +258,10 @@ def ga_trajectory(fitness, k: int, checkpoints, evaluate=None, population: int =
         raise InputError(f"checkpoints: {checkpoints!r} must be increasing generation counts >= 0")
     rng = np.random.default_rng(seed) if not isinstance(seed, np.random.Generator) else seed
     rows, bests, hist, mhist = [], [], [], []
-    pop, done, secs, res = None, 0, 0.0, None
+    pop, done = None, 0
     for c in cps:
-        t0 = time.perf_counter()
-        res = genetic_search(fitness, k, GAConfig(population=population, generations=c - done, tournament=tournament, elites=elites), init=pop, seed=rng)
-        secs += time.perf_counter() - t0
+        res = genetic_search(fitness, k, GAConfig(population=population, generations=c - done, tournament=tournament,
+                                                  elites=elites), init=pop, seed=rng)
         skip = 0 if pop is None else 1  # a continuation re-scores the population it starts from
         hist.extend(res.history[skip:].tolist())
         mhist.extend(res.mean_history[skip:].tolist())
@@ -353,19 +273,14 @@ def ga_trajectory(fitness, k: int, checkpoints, evaluate=None, population: int =
             row.update(evaluate(best))
         rows.append(row)
     return Trajectory(table=pd.DataFrame(rows), history=np.asarray(hist), mean_history=np.asarray(mhist),
-                      bests=bests, result=res, seconds=secs)
+                      bests=bests)
 
 
 def fitness_setup(data, seed: int = 0, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM,
                   ridge_alpha: float = 1.0) -> dict:
-    """The two fitness functions notebook 03 compares, on ``split_models(data, seed)``.
-
-    ``data``: a :class:`~essence.data.Responses` or a dataset name. Returns
-    ``{"data", "split", "R", "y", "paper", "ridge"}``:
-    the split, all responses ``(n_models, n_items)`` and targets (pp), the paper's fixed GAM ruler
-    (:class:`~essence.search.fitness.GAMRulerFitness`, fitted on training, scored on validation models)
-    and the ridge fitness (:class:`~essence.search.fitness.RidgeFitness`, on training models).
-    """
+    """``{"data", "split", "R", "y", "paper", "ridge"}`` on ``split_models(data, seed)`` (``data``: Responses or a
+    name): the paper's :class:`~essence.search.fitness.GAMRulerFitness` (training -> validation models) and the
+    in-sample :class:`~essence.search.fitness.RidgeFitness` on the training models."""
     from ..data import load, split_models
     from ..search.fitness import RidgeFitness, GAMRulerFitness
 
@@ -373,27 +288,23 @@ def fitness_setup(data, seed: int = 0, n_splines: int = GAM_N_SPLINES, lam: floa
     split = split_models(data, seed=seed)
     tr, va, _ = split
     R, y = data.responses, data.target
-    return {"data": data, "split": split, "R": R, "y": y,
-            "paper": GAMRulerFitness(R[tr], y[tr], R[va], y[va], n_splines, lam),
+    with single_thread():
+        paper = GAMRulerFitness(R[tr], y[tr], R[va], y[va], n_splines, lam)
+    return {"data": data, "split": split, "R": R, "y": y, "paper": paper,
             "ridge": RidgeFitness(R[tr], y[tr], alpha=ridge_alpha)}
 
 
 def subset_evaluator(setup: dict, reconstructors=("gam", "ridge", "ridge_gam")):
-    """``best (k,) positions -> dict``: :func:`subset_figures` on ``setup``'s split (a :func:`fitness_setup`
-    result), the ``evaluate`` argument of :func:`ga_trajectory`."""
+    """``best (k,) -> dict``: :func:`subset_figures` on a :func:`fitness_setup` result's split."""
     return lambda best: subset_figures(setup["R"], setup["y"], setup["split"], best, reconstructors)
 
 
 def compare_fitnesses(data, seed: int, k: int, checkpoints, fitnesses: dict, population: int = 200,
                       elites: int = 20, tournament: int = 3, n_draws: int = 20, n_splines: int = GAM_N_SPLINES,
                       lam: float = GAM_LAM, ridge_alpha: float = 1.0) -> tuple[dict, float, float]:
-    """Both GA searches of notebook 03 on one dataset and split seed.
-
-    ``fitnesses``: label -> ``"paper"`` or ``"ridge"`` (keys of :func:`fitness_setup`). Returns
-    ``(tables, random_rmse, floor)``: label -> the :func:`ga_trajectory` table (figures on held-out
-    models at each checkpoint); the mean test RMSE (pp) of ``n_draws`` random ``k``-subsets with the GAM
-    (:func:`random_subset_rmse`, seed ``seed``); and the ruler's validation RMSE (pp) on the whole pool.
-    """
+    """``(tables, random_rmse, floor)`` for one split seed: label -> :func:`ga_trajectory` table for each of
+    ``fitnesses`` (label -> ``"paper"`` or ``"ridge"``); the mean test RMSE (pp) of ``n_draws`` random ``k``-subsets
+    (:func:`random_subset_rmse`, default GAM); the ruler's validation RMSE (pp) on the whole pool."""
     st = fitness_setup(data, seed, n_splines, lam, ridge_alpha)
     tables = {label: ga_trajectory(st[key], k, checkpoints, evaluate=subset_evaluator(st), population=population,
                                    elites=elites, tournament=tournament, seed=seed).table
@@ -405,16 +316,10 @@ def compare_fitnesses(data, seed: int, k: int, checkpoints, fitnesses: dict, pop
     return tables, float(rnd), floor
 
 
-# ----------------------------------------------------------------------------------------------
 # 10 · a new model
-# ----------------------------------------------------------------------------------------------
 def chance_level(docs, free_form: bool = False) -> float:
-    """Expected score of random guessing on harness documents, pp: ``100 * mean(1 / n_options)``.
-
-    ``docs``: the documents of harness ``--log_samples`` files (:func:`essence.lmeval.read_samples`), each
-    with ``contexts`` (one request per answer option). ``free_form=True`` (e.g. GSM8K's generated answers):
-    0. InputError when there are no documents or one has no option.
-    """
+    """Random guessing's expected score (pp), ``100 * mean(1 / n_options)`` over harness ``docs`` (each with
+    ``contexts``, one per option); 0 when ``free_form``. InputError without documents or options."""
     if free_form:
         return 0.0
     n = [len(d.contexts) for d in docs]
@@ -423,19 +328,11 @@ def chance_level(docs, free_form: bool = False) -> float:
     return 100 * float(np.mean([1 / m for m in n]))
 
 
-# ----------------------------------------------------------------------------------------------
 # 04 · the ablation
-# ----------------------------------------------------------------------------------------------
 def ablation(dataset: str, variants: dict, ks, seeds, out, jobs: int = 2):
-    """EssenceBench under several parameter sets, through the cached comparison sweep.
-
-    Each variant ``label -> {EssenceSelector parameter: value}`` is one
-    :func:`essence.sweep.run_sweep` of the ``essence`` method over ``ks`` x ``seeds`` into
-    ``out/<label>`` (runs are cached there and reused while the data, split, parameters and method source
-    are unchanged). Seed ``s`` means split ``split_models(data, seed=s)`` and selector seed ``s``, the same
-    for every variant, so the variants differ only in their parameters. Returns the sweep's tidy table
-    (test RMSE and Kendall of each run, pp) with a ``variant`` column, in the order of ``variants``.
-    """
+    """The tidy :func:`essence.sweep.run_sweep` table (with a ``variant`` column) of method ``essence`` under each
+    variant ``label -> {parameter: value}`` over ``ks`` x ``seeds``, cached in ``out/<label>``; seed ``s`` is
+    split ``s`` and selector seed ``s`` for every variant."""
     import pandas as pd
 
     from ..sweep import run_sweep
@@ -451,10 +348,8 @@ def ablation(dataset: str, variants: dict, ks, seeds, out, jobs: int = 2):
 
 
 def ablation_traces(dataset: str, variant_dir) -> "object":
-    """Per-stage fitness and validation RMSE (pp) of every cached run in ``variant_dir`` (one variant of
-    :func:`ablation`), from the selectors' ``info_["val_rmse_trace"]``: a DataFrame with columns
-    ``k``, ``seed``, ``stage`` ("ga", "round 1", ...), ``step`` (0, 1, ...), ``fitness_rmse``, ``val_rmse``,
-    and, per row, the size of the pool the GA searched (``pool``)."""
+    """DataFrame ``k``, ``seed``, ``stage``, ``step``, ``fitness_rmse``, ``val_rmse`` (pp), ``pool`` of every cached
+    run of one :func:`ablation` variant, from ``info_["val_rmse_trace"]``."""
     import pandas as pd
 
     from ..sweep import load_runs
@@ -468,3 +363,15 @@ def ablation_traces(dataset: str, variant_dir) -> "object":
             rows.append({"k": k, "seed": s, "stage": t["stage"], "step": step, "fitness_rmse": t["fitness_rmse"],
                          "val_rmse": t["val_rmse"], "pool": sel.get("ga", {}).get("pool_size")})
     return pd.DataFrame(rows, columns=["k", "seed", "stage", "step", "fitness_rmse", "val_rmse", "pool"])
+
+
+def ablation_variants(quick: bool = False) -> dict:
+    """Notebook 04's four variants (filter at ``tau_rank=0.7`` or off, x refinement or ``rounds=0``), label ->
+    EssenceSelector parameters, with reduced search settings (smaller still with ``quick``)."""
+    reduced = dict(population=100, generations=150, group_population=40, group_generations=60, ebm_elites=3)
+    if quick:
+        reduced = dict(population=30, generations=10, group_population=20, group_generations=5, ebm_elites=2,
+                       ebm_max_rounds=100)
+    on, off = dict(tau_rank=0.7), dict(tau_text=1.0, tau_rank=1.0, drop_constant=False)
+    return {"filter + refinement": {**reduced, **on}, "filter, no refinement": {**reduced, **on, "rounds": 0},
+            "no filter + refinement": {**reduced, **off}, "neither": {**reduced, **off, "rounds": 0}}

@@ -58,28 +58,20 @@ def plot_filter_error(panels: dict, k: int):
     10th to 90th percentile over draws; the grey band is the unfiltered pool's 10-90% range.
     """
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
 
     n = len(panels)
     fig, axes = plt.subplots(1, n, figsize=(4.4 * n, 4.0), squeeze=False)
-    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
-
-    colors = ["#dd8452", "#4c72b0", "#55a868", "#c44e52"]
-    placed_all = []
     for ax, (ds, p) in zip(axes.ravel(), panels.items()):
         full = np.asarray(p["full"], dtype=float)
-        lo, hi = np.percentile(full, [10, 90])
-        ax.axhspan(lo, hi, color="#999999", alpha=0.2, lw=0, label="no filter: 10-90% of draws")
+        ax.axhspan(*np.percentile(full, [10, 90]), color="#999999", alpha=0.2, lw=0, label="no filter: 10-90% of draws")
         ax.axhline(full.mean(), color="#555555", lw=1.2, ls="--", label=f"no filter ({p['n_items']} items)")
-        placed = []
-        placed_all.append(placed)
-        for ci, (c, (label, pts)) in enumerate(zip(colors, p["curves"].items())):
+        for c, m_, (label, pts) in zip(("#dd8452", "#4c72b0"), ("o", "s"), p["curves"].items()):
             pts = sorted(pts, key=lambda t: t[1])
             x = np.array([q[1] for q in pts], dtype=float)
             m = np.array([np.mean(q[2]) for q in pts])
-            p10 = np.array([np.percentile(q[2], 10) for q in pts])
-            p90 = np.array([np.percentile(q[2], 90) for q in pts])
-            ax.errorbar(x, m, yerr=[m - p10, p90 - m], marker="o", ms=4, lw=1.4, capsize=2, color=c, label=label)
-            placed.extend(_threshold_labels(ax, [q[0] for q in pts], x, m, c, above=ci % 2 == 0))
+            lo, hi = (np.array([np.percentile(q[2], v) for q in pts]) for v in (10, 90))
+            ax.errorbar(x, m, yerr=[m - lo, hi - m], marker=m_, ms=4, lw=1.4, capsize=2, color=c, label=label)
         ax.set_xscale("log")
         ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
         ax.xaxis.set_major_formatter(ScalarFormatter())
@@ -89,47 +81,10 @@ def plot_filter_error(panels: dict, k: int):
         ax.set_title(_star(ds))
         ax.legend(fontsize=9)
     fig.suptitle(f"Does filtering help a random subset? {k} random items from the filtered pool, GAM on their mean\n"
-                 "(mean and 10-90% range over draws; labels: the threshold)")
+                 "(mean and 10-90% range over draws; each point's threshold: the table below)")
     fig.tight_layout()
-    for labels in placed_all:
-        _declutter(fig, labels)
     _starred_caveat(fig, panels)
     return fig
-
-
-def _threshold_labels(ax, taus, x, y, color, above: bool = True) -> list:
-    """Label each point ``(x, y)`` of a curve with its threshold; returns the annotations.
-
-    Points closer than 0.06 decades on the log x axis share one label (``0.7-0.9``); one curve's
-    labels go above its points, the next one's below. :func:`_declutter` then moves apart any that
-    still overlap.
-    """
-    out, i = [], 0
-    while i < len(taus):
-        j = i
-        while j + 1 < len(taus) and np.log10(x[j + 1]) - np.log10(x[i]) < 0.06:
-            j += 1
-        text = f"{taus[i]:g}" if j == i else f"{min(taus[i:j + 1]):g}-{max(taus[i:j + 1]):g}"
-        xm, ym = float(np.exp(np.mean(np.log(x[i:j + 1])))), float(np.mean(y[i:j + 1]))
-        out.append(ax.annotate(text, (xm, ym), textcoords="offset points", xytext=(5, 5 if above else -5),
-                               ha="left", va="bottom" if above else "top", fontsize=9, color=color))
-        i = j + 1
-    return out
-
-
-def _declutter(fig, labels, step: float = 10.0, tries: int = 6) -> None:
-    """Shift annotations (offset points) up or down, ``step`` points at a time, until none overlaps another
-    placed before it (at most ``tries`` steps each)."""
-    renderer = fig.canvas.get_renderer()
-    done = []
-    for a in labels:
-        sign = 1.0 if a.xyann[1] >= 0 else -1.0
-        for _ in range(tries):
-            box = a.get_window_extent(renderer)
-            if not any(box.overlaps(b) for b in done):
-                break
-            a.xyann = (a.xyann[0], a.xyann[1] + sign * step)
-        done.append(a.get_window_extent(renderer))
 
 
 def plot_kept_vs_dropped(panels: dict, tau_rank: float):
