@@ -15,6 +15,7 @@ The rooms follow the stages the notebooks teach (see docs/architecture.md): ``da
 
 from pathlib import Path
 
+from .artifact import adaptive as _adaptive  # noqa: F401  (registers the "essence.adaptive" schema for load)
 from .artifact.base import load_artifact
 from .artifact.compressed import Compressed
 from .data import load as load_data
@@ -44,6 +45,8 @@ def compress(data, k: int, method: str = DEFAULT_METHOD, seed: int = 0, **params
         return compress_suite(suite, k, method="essence" if method == "auto" else method, seed=seed, **params)
     if isinstance(data, (str, Path)):
         data = load_data(data)
+    if method == "adaptive":  # an item bank + adaptive testing (essence.artifact.adaptive), not a fixed subset
+        return _adaptive.compress_adaptive(data, k, seed=seed, **params)
     return compress_one(data, k, method=method, seed=seed, **params)
 
 

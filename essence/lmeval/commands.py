@@ -1,5 +1,5 @@
 """The ``essence import-lmeval``, ``export-lmeval`` and ``run`` commands (registered on the ``essence``
-command through :func:`add_subcommand`)."""
+command through :func:`add_subcommand`); ``run --adaptive`` runs :mod:`essence.lmeval.adaptive`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..data.checks import cli_whole_number
 from ..data.errors import InputError, UsageError
+from .adaptive import DEFAULT_ROUND_SIZE
 from .export import SUBSET_SCHEMA, export_task
 from .matching import MATCH_ORDER
 from .samples import import_samples, write_responses
@@ -84,6 +86,7 @@ def cmd_replay(args) -> int:
 
 def cmd_run(args) -> int:
     from ..data._io import write_atomic
+    from ..artifact.base import load_artifact
     from ..artifact.compressed import Compressed
     from ..artifact.report import context_lines
     from .run import run_artifact
@@ -92,7 +95,17 @@ def cmd_run(args) -> int:
         raise UsageError(f"{args.out}: already exists; choose another --out or pass --force")
     if args.model != "smollm2" and not args.model_args:
         raise UsageError(f"--model {args.model}: give its --model-args (e.g. pretrained=ORG/NAME), or --model smollm2")
-    art = Compressed.load(args.artifact)
+    art = load_artifact(args.artifact)
+    adaptive = getattr(art, "method", None) == "adaptive" and not isinstance(art, Compressed)
+    if adaptive != bool(args.adaptive):
+        raise UsageError(f"{args.artifact}: an adaptive artifact (essence compress --method adaptive); run it with "
+                         "--adaptive" if adaptive else f"{args.artifact}: not an adaptive artifact; --adaptive needs "
+                         "one written by `essence compress DATA --method adaptive` (drop --adaptive to run this one)")
+    if adaptive:
+        return _run_adaptive(art, args)
+    if not isinstance(art, Compressed):
+        raise UsageError(f"{args.artifact}: `essence run` takes one benchmark's artifact (essence.compressed or "
+                         "essence.adaptive)")
     res = run_artifact(art, args.model, args.model_args or "", name=args.name, source_task=args.source_task,
                        include_path=args.include_path, id_field=args.id_field, id_prefix=args.id_prefix,
                        metric=args.metric, device=args.device, batch_size=args.batch_size, logs=args.logs,
@@ -112,6 +125,39 @@ def cmd_run(args) -> int:
         print(f"logs: {', '.join(str(s) for s in res.samples)}; task files: {res.items_file.parent}")
     if args.out:
         write_atomic(Path(args.out), res.estimates.to_csv(index=False, float_format="%.4f"), overwrite=args.force)
+        print(f"estimate -> {args.out}")
+    return 0
+
+
+def _run_adaptive(art, args) -> int:
+    """``essence run --adaptive``: the rounds of :func:`essence.lmeval.adaptive.run_adaptive`, then the estimate."""
+    from ..data._io import write_atomic
+    from ..artifact.report import context_lines
+    from .adaptive import run_adaptive
+
+    def report(r):
+        if not args.quiet:
+            shown = ", ".join(f"{i}={'?' if y is None else f'{y:g}'}" for i, y in zip(r["items"], r["answers"]))
+            print(f"round {r['round']}: {len(r['items'])} item(s) ({shown}) -> {r['estimate']:.2f} pp "
+                  f"[{r['lower']:.2f}, {r['upper']:.2f}] after {r['n']} item(s)", flush=True)
+
+    res = run_adaptive(art, args.model, args.model_args or "", name=args.name, source_task=args.source_task,
+                       include_path=args.include_path, id_field=args.id_field, id_prefix=args.id_prefix,
+                       metric=args.metric, device=args.device, batch_size=args.batch_size, logs=args.logs,
+                       round_size=args.round_size, offline=True if args.offline else None, report=report)
+    est = res.estimates
+    for line in context_lines(art, est, {m: int(n) for m, n in zip(est["model"], est["items_used"])},
+                              chance=res.chance):
+        print(line)
+    print(f"items used ({len(res.items)}, in order): {' '.join(f'{i}={res.answers[i]:g}' for i in res.items)}")
+    if res.skipped:
+        print(f"no result logged for {len(res.skipped)} item(s), skipped: {' '.join(res.skipped)}")
+    print(f"harness runs: {len(res.rounds)} round(s), {res.seconds:.0f} s")
+    if args.logs:
+        print(f"logs: {args.logs}/round_NN (task files and samples of each round)")
+    if args.out:
+        write_atomic(Path(args.out), est.assign(items=" ".join(res.items)).to_csv(index=False, float_format="%.4f"),
+                     overwrite=args.force)
         print(f"estimate -> {args.out}")
     return 0
 
@@ -203,6 +249,12 @@ def add_subcommand(subparsers) -> None:
     r.add_argument("--offline", action="store_true", help="no network (HF_HUB_OFFLINE, HF_DATASETS_OFFLINE; always "
                                                           "on for smollm2)")
     r.add_argument("--force", action="store_true", help="replace an existing --out file")
+    r.add_argument("--adaptive", action="store_true", help="ARTIFACT is adaptive (compress --method adaptive): give "
+                                                           "the model its items in rounds, each chosen from every "
+                                                           "answer so far, until the artifact's stopping rule")
+    r.add_argument("--round-size", type=cli_whole_number(1), default=DEFAULT_ROUND_SIZE,
+                   help=f"--adaptive: items per harness run (default {DEFAULT_ROUND_SIZE}; 1 = item by item)")
+    r.add_argument("--quiet", action="store_true", help="--adaptive: no line per round")
     r.set_defaults(func=cmd_run)
 
     p = subparsers.add_parser(
