@@ -180,20 +180,6 @@ informative items and are optimistic relative to compressing a whole benchmark.<
     return index
 
 
-def record_times(entries: list[dict], total: float) -> None:
-    """results/notebooks.csv (+ .json): each notebook's title and its cold time in minutes on this machine."""
-    import platform
-
-    rows = [f"{e['name']},\"{e['title']}\",{e['seconds'] / 60:.1f}\n" for e in entries]
-    (ROOT / "results" / "notebooks.csv").write_text("notebook,teaches,cold minutes\n" + "".join(rows)
-                                                    + f"all notebooks,,{total / 60:.1f}\n")
-    meta = {"order": 0, "title": "The notebooks and their cold rerun times",
-            "command": ".venv/bin/python scripts/reproduce.py --cold --record-times",
-            "caption": f"Minutes to execute each notebook with papermill from empty caches "
-                       f"({os.cpu_count()} cores, {platform.machine()}); the committed item features are data."}
-    (ROOT / "results" / "notebooks.json").write_text(json.dumps(meta, indent=1) + "\n")
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="quick parameters (for tests); figures to build/quick-figures")
@@ -205,11 +191,7 @@ def main(argv=None) -> int:
                     help="leave notebooks/ untouched (a full run otherwise writes the executed notebooks back)")
     ap.add_argument("--cold", action="store_true",
                     help="run on an empty feature/IRT cache ($ESSENCE_CACHE set to a new temporary folder)")
-    ap.add_argument("--record-times", action="store_true",
-                    help="write each notebook's time to results/notebooks.csv (every notebook, full run, with --cold)")
     args = ap.parse_args(argv)
-    if args.record_times and (args.quick or args.only or not args.cold):
-        ap.error("--record-times records a cold full run of every notebook: add --cold, drop --quick and --only")
     if args.cold:
         import tempfile
 
@@ -269,11 +251,10 @@ def main(argv=None) -> int:
     index = write_index(html_dir, entries, figs)
     total = time.perf_counter() - t_all
     times = build / ("notebook_times_quick.csv" if args.quick else "notebook_times.csv")
-    times.write_text("notebook,seconds,ok\n" + "".join(f"{e['name']},{e['seconds']:.0f},{e['ok']}\n" for e in entries))
+    times.write_text("notebook,title,seconds,ok\n" + "".join(f"{e['name']},\"{e['title']}\",{e['seconds']:.0f},{e['ok']}\n"
+                                                              for e in entries))
     print(f"[reproduce] {len(notebooks) - len(failed)}/{len(notebooks)} notebooks ok in {total:.0f} s; "
           f"{len(figs)} figures in {figures}; HTML index: {index}")
-    if args.record_times and not failed:
-        record_times(entries, total)
     if failed:
         print(f"[reproduce] failed: {', '.join(failed)} (executed copies with the error are in {nb_dir})",
               file=sys.stderr)

@@ -26,18 +26,6 @@ def _subset(small, n):
     return {f"gsm8k{'' if i == 0 else i}": small for i in range(n)}
 
 
-def _summary():
-    rows = []
-    for ds in ("gsm8k", "arc"):
-        for m in ("random", "essence", "kmeans"):
-            for k in (25, 50):
-                r = 3.0 + RNG.random()
-                rows.append({"dataset": ds, "method": m, "k": k, "n_runs": 2, "n_failed": 0, "rmse_mean": r,
-                             "rmse_sd": 0.2, "kendall_mean": 0.8, "kendall_sd": 0.02,
-                             "ratio_to_random": 1.0 if m == "random" else r / 4.0})
-    return pd.DataFrame(rows)
-
-
 def _fitness_table():
     gen = np.array([0, 10, 30, 100])
     return pd.DataFrame({"generation": gen, "fitness_rmse": 4 - 0.5 * np.log1p(gen) / 5, "test_rmse": 4 - 0.1 * np.log1p(gen)})
@@ -108,8 +96,10 @@ def _cases(small):
             best=[0, 1, 2, 3], k=4, dataset="gsm8k"),
         "plot_refinement_trace": lambda: plots.plot_refinement_trace(_traces(), dataset="gsm8k"),
         "plot_ablation": lambda: plots.plot_ablation(*_ablation(), dataset="gsm8k"),
-        "plot_metric_vs_k": lambda: plots.plot_metric_vs_k(_summary()),
-        "plot_relative_to_random": lambda: plots.plot_relative_to_random(_summary(), k=50),
+        "plot_ratio_to_baseline": lambda: plots.plot_ratio_to_baseline(pd.DataFrame(
+            {"dataset": ["gsm8k", "gsm8k", "arc", "arc"], "split": ["random", "top"] * 2,
+             "method": ["auto", "auto", "kmeans", "kmeans"], "k": 50, "seed": 0,
+             "ratio": [0.8, 1.2, np.nan, 1.5], "error": ["", "", "InputError: refused", ""]})),
         "plot_mean_profile": lambda: plots.plot_mean_profile(
             {"gsm8k": {"profiles": {"full": prof, "kmeans": prof + 1, "herding": prof - 1},
                        "random_draws": prof + RNG.normal(size=(5, prof.size)), "distance": {"kmeans": 1.0}}}, title="t"),

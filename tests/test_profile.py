@@ -98,12 +98,12 @@ def test_plot_mean_profile_draws_every_line(small, tmp_path):
     R = small.responses
     full = mean_profile(R)
     panel = {"profiles": {"full": full, "kmeans": mean_profile(R, np.arange(10)), "herding": mean_profile(R, np.arange(10, 20))},
-             "random_draws": random_profiles(R, 10, n_draws=5), "distance": {"kmeans": 1.0, "random": "one draw: x"}}
+             "random_draws": random_profiles(R, 10, n_draws=5), "distance": {"kmeans": 1.0, "random": "x"}}
     for smooth in (1, 25):
         fig = plots.plot_mean_profile({"a": panel, "b": panel}, title="t", smooth=smooth)
         assert len(fig.axes) == 4
-        labels = fig.axes[0].get_legend_handles_labels()[1]
-        assert any("RMSE 1.00 pp" in lab for lab in labels) and any("one draw: x" in lab for lab in labels)
+        assert "K-Means 1.00" in fig.axes[0].get_title() and "one random draw x" in fig.axes[0].get_title()
+        assert len(fig.legends) == 1 and len(fig.legends[0].get_texts()) == 5  # band, random mean, full, 2 methods
     paths = plots.savefig(fig, "profile_test", tmp_path)
     assert all(p.exists() for p in paths)
 
@@ -121,23 +121,40 @@ def test_profile_lines_match_the_pure_functions(small):
     assert panel["random_draws"].shape == (7, 300) and extra["random_draws"].shape == (7,)
     np.testing.assert_array_equal(panel["random_draws"], random_profiles(R, 10, n_draws=7, seed=2))
     assert extra["kmeans_unweighted"] == profile_distance(mean_profile(R, chosen["kmeans"]), full)
-    assert panel["distance"]["random"].startswith("one draw: RMSE ")
+    d = extra["random_draws"]
+    assert panel["distance"]["random"] == f"{d.mean():.2f} ± {d.std(ddof=1):.2f}"
+
+
+def test_weight_shares_and_distance_row(small):
+    from essence.lessons.profile import distance_row, profile_lines, weight_shares
+
+    s = weight_shares([1, 6, 1, 2])
+    assert s["largest cluster (%)"] == pytest.approx(60) and s["smallest cluster (%)"] == pytest.approx(10)
+    assert s["largest 5 clusters (%)"] == pytest.approx(100) and s["equal weights, each item (%)"] == pytest.approx(25)
+    with pytest.raises(ValueError):
+        weight_shares([-1, 2])
+    chosen = {"kmeans": np.arange(10), "kmeans_w": np.ones(10), "herding": np.arange(10, 20)}
+    panel, extra = profile_lines(small.responses[:200], chosen, k=10, n_draws=9)
+    row = distance_row(panel, extra)
+    farther = np.mean(extra["random_draws"] > panel["distance"]["kmeans"])
+    assert row["draws farther than K-Means"] == pytest.approx(farther) and row["models"] == 200
+    assert row["random: mean"] == pytest.approx(np.mean(extra["random_draws"]))
 
 
 def test_choose_kmeans_herding_fits_on_training_and_validation_only(alpaca, monkeypatch):
-    """The held-out models are what no selection saw: rewriting their rows changes nothing chosen, rewriting the
-    training rows does. Herding's features are fixed stand-ins (its SmolLM2 path: test_herding.py)."""
+    """The held-out models are what no selection saw: rewriting their rows changes nothing chosen; rewriting the
+    training rows changes K-Means' items but not Herding's, which reads texts only. Herding's features are fixed
+    stand-ins (its SmolLM2 path: test_herding.py)."""
     import essence.features.lm as lm
     from essence.data import from_arrays
     from essence.lessons.profile import choose_kmeans_herding
-    from essence.methods.herding import kernel_herding
 
     feats = np.random.default_rng(4).normal(size=(alpaca.n_items, 6))
     lookup = dict(zip(alpaca.texts, feats))
     monkeypatch.setattr(lm, "lm_hidden_states", lambda texts, **kw: np.stack([lookup[t] for t in texts]))
     c = choose_kmeans_herding(alpaca, k=8, seed=0)
     assert c["kmeans"].shape == (8,) and np.unique(c["kmeans"]).size == 8 and c["kmeans_w"].sum() == alpaca.n_items
-    np.testing.assert_array_equal(c["herding"], kernel_herding(feats, 8)[0])  # texts only
+    assert np.unique(c["herding"]).size == 8
     sp = c["split"]
     held = c["held_out"]
     assert np.all(np.diff(held) > 0) and held.size == sp.val.size + sp.test.size > 0
@@ -152,4 +169,6 @@ def test_choose_kmeans_herding_fits_on_training_and_validation_only(alpaca, monk
     np.testing.assert_array_equal(p["split"].test, sp.test)
     for key in ("kmeans", "kmeans_w", "herding"):
         np.testing.assert_array_equal(p[key], c[key])
-    assert not np.array_equal(choose_kmeans_herding(rewritten(sp.train), k=8, seed=0)["kmeans"], c["kmeans"])
+    q = choose_kmeans_herding(rewritten(sp.train), k=8, seed=0)
+    assert not np.array_equal(q["kmeans"], c["kmeans"])
+    np.testing.assert_array_equal(q["herding"], c["herding"])

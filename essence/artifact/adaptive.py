@@ -15,7 +15,6 @@ import numpy as np
 
 from ..data import METABENCH, POOL_CAVEAT, Responses, Split, split_models
 from ..data._runtime import single_thread
-from ..data._version import __version__
 from ..data.checks import real_number, whole_number
 from ..data.errors import InputError, warn
 from ..features.bank import FIT_DEFAULTS, ItemBank, fit_bank
@@ -48,19 +47,10 @@ class AdaptiveCompressed(Artifact):
     policy and fit settings; ``calibration`` (:func:`~essence.methods.adaptive.calibrate`); ``dataset``;
     ``figures`` ``{"validation", "test"}`` (validation: the calibration's random folds)."""
 
-    k: int
-    seed: int
-    params: dict
     items: list[str]
     bank: ItemBank
     calibration: dict
-    dataset: dict
-    figures: dict
-    split: dict = field(default_factory=dict)
-    selection: dict = field(default_factory=dict)
-    created: str = ""
-    essence_version: str = __version__
-    method: str = "adaptive"
+    method: str = field(default="adaptive", kw_only=True)
 
     SCHEMA: ClassVar[str] = "essence.adaptive"
     REQUIRED: ClassVar[tuple] = ("schema", "schema_version", "method", "k", "seed", "params", "items", "bank",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
@@ -49,9 +50,23 @@ def read_json(path) -> dict:
         raise InputError(f"{path}: not a readable JSON artifact ({exc})") from None
 
 
+@dataclass(kw_only=True)
 class Artifact:
     """Base of the artifacts (:class:`~essence.artifact.compressed.Compressed`,
-    :class:`~essence.suite.artifact.SuiteCompressed`); ``n_inputs``: results files an estimate takes."""
+    :class:`~essence.suite.artifact.SuiteCompressed`, :class:`~essence.artifact.adaptive.AdaptiveCompressed`): the
+    fields every one records (keyword-only), save/load and the schema checks; ``n_inputs``: results files an
+    estimate takes."""
+
+    method: str
+    k: int
+    seed: int
+    params: dict
+    dataset: dict
+    figures: dict
+    split: dict = field(default_factory=dict)
+    selection: dict = field(default_factory=dict)
+    created: str = ""
+    essence_version: str = __version__
 
     SCHEMA: ClassVar[str] = ""
     SCHEMA_VERSION: ClassVar[int] = 1
@@ -66,7 +81,7 @@ class Artifact:
     def header(self) -> dict:
         """The fields every artifact file starts with."""
         return {"schema": self.SCHEMA, "schema_version": self.SCHEMA_VERSION,
-                "essence_version": getattr(self, "essence_version", __version__), "created": getattr(self, "created", "")}
+                "essence_version": self.essence_version, "created": self.created}
 
     def to_dict(self) -> dict:  # pragma: no cover - every subclass defines it
         raise NotImplementedError

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
@@ -17,7 +17,6 @@ import numpy as np
 
 from ..data import METABENCH, POOL_CAVEAT, Responses, Split, split_models
 from ..data._runtime import single_thread
-from ..data._version import __version__
 from ..data.checks import whole_number
 from ..data.errors import InputError, warn
 from ..data.metrics import summary
@@ -37,19 +36,9 @@ class Compressed(Artifact):
     that order) to full scores (pp); ``interval`` its :class:`IntervalModel`; ``dataset``: name, fingerprint,
     sizes, reference quantiles; ``figures``: ``{"validation", "test"}`` of :func:`essence.data.metrics.summary`."""
 
-    method: str
-    k: int
-    seed: int
-    params: dict
     items: list[str]
     reconstructor: object
     interval: IntervalModel
-    dataset: dict
-    figures: dict
-    split: dict = field(default_factory=dict)
-    selection: dict = field(default_factory=dict)
-    created: str = ""
-    essence_version: str = __version__
 
     SCHEMA: ClassVar[str] = SCHEMA
     SCHEMA_VERSION: ClassVar[int] = SCHEMA_VERSION

@@ -1,25 +1,13 @@
-"""Method cards: what each registered method needs and optimises, side by side.
+"""Method cards: what each registered method reads, optimises and needs, one dict of strings per method.
 
-One dict per registry name (:data:`essence.methods.METHODS`), with every field of :data:`CARD_FIELDS`
-(all plain strings). They extend the survey's comparison table of the five methods of the field
-(K-Means, Kernel Herding, PPL, MetaBench, EssenceBench; seed document 002, section 7) with the random
-baseline and the newer anchors (tinyBenchmarks, DISCO), and describe *this project's* implementations
-(e.g. Herding and PPL read SmolLM2-135M features on a CPU).
-
-``timing`` is ``"before"`` when a method can choose its items before any model has been run on the
-full benchmark (it needs no model results: ``Selector.needs_no_models``), ``"after"`` otherwise.
-Every method, whatever its timing, fits its reconstructor on training models' full results.
-
-:func:`cards_table` renders the cards as a table and, given a sweep's results table
-(:func:`essence.sweep.run_sweep`), adds measured columns.
+One card per registry name (:data:`essence.methods.METHODS`) with every field of :data:`CARD_FIELDS`; ``timing``
+is ``"before"`` when the method chooses without any model's results (``Selector.needs_no_models``), else
+``"after"``. :func:`cards_table` sets the cards side by side.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..data.errors import InputError
-from ..data.metrics import paired_with_random, ratio_to_random
 from ..methods import METHOD_INFO
 
 __all__ = ["CARDS", "CARD_FIELDS", "TIMINGS", "card", "cards_table"]
@@ -30,11 +18,11 @@ CARD_FIELDS = (
     "source",  # paper or origin
     "in_survey",  # "yes" for the survey's five methods of the field, "no" for the others
     "signal",  # what the choice is based on
-    "objective",  # what the choice optimises (which quantity is matched to the full set)
+    "objective",  # what the choice optimises
     "timing",  # "before" / "after" the full evaluation (see TIMINGS)
     "prior_cost",  # what has to exist before choosing
     "gpu",  # whether a GPU is needed
-    "reconstructor",  # how the full score is estimated from the chosen items (chosen on validation)
+    "reconstructor",  # how the full score is estimated from the chosen items
     "guarantee",  # theoretical guarantee, if any
 )
 
@@ -194,84 +182,30 @@ CARDS: dict[str, dict[str, str]] = {
 }
 
 #: Column names of :func:`cards_table` for the card fields.
-_HEADERS = {
-    "label": "method",
-    "source": "source",
-    "in_survey": "one of the survey's five",
-    "signal": "selection signal",
-    "objective": "objective",
-    "timing": "chooses before / after full evaluation",
-    "prior_cost": "prior cost",
-    "gpu": "GPU",
-    "reconstructor": "reconstructor",
-    "guarantee": "guarantee",
-}
-
+_HEADERS = {"label": "method", "source": "source", "in_survey": "one of the survey's five",
+            "signal": "selection signal", "objective": "objective", "timing": "chooses before / after full evaluation",
+            "prior_cost": "prior cost", "gpu": "GPU", "reconstructor": "reconstructor", "guarantee": "guarantee"}
 
 for _name, _card in CARDS.items():  # the label comes from the one method table
     CARDS[_name] = {"label": METHOD_INFO[_name].label, **_card}
 
 
 def card(name: str) -> dict[str, str]:
-    """The card of a registered method (a copy); ValueError naming the methods that have one."""
+    """The card of a registered method (a copy); InputError naming the methods that have one."""
     if name not in CARDS:
         raise InputError(f"no card for method {name!r}; cards exist for: {', '.join(CARDS)}")
     return dict(CARDS[name])
 
 
-def cards_table(methods=None, results=None, k: int = 50, fields=CARD_FIELDS):
-    """The cards side by side, one row per method (index: registry name), plus measured columns.
-
-    Parameters
-    ----------
-    methods : list of str, optional
-        Registry names, in row order; default every card.
-    results : pandas.DataFrame, optional
-        A sweep's results table (:data:`essence.sweep.COLUMNS`). When given, adds for each method,
-        over its finished runs: ``runs ok / all``, ``mean seconds per run`` (wall time of one
-        ``compress`` call, s, every dataset and k), ``mean test RMSE at k=<k> (pp)`` (mean over the
-        datasets it finished at that k: mean over seeds first, then over datasets),
-        ``RMSE / random at k=<k>`` (:func:`essence.data.metrics.ratio_to_random` over every dataset and seed
-        both ran; < 1 = better than random; NaN without random runs) and ``datasets at k=<k>``.
-        Failed runs are counted, never dropped silently.
-    k : int
-        The budget of the measured RMSE columns.
-    fields : tuple of str
-        Card fields to show.
-
-    Returns
-    -------
-    pandas.DataFrame
-    """
+def cards_table(methods=None, fields=CARD_FIELDS):
+    """The cards of ``methods`` (registry names, row order; default every card) as a DataFrame: index the
+    registry name, one column per field of ``fields`` (headed by its display name)."""
     import pandas as pd
 
     methods = list(CARDS) if methods is None else list(methods)
     unknown = [f for f in fields if f not in CARD_FIELDS]
     if unknown:
         raise InputError(f"fields: {unknown} are not card fields; choose from {', '.join(CARD_FIELDS)}")
-    rows = {m: {_HEADERS[f]: card(m)[f] for f in fields} for m in methods}
-    table = pd.DataFrame.from_dict(rows, orient="index")
+    table = pd.DataFrame.from_dict({m: {_HEADERS[f]: card(m)[f] for f in fields} for m in methods}, orient="index")
     table.index.name = "name"
-    if results is None:
-        return table
-    need = {"dataset", "method", "k", "rmse", "seconds", "error"}
-    missing = need - set(results.columns)
-    if missing:
-        raise InputError(f"results: missing column(s) {sorted(missing)}; pass the table run_sweep returns")
-    df = results.copy()
-    df["ok"] = df["error"].fillna("") == ""
-    at_k = df[df["ok"] & (df["k"] == k)].groupby(["method", "dataset"])["rmse"].mean()
-    measured = {}
-    for m in methods:
-        g = df[df["method"] == m]
-        ok = g[g["ok"]]
-        per_ds = at_k.loc[m] if m in at_k.index.get_level_values(0) else pd.Series(dtype=float)
-        ratio = ratio_to_random(*paired_with_random(df, m, k))
-        measured[m] = {
-            "runs ok / all": f"{len(ok)}/{len(g)}",
-            "mean seconds per run": float(ok["seconds"].mean()) if len(ok) else np.nan,
-            f"mean test RMSE at k={k} (pp)": float(per_ds.mean()) if len(per_ds) else np.nan,
-            f"RMSE / random at k={k}": ratio,
-            f"datasets at k={k}": int(len(per_ds)),
-        }
-    return table.join(pd.DataFrame.from_dict(measured, orient="index"))
+    return table

@@ -1,24 +1,9 @@
-"""Mean profiles: how well a chosen item set keeps each model's average score.
+"""Mean profiles (notebook 09): each model's mean score over an item set, and how far it lies from the pool's.
 
-The survey's "mean profile" picture (K-Means section, 2.6) compares, feature by feature, the mean of
-the full item set with the mean of a representative subset and of a random subset. Here a *feature*
-is a model: item ``j`` is the vector of every model's score on it, and the profile of an item set
-``I`` is, for every model ``m``,
-
-    profile_I[m] = 100 * sum_{j in I} w_j S[m, j] / sum_{j in I} w_j          (pp),
-
-the (weighted) mean of model ``m``'s scores over the items of ``I``. A subset that represents the
-pool well has a profile close to the pool's (``I`` = all items) for every model; the distance of two
-profiles is the root-mean-square difference over models, in percentage points.
-
-Note that the pool profile is the mean over the *item pool*, not the model's full-benchmark score
-(``Responses.target``): on the metabench pools these differ (see :data:`essence.data.POOL_CAVEAT`).
-The profile asks whether a subset looks like the pool it was drawn from; reconstructing the full score
-is the reconstructor's job.
-
-The first three functions are pure: arrays in, arrays out; ``responses`` is ``(n_models, n_items)`` in
-[0, 1] with NaN for missing cells. :func:`choose_kmeans_herding` and :func:`profile_lines` are notebook
-09's two steps: choose the items with the real selectors, then every line of its figure and its distance.
+``responses`` is ``(n_models, n_items)`` in [0, 1], NaN for missing cells. The profile of an item set ``I`` is,
+per model ``m``, ``100 * sum_{j in I} w_j S[m, j] / sum_{j in I} w_j`` (pp); two profiles' distance is the
+root-mean-square difference over models (pp). The pool's profile is the mean over the item pool, not the
+full-benchmark score (``Responses.target``).
 """
 
 from __future__ import annotations
@@ -28,7 +13,8 @@ import numpy as np
 from ..data.checks import whole_number
 from ..data.errors import InputError
 
-__all__ = ["mean_profile", "profile_distance", "random_profiles", "choose_kmeans_herding", "profile_lines"]
+__all__ = ["mean_profile", "profile_distance", "random_profiles", "choose_kmeans_herding", "profile_lines",
+           "distance_row", "weight_shares", "seed_distances", "seed_summary"]
 
 
 def _responses(responses) -> np.ndarray:
@@ -60,22 +46,11 @@ def _index(idx, n_items: int) -> np.ndarray:
 
 
 def mean_profile(responses, idx=None, weights=None) -> np.ndarray:
-    """Each model's (weighted) mean score over the items ``idx``, in percentage points.
+    """Each model's (weighted) mean over the items ``idx``, pp: ``(n_models,)``.
 
-    Parameters
-    ----------
-    responses : array, shape (n_models, n_items)
-        Scores in [0, 1]; NaN = missing (left out of that model's mean, with its weight).
-    idx : array of int, shape (k,), boolean mask (n_items,), or None
-        The item set; None = every item (the pool's profile).
-    weights : array, shape (k,), optional
-        Non-negative item weights (e.g. K-Means cluster sizes); None = equal weights.
-
-    Returns
-    -------
-    ndarray, shape (n_models,)
-        ``100 * sum_j w_j S[m, j] / sum_j w_j`` over the observed items of ``idx``; NaN for a model with
-        no observed score on them.
+    ``idx``: positions ``(k,)``, a boolean mask ``(n_items,)`` or None (every item); ``weights``: ``(k,)``
+    non-negative (e.g. K-Means cluster sizes), None = equal. Missing cells are left out with their weight; a model
+    with no observed score on ``idx`` gets NaN.
     """
     R = _responses(responses)
     ix = _index(idx, R.shape[1])
@@ -138,8 +113,8 @@ def random_profiles(responses, k: int, n_draws: int = 50, seed: int = 0) -> np.n
 
 
 def choose_kmeans_herding(data, k: int, seed: int = 0) -> dict:
-    """K-Means and Kernel Herding items of ``data`` (a :class:`~essence.data.Responses`), fitted as ``compress``
-    fits them: on the training and validation models of ``split_models(data, seed)``.
+    """K-Means and Kernel Herding items of ``data`` (a :class:`~essence.data.Responses`), chosen as ``compress``
+    chooses them (the selectors' ``select``) on the training and validation models of ``split_models(data, seed)``.
 
     Returns ``{"split", "held_out", "kmeans", "kmeans_w", "herding"}``: the split, the held-out model rows
     (validation + test, sorted; no selection saw them), K-Means' ``(k,)`` items and cluster sizes, and
@@ -151,11 +126,13 @@ def choose_kmeans_herding(data, k: int, seed: int = 0) -> dict:
 
     split = split_models(data, seed=seed)
     train, val = data.subset(models=split.train), data.subset(models=split.val)
-    km = KMeansSelector(k=k, seed=seed, progress=False, min_models_continuous=0).fit(train, val)
-    he = HerdingSelector(k=k, seed=seed, progress=False).fit(train, val)
+    km, he = (KMeansSelector(k=k, seed=seed, progress=False, min_models_continuous=0),
+              HerdingSelector(k=k, seed=seed, progress=False))
+    km.info_, he.info_ = {}, {}  # select() alone: the items, no reconstructor fitted
+    items, herding = km.select(train, val), he.select(train, val)
     held_out = np.sort(np.concatenate([split.val, split.test]))
-    return {"split": split, "held_out": held_out, "kmeans": km.items_, "kmeans_w": km.weights_,
-            "herding": he.items_}
+    return {"split": split, "held_out": held_out, "kmeans": np.asarray(items), "kmeans_w": km.weights_,
+            "herding": np.asarray(herding)}
 
 
 def profile_lines(responses, chosen: dict, k: int, n_draws: int = 50, seed: int = 0) -> tuple[dict, dict]:
@@ -166,7 +143,7 @@ def profile_lines(responses, chosen: dict, k: int, n_draws: int = 50, seed: int 
     Returns ``(panel, extra)``. ``panel`` is what :func:`essence.lessons.plots.profile.plot_mean_profile` draws:
     ``profiles`` (``full``, ``kmeans`` weighted by cluster size, ``herding``; each ``(n_models,)`` pp),
     ``random_draws`` ``(n_draws, n_models)`` and ``distance`` (RMSE from the full line, pp; random as a
-    "one draw: mean ± sd" label). ``extra``: unweighted K-Means' distance, the two biases (pp) and the
+    "mean ± sd" string over single draws). ``extra``: unweighted K-Means' distance, the two biases (pp) and the
     random draws' distances ``(n_draws,)``.
     """
     full = mean_profile(responses)
@@ -177,9 +154,75 @@ def profile_lines(responses, chosen: dict, k: int, n_draws: int = 50, seed: int 
     d_rnd = np.array([profile_distance(p, full) for p in draws])
     dist = {"kmeans": profile_distance(prof["kmeans"], full),
             "herding": profile_distance(prof["herding"], full),
-            "random": f"one draw: RMSE {d_rnd.mean():.2f} ± {d_rnd.std(ddof=1):.2f} pp"}
+            "random": f"{d_rnd.mean():.2f} ± {d_rnd.std(ddof=1):.2f}"}
     extra = {"kmeans_unweighted": profile_distance(mean_profile(responses, chosen["kmeans"]), full),
              "kmeans_bias": profile_distance(prof["kmeans"], full, "bias"),
              "herding_bias": profile_distance(prof["herding"], full, "bias"),
              "random_draws": d_rnd}
     return {"profiles": prof, "random_draws": draws, "distance": dist}, extra
+
+
+def distance_row(panel: dict, extra: dict) -> dict:
+    """One row of notebook 09's distance table from :func:`profile_lines`' ``(panel, extra)``: every distance
+    from the full line (pp), the two biases (pp, positive: the chosen items are easier than the pool) and the
+    share of random draws farther from the full line than K-Means and than Herding."""
+    d, rnd = panel["distance"], np.asarray(extra["random_draws"], dtype=float)
+    return {"models": len(panel["profiles"]["full"]),
+            "K-Means (weighted)": d["kmeans"], "K-Means (unweighted)": extra["kmeans_unweighted"],
+            "Kernel Herding": d["herding"], "random: mean": float(rnd.mean()),
+            "random: sd": float(rnd.std(ddof=1)) if rnd.size > 1 else 0.0,
+            "K-Means bias": extra["kmeans_bias"], "Herding bias": extra["herding_bias"],
+            "draws farther than K-Means": float((rnd > d["kmeans"]).mean()),
+            "draws farther than Herding": float((rnd > d["herding"]).mean())}
+
+
+def weight_shares(weights) -> dict:
+    """How K-Means' cluster-size weights ``(k,)`` split the weighted mean, in percent: the largest cluster's
+    share, the five largest clusters' together, the smallest cluster's, and an item's share under equal weights."""
+    w = np.sort(np.asarray(weights, dtype=float))[::-1]
+    if w.ndim != 1 or w.size == 0 or (w < 0).any() or w.sum() <= 0:
+        raise InputError("weights: expected a non-empty 1-D array of non-negative cluster sizes")
+    share = 100.0 * w / w.sum()
+    return {"largest cluster (%)": float(share[0]), "largest 5 clusters (%)": float(share[:5].sum()),
+            "smallest cluster (%)": float(share[-1]), "equal weights, each item (%)": 100.0 / w.size}
+
+
+def seed_distances(data, k: int, seeds, herding_items, n_draws: int = 50) -> list[dict]:
+    """Held-out profile distances (pp) over several splits: per seed ``s``, K-Means refitted (seed ``s``) on the
+    training models of ``split_models(data, seed=s)``, Herding's fixed ``herding_items`` (it reads texts only)
+    and the mean distance of ``n_draws`` random subsets (seeds ``1000 s, 1000 s + 1, ...``), each on that split's
+    validation + test models. One dict per seed: ``seed``, ``K-Means``, ``Kernel Herding``, ``random``."""
+    from ..data import split_models
+    from ..methods.kmeans import KMeansSelector
+
+    rows = []
+    for s in seeds:
+        sp = split_models(data, seed=s)
+        km = KMeansSelector(k=k, seed=s, progress=False, min_models_continuous=0)
+        km.info_ = {}
+        items = km.select(data.subset(models=sp.train), data.subset(models=sp.val))
+        R = data.responses[np.sort(np.concatenate([sp.val, sp.test]))]
+        full = mean_profile(R)
+        rnd = [profile_distance(p, full) for p in random_profiles(R, k, n_draws=n_draws, seed=1000 * s)]
+        rows.append({"seed": int(s), "K-Means": profile_distance(mean_profile(R, items, km.weights_), full),
+                     "Kernel Herding": profile_distance(mean_profile(R, herding_items), full),
+                     "random": float(np.mean(rnd))})
+    return rows
+
+
+def seed_summary(rows: list[dict]):
+    """Per dataset, from rows of :func:`seed_distances` with a ``dataset`` key: mean and sd over seeds of each
+    distance (pp) and in how many seeds K-Means and Herding were closer than the random draws' mean distance."""
+    import pandas as pd
+
+    df = pd.DataFrame(rows)
+    out = []
+    for name, g in df.groupby("dataset", sort=False):
+        row = {"dataset": name, "seeds": len(g)}
+        for col in ("K-Means", "Kernel Herding", "random"):
+            row[f"{col}: mean"] = float(g[col].mean())
+            row[f"{col}: sd"] = float(g[col].std(ddof=1)) if len(g) > 1 else 0.0
+        row["K-Means closer than random (seeds)"] = int((g["K-Means"] < g["random"]).sum())
+        row["Herding closer than random (seeds)"] = int((g["Kernel Herding"] < g["random"]).sum())
+        out.append(row)
+    return pd.DataFrame(out).set_index("dataset")

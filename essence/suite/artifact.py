@@ -9,12 +9,11 @@ the suite mean (the mean of the member estimates)."""
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from ..data._version import __version__
 from ..data._io import jsonable
 from ..data._runtime import single_thread
 from ..data.checks import whole_number
@@ -50,21 +49,11 @@ class SuiteCompressed(Artifact):
     the member estimates.
     """
 
-    method: str
-    k: int
-    seed: int
-    params: dict
     names: list
     items: dict
     reconstructors: dict
     intervals: dict
     mean_interval: IntervalModel
-    dataset: dict
-    figures: dict
-    split: dict = field(default_factory=dict)
-    selection: dict = field(default_factory=dict)
-    created: str = ""
-    essence_version: str = __version__
 
     SCHEMA: ClassVar[str] = SUITE_SCHEMA
     SCHEMA_VERSION: ClassVar[int] = SUITE_SCHEMA_VERSION

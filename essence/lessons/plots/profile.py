@@ -9,26 +9,20 @@ from .style import METHOD_COLORS
 __all__ = ["plot_mean_profile"]
 
 
-def plot_mean_profile(panels: dict, title: str, smooth: int = 1, legend_loc: str = "upper left"):
+def plot_mean_profile(panels: dict, title: str, smooth: int = 1):
     """The survey's mean-profile plot: per model (x, sorted by the full line), the mean score over each item set.
 
-    ``panels``: panel title -> dict with ``"profiles"`` (line name -> ``(n_models,)`` profile in pp; must
-    include ``"full"``; ``full``, ``kmeans``, ``herding`` get their method colours), optional
-    ``"random_draws"`` (``(n_draws, n_models)`` profiles of random subsets, pp: drawn as their mean line
-    and a 5-95% band) and ``"distance"`` (line name -> RMSE to the full line in pp, or a ready string;
-    shown in the legend; ``"random"`` for the random line).
-
-    Top row: the profiles. Bottom row: each line minus the full line (pp). With ``smooth`` > 1 (for
-    thousands of models) the top row shows a centred running mean over ``smooth`` neighbouring models and
-    the bottom row the running RMS of (line - full) over the same window, i.e. the local profile
-    distance; the random band there is the 5-95% range of single draws' local distance and the random
-    line their median (a typical single draw). Distances in the legend are always computed on the
-    unsmoothed profiles. ``legend_loc``: where the top panels' legends go (matplotlib ``loc``).
+    ``panels``: panel title -> ``{"profiles": {name: (n_models,) pp, ...; "full" required}, "random_draws":
+    (n_draws, n_models) pp (optional: their mean line and 5-95 % band), "distance": {name: RMSE pp or a string}
+    (optional: written under the panel title)}``. Top row: the profiles; bottom row: each line minus the full one.
+    ``smooth`` > 1: the top row is a centred running mean over ``smooth`` models and the bottom row the running
+    RMS of the difference (random: median and 5-95 % of single draws). One legend for the figure, below it.
     """
     import matplotlib.pyplot as plt
 
     labels = {"full": "Full item set", "kmeans": "K-Means representatives (cluster-weighted)",
               "herding": "Kernel Herding", "random": "Random"}
+    short = {"kmeans": "K-Means", "herding": "Herding", "random": "one random draw"}
 
     def run(y, axis=-1):
         if smooth <= 1:
@@ -54,7 +48,7 @@ def plot_mean_profile(panels: dict, title: str, smooth: int = 1, legend_loc: str
         return y[keep]
 
     n = len(panels)
-    fig, axes = plt.subplots(2, n, figsize=(5.8 * n, 6.4), squeeze=False, sharex="col",
+    fig, axes = plt.subplots(2, n, figsize=(6.4 * n, 6.4), squeeze=False, sharex="col",
                              gridspec_kw={"height_ratios": [2.1, 1]})
     for j, (ptitle, p) in enumerate(panels.items()):
         prof = {name: np.asarray(v, dtype=float) for name, v in p["profiles"].items()}
@@ -63,20 +57,14 @@ def plot_mean_profile(panels: dict, title: str, smooth: int = 1, legend_loc: str
         top, bot = axes[0, j], axes[1, j]
         full = prof["full"][order]
         dist = p.get("distance", {})
-
-        def lab(name, extra=""):
-            d = dist.get(name)
-            text = labels.get(name, name) + extra
-            if d is None:
-                return text
-            return text + (f" ({d})" if isinstance(d, str) else f" (RMSE {d:.2f} pp)")
+        line = ", ".join(f"{short.get(nm, nm)} {d if isinstance(d, str) else f'{d:.2f}'}" for nm, d in dist.items())
 
         if "random_draws" in p:
             draws = np.asarray(p["random_draws"], dtype=float)[:, order]
             c = METHOD_COLORS["random"]
             lo, hi = np.percentile(draws, [5, 95], axis=0)
             top.fill_between(thin(x), thin(run(lo)), thin(run(hi)), color=c, alpha=0.2, lw=0, label="Random: 5-95% of single draws")
-            top.plot(thin(x), thin(run(draws.mean(axis=0))), color=c, ls="--", lw=1.3, label=lab("random", f": mean of {len(draws)} draws"))
+            top.plot(thin(x), thin(run(draws.mean(axis=0))), color=c, ls="--", lw=1.3, label=f"Random: mean of {len(draws)} draws")
             dev = local(draws - full, axis=1)
             blo, bhi = np.percentile(dev, [5, 95], axis=0)
             bot.fill_between(thin(x), thin(blo), thin(bhi), color=c, alpha=0.2, lw=0)
@@ -85,17 +73,19 @@ def plot_mean_profile(panels: dict, title: str, smooth: int = 1, legend_loc: str
             y = y[order]
             style = dict(color=METHOD_COLORS.get(name), lw=2.2 if name == "full" else 1.4,
                          zorder=5 if name == "full" else 3)
-            top.plot(thin(x), thin(run(y)), label=lab(name), **style)
+            top.plot(thin(x), thin(run(y)), label=labels.get(name, name), **style)
             if name != "full":
                 bot.plot(thin(x), thin(local(y - full)), **style)
         bot.axhline(0, color=METHOD_COLORS["full"], lw=1.2)
-        top.set_title(ptitle, fontsize=10.5)
-        top.set_ylabel("mean score over the item set (pp)")
-        bot.set_ylabel("line minus full (pp)" if smooth <= 1 else "local RMS of\nline minus full (pp)")
+        top.set_title(ptitle + (f"\nRMSE from full (pp): {line}" if line else ""), fontsize=9.5)
+        top.set_ylabel("mean score (pp)")
+        bot.set_ylabel("line minus full (pp)" if smooth <= 1 else "local RMS (pp)")
         bot.set_xlabel("model (sorted by its mean over the full item set)")
-        top.legend(loc=legend_loc, fontsize=9)
     sub = (f"\n(top: running mean over {smooth} neighbouring models; bottom: running RMS of the difference over "
            f"the same window)" if smooth > 1 else "")
     fig.suptitle(title + sub)
-    fig.tight_layout()
+    handles, names = axes[0, 0].get_legend_handles_labels()
+    fig.tight_layout(rect=(0, 0.11, 1, 1))
+    fig.align_ylabels(axes[:, 0])
+    fig.legend(handles, names, loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=9, frameon=False)
     return fig
