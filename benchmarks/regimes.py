@@ -5,7 +5,7 @@ compares the method with random items read by a line, by ridge and by AIPW on th
 (:mod:`essence.lessons.regimes`). Writes ``results/regimes.csv`` (one row per benchmark x m x method: RMSE mean
 and sd over draws in pp, the ratio to the best baseline as a geometric mean over draws and its sd, coverage of the
 method's own interval) and ``results/regimes_summary.csv`` (per m: the geometric mean of the ratios over the
-benchmarks and the largest), and prints both. Runs are cached under ``--out``.
+benchmarks, the largest, the lowest and highest single draw), and prints both. Runs are cached under ``--out``.
 
     .venv/bin/python benchmarks/regimes.py                              # openllm_v2, 25 / 50 / 100 models, auto
     .venv/bin/python benchmarks/regimes.py --datasets arc gsm8k --models 20 50 100 --methods auto random
@@ -35,8 +35,14 @@ def tables(rows: list[dict]) -> tuple[pd.DataFrame, pd.DataFrame]:
                              "ratio_sd": round(s["ratio_sd"], 3), "coverage": round(s.get("coverage", np.nan), 3)}
                             if "refused" not in s else {"refused": s["refused"][:80]})}
                         for s in summarise(rows)])
+    draw = {(str(r["models"]), r["method"]): [] for r in rows}
+    for r in rows:
+        if "ratio" in r:
+            draw[(str(r["models"]), r["method"])].append(r["ratio"])
     summary = [{"models": m, "method": meth, "benchmarks": len(g), "ratio (geometric mean)":
                 round(float(np.exp(np.mean(np.log(g["ratio"])))), 3), "ratio (largest)": round(float(g["ratio"].max()), 3),
+                "draw ratio (lowest)": round(float(min(draw[(str(m), meth)])), 3),
+                "draw ratio (highest)": round(float(max(draw[(str(m), meth)])), 3),
                 "coverage": round(float(g["coverage"].mean()), 3)}
                for (m, meth), g in per.dropna(subset=["ratio"]).groupby(["models", "method"], sort=False)]
     return per, pd.DataFrame(summary)

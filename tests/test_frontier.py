@@ -57,6 +57,24 @@ def test_stronger_models_are_not_read_toward_the_references_and_the_interval_cov
     assert inside["outside"].mean() < 0.15  # reference-like models: the regression answers
 
 
+def test_the_prior_moves_the_point_weight_not_the_interval(ifeval_top):
+    """``pi_out`` weighs D in the point estimate (more with a larger prior); the interval mixes by p_out alone."""
+    d, ref, top, items = ifeval_top
+    rec = _fit(d, ref, items, d=2, s_inner=3.0, c_d=1.0)
+    X = d.responses[np.ix_(np.r_[top[:20], ref[:20]], items)]
+    outs = []
+    for pi in (0.1, 0.3, 0.9):
+        rec.pi_out = pi
+        outs.append(rec.predict_interval(X))
+    assert (np.diff([o["weight"] for o in outs], axis=0) >= -1e-12).all()
+    for o in outs[1:]:  # bounds widen only to hold an estimate outside the mixture's quantiles
+        same = (np.minimum(o["estimate"], outs[0]["estimate"]) > outs[0]["lower"]) & (
+            np.maximum(o["estimate"], outs[0]["estimate"]) < outs[0]["upper"])
+        assert same.mean() > 0.8
+        np.testing.assert_allclose(o["lower"][same], outs[0]["lower"][same], atol=1e-6)
+        np.testing.assert_allclose(o["upper"][same], outs[0]["upper"][same], atol=1e-6)
+
+
 def test_round_trip_and_the_exported_forward_pass_agree(ifeval_top, tmp_path):
     d, ref, top, items = ifeval_top
     rec = _fit(d, ref[:200], items, inner="aipw", d=1, s_inner=2.5, c_d=1.2)

@@ -139,13 +139,15 @@ def _regimes():
 
 
 def test_regimes_run_is_cached_and_random_matches_the_baseline_items(tmp_path):
-    reg = _regimes()
+    import essence.lessons.regimes as reg
     from essence.data import load
 
     data = load("lcb_codegen")
     r = reg.run_one(data, "lcb_codegen", 30, 0, "random", 10, 3, tmp_path)
     assert r["n_models"] == 30 and r["ratio"] == pytest.approx(r["rmse"] / r["baseline_rmse"])
     assert len(r["choices"]) == 3
+    assert set(r["baselines"]) == {"random_line", "random_ridge", "aipw"}
+    assert r["baseline_rmse"] == min(r["baselines"].values()) == r["baselines"][r["baseline"]]
     assert reg.run_one(data, "lcb_codegen", 30, 0, "random", 10, 3, tmp_path) == r  # from the cache
     assert reg.default_k("alpaca_eval2", 805) == 40 and reg.default_k("gsm8k", 486) == 50
     b = r["baseline_rmse"]
@@ -169,16 +171,29 @@ def test_cli_default_is_auto_and_reports_its_choice(few, tmp_path, capsys):
     assert "x random items + least-squares line on their mean" in printed
 
 
-def test_regimes_wide_table_marks_refusals(capsys):
-    reg = _regimes()
+def test_regimes_wide_table_marks_refusals():
+    from essence.lessons.regimes import wide_table
+
     ok = {"dataset": "d", "models": "20", "n_models": 20, "method": "random", "draws": 2, "rmse": 2.0,
           "rmse_sd": 0.1, "ratio": 0.9, "ratio_sd": 0.05, "baseline": 2.2}
     no = {"dataset": "d", "models": "20", "n_models": 20, "method": "irt", "draws": 2, "refused": "too few"}
-    reg.print_wide([ok, no], ["random", "irt"])
-    assert "| d | 20 | 2 | 2.20 | 0.90 ± 0.05 | refused |" in capsys.readouterr().out
+    assert wide_table([ok, no], ["random", "irt"]) == [["d", "20", "2", "2.20", "0.90 ± 0.05", "refused"]]
     one = {**ok, "method": "auto", "draws": 1}
-    reg.print_wide([ok, one], ["random", "auto"])
-    assert "| d | 20 | 2 | 2.20 | 0.90 ± 0.05 | 0.90 ± 0.05 (1 draw) |" in capsys.readouterr().out
+    assert wide_table([ok, one], ["random", "auto"]) == [["d", "20", "2", "2.20", "0.90 ± 0.05", "0.90 ± 0.05 (1 draw)"]]
+
+
+def test_regimes_script_tables_keep_refusals_out_of_the_summary():
+    reg = _regimes()
+    base = {"dataset": "d", "models": 20, "n_models": 20, "draw": 0, "k": 10, "folds": 5, "code": "c", "choices": []}
+    rows = [{**base, "method": "auto", "rmse": 2.0, "baseline_rmse": 2.5, "ratio": 0.8, "coverage": 0.9},
+            {**base, "method": "auto", "draw": 1, "rmse": 3.0, "baseline_rmse": 2.5, "ratio": 1.2, "coverage": 0.8},
+            {**base, "method": "irt", "refused": "irt: 16 training models are too few"}]
+    per, summary = reg.tables(rows)
+    auto = per[per["method"] == "auto"].iloc[0]
+    assert auto["draws"] == 2 and auto["rmse"] == pytest.approx(2.5) and auto["best_baseline"] == pytest.approx(2.5)
+    assert auto["ratio"] == pytest.approx(round(np.sqrt(2.0 * 3.0) / 2.5, 3))
+    assert per.loc[per["method"] == "irt", "refused"].iloc[0].startswith("irt: 16 training models")
+    assert list(summary["method"]) == ["auto"] and summary["coverage"].iloc[0] == pytest.approx(0.85)
 
 
 def test_regime_map_cached_only_computes_nothing(tmp_path):
@@ -207,34 +222,23 @@ def test_a_cached_run_of_other_code_is_recomputed_not_reused(tmp_path):
     assert json.loads(path.read_text())["rmse"] == pytest.approx(r["rmse"])  # and the stale file replaced
 
 
-def test_loo_line_fitness_matches_brute_force(few):
-    from essence.search.fitness import LOOLineFitness
+def test_loo_line_rmse_matches_brute_force(few):
+    from essence.search.swap import loo_line_rmse
 
     R, y = few.responses.copy(), few.target
     R[:, 3] = 1.0  # an item every model solves: constant over the models
-    R[:, 4] = 0.0  # and one no model solves
-    mask = np.zeros((1, R.shape[1]), dtype=bool)
-    mask[0, [2, 7, 11, 40, 90, 101]] = True
-    m = 100 * R[:, mask[0]].mean(axis=1)
+    m = 100 * R[:, [2, 7, 11, 40, 90, 101]].mean(axis=1)
     e = []
     for i in range(len(y)):
         keep = np.arange(len(y)) != i
         b, a = np.polyfit(m[keep], y[keep], 1)
         e.append(y[i] - (a + b * m[i]))
-    f = LOOLineFitness(R, y)
-    assert f.rmse(mask)[0] == pytest.approx(np.sqrt(np.mean(np.square(e))), rel=1e-8)
-    assert f.restrict(np.flatnonzero(mask[0])).rmse(np.ones((1, 6), bool))[0] == pytest.approx(f.rmse(mask)[0])
-    # a subset whose mean is constant over the models has no line: inf, whether of one or of two constant items
-    one, two = np.zeros((2, 1, R.shape[1]), dtype=bool)
-    one[0, 3] = True
-    two[0, [3, 4]] = True
-    assert np.isinf(f.rmse(one)[0]) and np.isinf(f.rmse(two)[0])
-    # a constant item next to varying ones only shifts the subset mean: the line is the same, and so its error
-    with_const = mask.copy()
-    with_const[0, [2, 3]] = [False, True]  # item 2 out, constant item 3 in: 5 varying items + 1 constant
+    assert loo_line_rmse(m, y)[0] == pytest.approx(np.sqrt(np.mean(np.square(e))), rel=1e-8)
+    # a constant item next to varying ones only shifts and scales the subset mean: the line's error is the same
     m5 = 100 * R[:, [7, 11, 40, 90, 101]].mean(axis=1)
     e5 = [y[i] - np.polyval(np.polyfit(np.delete(m5, i), np.delete(y, i), 1), m5[i]) for i in range(len(y))]
-    assert f.rmse(with_const)[0] == pytest.approx(np.sqrt(np.mean(np.square(e5))), rel=1e-8)
+    m_const = 100 * R[:, [3, 7, 11, 40, 90, 101]].mean(axis=1)
+    assert loo_line_rmse(m_const, y)[0] == pytest.approx(np.sqrt(np.mean(np.square(e5))), rel=1e-8)
 
 
 def test_swap_search_beats_random_subsets_under_its_loo_score_and_is_seeded(few):

@@ -19,9 +19,9 @@ reference models. Which one answers is decided per model from its own answers, n
             (a Gaussian kernel of width s_D on each) and whose outside one is flat, prior ``pi_out``
     estimate = (1 - w) G + w D;   interval = the ``level`` quantiles of (1 - p_out) N(G, s_G^2) + p_out N(D, s_D^2)
 
-with ``s_G`` from the regression's cross-validated residuals. A model is reported *outside* the references when
-``w > 0.5``. Where the target is not the pool mean (a pre-selected pool of a larger benchmark), a least-squares line
-on the references maps D's pool mean to it, and its residual sd joins ``s_D``.
+with ``s_G`` from the regression's cross-validated residuals; *outside* means ``w > 0.5``. Where the target is not
+the pool mean (a pre-selected pool), a least-squares line on the references maps D's pool mean to it (its residual
+sd joins ``s_D``).
 """
 
 from __future__ import annotations
