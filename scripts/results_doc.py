@@ -41,6 +41,9 @@ def _fmt(v) -> str:
 
 def render(name: str, meta: dict | None = None) -> str:
     """The markdown of one table: title, table, caption and the command that regenerates it."""
+    if not (RESULTS / f"{name}.csv").exists() or not (RESULTS / f"{name}.json").exists():
+        raise SystemExit(f"results_doc: results/{name}.csv or .json is missing (a README block names it); "
+                         "regenerate it with its command (make results) or drop the block")
     meta = meta or json.loads((RESULTS / f"{name}.json").read_text())
     df = pd.read_csv(RESULTS / f"{name}.csv")
     head = "| " + " | ".join(map(str, df.columns)) + " |"

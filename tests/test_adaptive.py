@@ -212,7 +212,7 @@ def test_a_model_missing_items_gets_an_estimate_from_the_others(tq_art, tq_slice
     est = art.estimate(few)
     assert est["items_used"].tolist() == [4, 10] and np.isfinite(est["estimate"]).all()
     assert est["estimate"].iloc[1] == full["estimate"].iloc[1]
-    with pytest.raises(InputError, match="no result on any bank item"):
+    with pytest.raises(InputError, match="no result on any chosen item"):
         art.estimate(few.assign(**{c: np.nan for c in few.columns[1:]}))
     with pytest.raises(InputError, match="none of the artifact's 136 bank items"):
         art.estimate(pd.DataFrame({"model": ["m"], "x": [1.0]}))

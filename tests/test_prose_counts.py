@@ -4,8 +4,9 @@ A number written in a Markdown cell before "models", "systems", "items", "proble
 (up to two words between, e.g. "44 training systems", "3,469 models", "245 pool items"), or as
 "N-dimensional" (a profile over N models), must be a count
 the data give: a dataset's models, a side of its model splits (training, validation, test, and their
-unions, seeds 0-4) or its items, or a literal of the notebook's own code (a budget k, a window). A count
-that is none of these is a typed number the run does not back; state it from the run instead.
+unions, seeds 0-4) or its items, or a number of the notebook's own code or displayed by it (a budget k, a window,
+a table's cell). A count that is none of these is a typed number the run does not back; state it from the run
+instead.
 
 The committed outputs must also read the same on every machine: generated Markdown states no wall-clock
 duration ("24.2 ms", "58.8 s") and no displayed table has a column of seconds or of timing ratios. Even a
@@ -46,8 +47,18 @@ def data_counts() -> tuple[frozenset, frozenset]:
 
 
 def code_literals(cells) -> set[int]:
-    src = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
-    return {int(x) for x in re.findall(r"(?<![\w.])\d+(?![\w.])", src)}
+    """Whole numbers in the notebook's code and in what its code cells display (a table the prose reads)."""
+    parts = []
+    for c in cells:
+        if c["cell_type"] != "code":
+            continue
+        parts.append("".join(c["source"]))
+        for o in c.get("outputs", []):
+            parts.append("".join(o.get("text", "")))
+            data = o.get("data", {})
+            parts.append("".join(data.get("text/plain", "")) + "".join(data.get("text/markdown", "")))
+    src = "\n".join(parts)
+    return {int(x.replace(",", "")) for x in re.findall(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\w.])|(?<![\w.])\d+(?![\w.])", src)}
 
 
 def typed_counts(cells):
@@ -57,6 +68,8 @@ def typed_counts(cells):
             continue
         text = "".join(c["source"])
         for m in COUNT.finditer(text):
+            if re.search(r"(?:notebooks?|cell|section|step)\s+$", text[max(0, m.start() - 12):m.start()], re.I):
+                continue  # "notebook 13 on models" names a notebook, not a count
             noun = m.group(2) or "models"  # "43-dimensional": a profile over models
             yield i, int(m.group(1).replace(",", "")), noun, text[max(0, m.start() - 40):m.end()]
 

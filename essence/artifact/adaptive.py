@@ -19,7 +19,7 @@ from ..data.checks import real_number, whole_number
 from ..data.errors import InputError, warn
 from ..features.bank import FIT_DEFAULTS, ItemBank, fit_bank
 from ..methods.adaptive import POLICY_FIELDS, Policy, Session, calibrate, interval, simulate
-from .base import Artifact, check_same_benchmark, format_figures
+from .base import Artifact, check_answers, check_same_benchmark, format_figures
 from .compressed import _figures, _warn_constant
 
 __all__ = ["AdaptiveCompressed", "compress_adaptive", "MIN_REFERENCES", "PARAMS"]
@@ -85,13 +85,7 @@ class AdaptiveCompressed(Artifact):
                              f"{self.items[0]!r}); are these results of the benchmark it was compressed from?")
         X = np.full((len(models), len(self.items)), np.nan)
         X[:, have] = R[:, [pos[self.items[j]] for j in have]]
-        fin = X[~np.isnan(X)]
-        if fin.size and (fin.min() < 0 or fin.max() > 1):
-            raise InputError("responses: values outside [0, 1] on the bank's items; scores must be fractions")
-        empty = np.isnan(X).all(axis=1)
-        if empty.any():
-            raise InputError(f"{int(empty.sum())} model(s) have no result on any bank item, e.g. "
-                             f"{str(models[empty][0])!r}; drop them or run them on the bank's items")
+        check_answers(X, models)
         return np.asarray(models), X
 
     def estimates(self, X, k: int | None = None, keys=None) -> dict:
