@@ -229,7 +229,7 @@ def compress(data: Responses, k: int, method: str = "auto", seed: int = 0, split
     min_answered = whole_number("min_answered", min_answered, 1)
     constant = _warn_constant(data)
     if predictors not in ("all", "basic"):
-        raise InputError(f"predictors: {predictors!r} is not a choice; use 'all' (with the latent and MLP kinds) "
+        raise InputError(f"predictors: {predictors!r} is not a choice; use 'all' (with the MLP kind from 300 models) "
                          "or 'basic' (without them)")
     selector = make_method(method, k=k, seed=seed, progress=progress, **params)
     kind = split if isinstance(split, str) else "random"

@@ -36,26 +36,11 @@ def block_means(X: np.ndarray, blocks) -> np.ndarray:
 class BoostReconstructor(Reconstructor):
     """Gradient-boosted regression trees on ``[block means, answers]`` (see the module docstring).
 
-    Parameters
-    ----------
-    blocks : list of lists of int, default ()
-        Positions among the ``k`` chosen items whose mean answer is a feature, one feature per block (a suite
-        member's own items); empty: one block of all ``k`` items (the subset score).
-    trees : int, default 300
-        Boosting rounds.
-    learning_rate : float > 0, default 0.05
-        Shrinkage of every tree.
-    leaves : int >= 2, default 15
-        Most leaves per tree.
-    min_leaf : int >= 1, default 20
-        Fewest training models in a leaf.
-    l2 : float >= 0, default 1.0
-        L2 penalty on the leaf values.
-    seed : int, default 0
-        scikit-learn's ``random_state`` (it draws nothing without early stopping; kept for the record).
-
-    ``X`` ``(n, k)`` answers in [0, 1] (NaN = missing: the trees learn which way a missing answer goes),
-    ``y`` ``(n,)`` pp. Predictions are clipped to [0, 100].
+    ``blocks``: lists of positions among the ``k`` chosen items whose mean answer is a feature (empty: one block of
+    all items); ``trees`` boosting rounds, ``learning_rate``, ``leaves`` per tree, ``min_leaf`` models per leaf,
+    ``l2`` penalty on leaf values, ``seed`` (scikit-learn's ``random_state``; nothing is drawn without early
+    stopping). ``X`` ``(n, k)`` in [0, 1] (NaN: the trees learn which way it goes), ``y`` ``(n,)`` pp; predictions
+    clipped to [0, 100].
     """
 
     kind = "boost"

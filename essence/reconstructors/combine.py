@@ -27,20 +27,12 @@ GREEDY_STEPS = 20
 
 
 class AverageReconstructor(Reconstructor):
-    """Full score = the mean of several reconstructors' estimates (each clipped to [0, 100]), unweighted or
-    weighted.
+    """Full score = the mean of several reconstructors' estimates (each clipped to [0, 100]), unweighted or weighted.
 
-    Parameters
-    ----------
-    parts : list of {"kind": str, "params": dict}
-        The kinds averaged (any of :data:`essence.reconstructors.base.KINDS` except ``average``) with
-        their constructor parameters; each is fitted on the same ``X``, ``y`` (and ``R`` when it needs the
-        pool). Chosen by :func:`essence.reconstructors.choose.choose_average_by_cv`.
-    part_weights : list of float, optional
-        One non-negative weight per part, summing to 1 (the greedy ensemble of :func:`essence.reconstructors.choose.choose_average_by_cv`);
-        None (as in every artifact written before weights existed): the unweighted mean.
-
-    The artifact stores every fitted part's own JSON under ``"fitted"``.
+    ``parts``: ``[{"kind", "params"}]``, kinds of :data:`essence.reconstructors.base.KINDS` except ``average``,
+    each fitted on the same ``X``, ``y`` (and ``R`` when it needs the pool); ``part_weights``: one non-negative
+    weight per part summing to 1 (the greedy ensemble), or None (the plain mean). The artifact stores every fitted
+    part's JSON under ``"fitted"``.
     """
 
     kind = "average"

@@ -56,24 +56,13 @@ def fit_gam2_tables(Z, y, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, 
 
 
 class IRTGAMReconstructor(Reconstructor):
-    """Full score from the chosen items through the 2PL ability: GAM on (theta, subset score) or theta.
+    """Full score from the chosen items through the 2PL ability: GAM on (theta, subset score) or on theta alone.
 
-    Parameters
-    ----------
-    a, b : sequence of float, length k
-        2PL discrimination and difficulty of the chosen items (standardised ability scale).
-    threshold : float, default 0.5
-        Responses are binarised (``x >= threshold``) for the ability estimate; 0/1 data are unchanged.
-        The subset score uses the raw responses.
-    prior_sd : float, default 1.0
-        Standard deviation of the N(0, prior_sd^2) prior of the MAP ability.
-    use_score : bool, default True
-        True: ``y ~ s(theta) + s(subset score)`` (MetaBench); False: ``y ~ s(theta)``.
-    n_splines, lam : default essence.reconstructors.tables.GAM_N_SPLINES, GAM_LAM (25, 5.0)
-        Spline basis size and smoothing penalty of each GAM term.
-
-    ``X`` is ``(n_models, k)`` in [0, 1] with NaN for missing (left out of both the ability and the
-    score). Predictions are in pp, clipped to [0, 100]. The fitted GAM is stored as lookup tables.
+    ``a``, ``b`` ``(k,)``: 2PL discrimination and difficulty of the chosen items; ``threshold``: answers are
+    binarised (``x >= threshold``) for the MAP ability (prior N(0, ``prior_sd``^2)), the subset score uses the raw
+    answers; ``use_score``: ``y ~ s(theta) + s(score)`` (MetaBench) or ``y ~ s(theta)``; ``n_splines``, ``lam`` of
+    each term. ``X`` ``(n, k)`` in [0, 1], NaN left out of both; predictions in pp, clipped to [0, 100]; the GAM is
+    stored as lookup tables.
     """
 
     kind = "irt_gam"
@@ -189,24 +178,12 @@ def gpirt_components(X, params: ItemParams, anchors, weights, threshold: float =
 class GPIRTReconstructor(Reconstructor):
     """tinyBenchmarks' gp-IRT estimate of the pool score, optionally calibrated to the target by a GAM.
 
-    Parameters
-    ----------
-    pool_a, pool_b, pool_p_fixed : sequences of length N
-        2PL parameters of every pool item (``pool_p_fixed``: None, or the fixed probability of an item
-        constant over the training models; see :class:`essence.features.irt.ItemParams`).
-    anchors : sequence of int, length k
-        Positions of the anchor items in the pool (the order of ``X``'s columns).
-    weights : sequence of float, length k
-        Anchor weights (cluster shares).
-    gp_lambda : float in [0, 1]
-        Weight of the anchor estimate (:func:`gp_lambda`).
-    threshold, prior_sd : default 0.5, 1.0
-        Binarisation threshold and prior sd for the ability estimate.
-    calibrate : bool, default False
-        False: the estimate is ``100 * G`` (pp); True: a GAM (``n_splines``, ``lam``) of the target on
-        ``100 * G``, fitted on the training models.
-
-    ``X`` is ``(n_models, k)``; predictions in pp clipped to [0, 100].
+    ``pool_a``, ``pool_b``, ``pool_p_fixed`` ``(N,)``: 2PL parameters of every pool item (``pool_p_fixed``: None, or
+    the fixed probability of items constant over the training models, :class:`essence.features.irt.ItemParams`);
+    ``anchors`` ``(k,)`` positions of the anchors in the pool (``X``'s columns), ``weights`` ``(k,)`` their cluster
+    shares; ``gp_lambda`` the anchor estimate's weight (:func:`gp_lambda`); ``threshold``, ``prior_sd`` of the
+    ability; ``calibrate``: False gives ``100 * G`` (pp), True a GAM (``n_splines``, ``lam``) of the target on it.
+    Predictions in pp, clipped to [0, 100].
     """
 
     kind = "gpirt"

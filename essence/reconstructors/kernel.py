@@ -47,20 +47,10 @@ def loo_kernel_ridge(K: np.ndarray, z: np.ndarray, alphas) -> np.ndarray:
 class KernelReconstructor(Reconstructor):
     """RBF kernel ridge on the chosen items' answers (see the module docstring).
 
-    Parameters
-    ----------
-    own : list of int, default ()
-        Positions among the ``k`` chosen items whose distance counts ``1 + w`` times (a suite member's own
-        items); empty: every item counts once and ``own_weights`` is not searched.
-    own_weights : list of float >= 0, default (0, 9)
-        The ``w`` tried for the ``own`` columns.
-    scales : list of float > 0, default (2, 4)
-        ``gamma * sum_j s_j`` tried.
-    alphas : list of float > 0, default (0.01, 0.03, 0.1, 0.3, 1, 3, 10)
-        Ridge penalties tried (on the standardised target).
-
-    ``X`` ``(n, k)`` answers in [0, 1] (a missing cell counts as its item's training mean), ``y`` ``(n,)`` pp.
-    ``fit`` keeps the ``(w, scale, alpha)`` with the lowest leave-one-out error (``loo_rmse_``, pp).
+    ``own``: positions among the ``k`` chosen items whose distance counts ``1 + w`` times (empty: ``own_weights`` not
+    searched); ``own_weights`` (``w`` >= 0), ``scales`` (> 0) and ``alphas`` (ridge penalties on the standardised
+    target): the grid ``fit`` searches by leave-one-out error (``loo_rmse_``, pp). ``X`` ``(n, k)`` in [0, 1] (a
+    missing cell counts as its item's training mean), ``y`` ``(n,)`` pp.
     """
 
     kind = "kernel"

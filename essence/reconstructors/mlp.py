@@ -20,17 +20,9 @@ MIN_MODELS_MLP = 300
 class MLPReconstructor(Reconstructor):
     """Full score = ``ybar + sd * (tanh(x W1 + b1) W2 + b2)``: a one-hidden-layer network on the chosen items.
 
-    Parameters
-    ----------
-    hidden : int, default 16
-        Units of the hidden layer (tanh).
-    alpha : float, default 1.0
-        L2 penalty (scikit-learn's ``MLPRegressor(alpha=...)``).
-    max_iter, seed : default 500, 0
-        L-BFGS iterations and the seed of the initial weights.
-
-    ``X`` ``(n, k)`` in [0, 1] (a missing cell counts as its item's training mean, stored), ``y`` pp; the
-    target is standardised for the fit. Predictions use the stored (rounded) weights.
+    ``hidden`` tanh units, ``alpha`` L2 penalty (scikit-learn's ``MLPRegressor``), ``max_iter`` L-BFGS iterations,
+    ``seed`` of the initial weights. ``X`` ``(n, k)`` in [0, 1] (a missing cell counts as its item's training mean,
+    stored), ``y`` pp (standardised for the fit); predictions use the stored (rounded) weights.
     """
 
     kind = "mlp"

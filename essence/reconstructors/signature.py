@@ -16,20 +16,11 @@ __all__ = ["SignatureKNNReconstructor"]
 
 
 class SignatureKNNReconstructor(Reconstructor):
-    """Full score = distance-weighted mean target of the K nearest training models in PCA space.
+    """Full score = distance-weighted mean target of the K nearest training models in PCA space (DISCO).
 
-    Parameters
-    ----------
-    n_components : int, default 10
-        PCA components kept (at most ``k`` and ``n_train - 1``).
-    n_neighbors : int, default 10
-        ``K`` (at most the number of training models).
-
-    ``fit(X, y)``: ``X`` ``(n_train, k)`` responses on the chosen items (NaN filled with the item's
-    training mean, stored), ``y`` ``(n_train,)`` pp. PCA by SVD of the centred training signatures.
-    ``predict(X)``: weights ``1 / distance``; a model at distance < 1e-4 from training models (an
-    identical signature; stored signatures are rounded to 1e-5 to keep the artifact small, about
-    90 KB per 1000 training models and 10 components) gets their mean target. Predictions in pp, clipped to [0, 100].
+    ``n_components`` PCA components (at most ``k`` and ``n_train - 1``), ``n_neighbors`` ``K``. ``X`` ``(n, k)``
+    (NaN: the item's training mean, stored), ``y`` pp. Weights ``1 / distance``; a model within 1e-4 of training
+    models (stored signatures are rounded to 1e-5) gets their mean target. Predictions in pp, clipped to [0, 100].
     """
 
     kind = "signature_knn"
