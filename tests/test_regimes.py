@@ -139,7 +139,7 @@ def _regimes():
 
 
 def test_regimes_run_is_cached_and_random_matches_the_baseline_items(tmp_path):
-    import essence.lessons.regimes as reg
+    reg = _regimes()
     from essence.data import load
 
     data = load("lcb_codegen")
@@ -172,7 +172,7 @@ def test_cli_default_is_auto_and_reports_its_choice(few, tmp_path, capsys):
 
 
 def test_regimes_wide_table_marks_refusals():
-    from essence.lessons.regimes import wide_table
+    wide_table = _regimes().wide_table
 
     ok = {"dataset": "d", "models": "20", "n_models": 20, "method": "random", "draws": 2, "rmse": 2.0,
           "rmse_sd": 0.1, "ratio": 0.9, "ratio_sd": 0.05, "baseline": 2.2}
@@ -197,7 +197,7 @@ def test_regimes_script_tables_keep_refusals_out_of_the_summary():
 
 
 def test_regime_map_cached_only_computes_nothing(tmp_path):
-    from essence.lessons.regimes import regime_map
+    regime_map = _regimes().regime_map
 
     assert regime_map(["lcb_codegen"], methods=["random"], out=tmp_path, cached_only=True, progress=False) == []
     assert not any(tmp_path.iterdir())
@@ -206,7 +206,7 @@ def test_regime_map_cached_only_computes_nothing(tmp_path):
 def test_a_cached_run_of_other_code_is_recomputed_not_reused(tmp_path):
     import json
 
-    import essence.lessons.regimes as reg
+    reg = _regimes()
     from essence.data import load
 
     data = load("lcb_codegen")  # a whole pool: the map runs it with all its models
