@@ -35,10 +35,12 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
+ROOT = Path(__file__).resolve().parents[1]
+# not benchmarks/ itself: its selectors.py would shadow the standard library's in joblib's workers
+sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks"]
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 
 from essence import data as D  # noqa: E402
 from essence.data import POOL_CAVEAT  # noqa: E402

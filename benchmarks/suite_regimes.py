@@ -1,22 +1,20 @@
-"""Few reference models: a suite compressed from tens of models, with one joint search or three.
+"""Few reference models: a suite compressed from tens of models, with the joint search or random items.
 
 A user's own suite has tens of models, not the ~1,807 the five metabench pools share. For each model count
 ``m`` of ``--models`` and draw ``d`` of ``--draws``, ``m`` of the shared models are drawn at random (seed
 ``[m, d]``) and the suite is compressed from them alone, as ``essence compress A B C ... --k K`` would on
 files holding only those models: ``compress_suite`` with its defaults (its own split of the ``m`` models, the
-reconstructors chosen by CV among the default candidates) and no models outside the suite (a user's files
-hold none). Every other shared model (~1,750) is then estimated from its answers on the chosen items alone:
-held out of everything. Approaches: ``random`` (random items across the pooled suite), ``essence-1`` (one
-joint search, ``searches=1``), ``essence-3`` (three searches and the kernel-CV pick,
-:func:`essence.suite.select.pick_by_cv`, which falls back to a ridge under 300 models), both searching whatever
-the model count (``min_search_models=0``), and ``default`` (``compress_suite``'s defaults: three searches, or
-random items below ``min_search_models`` = 24 training + validation models).
+default reconstructors) and no models outside the suite (a user's files hold none). Every other shared model
+(~1,750) is then estimated from its answers on the chosen items alone: held out of everything. Approaches:
+``random`` (random items across the pooled suite), ``essence`` (the joint search whatever the model count,
+``min_search_models=0``) and ``default`` (``compress_suite``'s defaults: random items below
+``min_search_models`` = 24 training + validation models, the joint search above).
 
 Printed per (m, approach): the mean over draws of the mean per-benchmark RMSE and of the suite mean's RMSE
 (pp), their spread over draws, and the ratio of each approach to ``random`` (geometric mean over draws).
 Each run is cached as JSON under ``--cache`` (default ``build/suite_regimes``).
 
-    .venv/bin/python benchmarks/suite_regimes.py --models 20 35 50 100 --draws 3 --approaches random essence-1 essence-3
+    .venv/bin/python benchmarks/suite_regimes.py --models 20 35 50 100 --draws 3 --approaches random essence
     .venv/bin/python benchmarks/suite_regimes.py --models 20 25 30 --draws 5 --approaches random default
 
 The metabench pools are pre-selected items: optimistic against a whole benchmark. One thread per run.
@@ -31,17 +29,18 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
+ROOT = Path(__file__).resolve().parents[1]
+# not benchmarks/ itself: its selectors.py would shadow the standard library's in joblib's workers
+sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks"]
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 
 from essence.data import POOL_CAVEAT, split_models  # noqa: E402
 from essence.suite import compress_suite, load_suite, make_suite  # noqa: E402
 
 NAMES = ("arc", "gsm8k", "mmlu", "truthfulqa", "winogrande")
-APPROACHES = {"random": ("random", {}), "essence-1": ("essence", {"searches": 1, "min_search_models": 0}),
-              "essence-3": ("essence", {"searches": 3, "min_search_models": 0}), "default": ("essence", {})}
+APPROACHES = {"random": ("random", {}), "essence": ("essence", {"min_search_models": 0}), "default": ("essence", {})}
 
 
 def one_run(suite, m: int, draw: int, approach: str, k: int) -> dict:
@@ -66,8 +65,7 @@ def one_run(suite, m: int, draw: int, approach: str, k: int) -> dict:
     rmse = {n: float(np.sqrt(np.mean((np.asarray(est[n]) - truth[n]) ** 2))) for n in truth}
     sel = art.selection
     return {"m": m, "draw": draw, "approach": approach, "k": k, "n_test": int(rest.n_models), "rmse": rmse,
-            "budget": dict(sel.get("budget", {})), "picked_search": sel.get("picked_search"),
-            "fallback": sel.get("fallback"), "n_fit": int(split.train.size + split.val.size),
+            "budget": dict(sel.get("budget", {})), "fallback": sel.get("fallback"), "n_fit": int(split.train.size + split.val.size),
             "kinds": {n: c.get("kind", "") for n, c in sel.get("reconstructor_choice", {}).items()},
             "seconds": round(seconds, 1)}
 

@@ -109,6 +109,13 @@ def test_select_refuses_bad_floor_k_and_methods(suite):
         select_suite(tr, va, 10, generation=3)
 
 
+def _bench():
+    """benchmarks/suite.py, where the suite studies live."""
+    from script_loader import load_script
+
+    return load_script("benchmarks/suite.py")
+
+
 @pytest.fixture(scope="module")
 def art(suite):
     return compress_suite(suite, 15, method="random", seed=2, progress=False, reconstructors=("ridge", "mean_ridge"))
@@ -271,8 +278,9 @@ def test_cross_prediction_rows_and_gain(suite):
 
 
 def test_outside_models_fits_on_the_pool_without_the_test_models(members, suite):
-    from essence.suite.study import outside_models, suite_split
+    from essence.suite.study import suite_split
 
+    outside_models = _bench().outside_models
     t = outside_models(suite, members, seeds=(0,), k_each=6)
     sp = suite_split(suite, 0, 0.2, 0.1)
     assert list(t.benchmark) == suite.names
@@ -287,8 +295,8 @@ def test_outside_models_fits_on_the_pool_without_the_test_models(members, suite)
 
 
 def test_models_held_out_of_everything_are_disjoint_and_pairs_score_the_same_models(suite, tmp_path):
-    from essence.suite.study import figure_rows, leave_out_models, run_pair
-
+    b = _bench()
+    figure_rows, leave_out_models, run_pair = b.figure_rows, b.leave_out_models, b.run_pair
     kept, out = leave_out_models(suite, 0.2, seed=1)
     assert kept.n_models + out.n_models == suite.n_models and not set(kept.models) & set(out.models)
     res = run_pair(kept, seed=0, k=12, k_each=4, method="random", separate_method="random", test=0.1,
@@ -407,8 +415,7 @@ def test_suite_reconstruction_reads_own_then_all_items_with_intervals(suite):
 
 
 def test_search_curve_extends_one_run_and_scores_test_models(suite):
-    from essence.suite.study import search_curve
-
+    search_curve = _bench().search_curve
     t = search_curve(suite, seed=0, generations=(0, 3, 6), k=15, population=12, elites=2, tau_text=1.0)
     assert t.index.tolist() == [0, 3, 6]
     # the same seed: a longer run starts as the shorter one, so its best fitness is never worse
@@ -433,8 +440,9 @@ def test_suite_keeps_each_members_outside_models_apart(members):
 
 
 def test_with_outside_trains_a_member_on_its_whole_pool(suite):
-    from essence.suite.study import suite_split, with_outside
+    from essence.suite.study import suite_split
 
+    with_outside = _bench().with_outside
     split = suite_split(suite, 0)
     data, sp = with_outside(suite, 1, split)
     out = suite.outside_of(1)

@@ -1,20 +1,10 @@
-"""Published numbers of the field, one table, each with where it was read.
+"""Published numbers of the field, one table, each with where it was read (``docs/references.md`` lists the papers).
 
-The claims ledger (and any figure that draws a paper's number beside ours) reads the published
-values from here and nowhere else, so a number is typed once, next to its source. Units: ``pp`` is
-accuracy percentage points (0-100); tinyBenchmarks' fractions (0.016) are stored converted to pp and
-say so in ``note``. ``kind`` names the metric: ``rmse`` / ``mae`` in pp, ``kendall`` / ``spearman``,
-``share_within_5pct_rank`` (share of models whose rank moves by at most 5% of the leaderboard),
-``ratio`` (a before/after ratio), ``share_items`` (the share of a benchmark's items kept).
-
-Sources, as cited in ``source``:
-
-- ``seed:essencebench`` -- the EssenceBench paper summary the project grew from
-  (``shared/seeds/000_*.txt``, Chinese), sections named in each row.
-- ``seed:five-methods`` -- the five-methods survey post (``shared/seeds/002_*.txt``, Chinese).
-- ``refs`` -- ``shared/REFERENCES.md`` (the method cards gathered from the papers), section named.
-
-``docs/references.md`` lists the papers these come from.
+Units: ``pp`` is accuracy percentage points (0-100); tinyBenchmarks' fractions are stored in pp. ``kind``: ``rmse`` /
+``mae`` (pp), ``kendall``, ``spearman``, ``share_within_5pct_rank`` (share of models whose rank moves by at most 5 %),
+``ratio`` (of errors), ``share_items``. A qualitative comparison ("better than random sampling") is a ``ratio`` of
+errors with the value it implies, 1.0, and says so in ``note``. ``source``: ``seed:essencebench`` /
+``seed:five-methods`` (``shared/seeds/``), ``refs`` (``shared/REFERENCES.md``, section named).
 """
 
 from __future__ import annotations
@@ -22,6 +12,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 __all__ = ["Claim", "CLAIMS", "claims_table"]
+
+_AUDIT = "refs: Newer anchors (2025-2026), Zhang, Dorner & Hardt"
 
 
 class Claim(NamedTuple):
@@ -80,6 +72,32 @@ CLAIMS: tuple[Claim, ...] = (
           "refs: Newer anchors, SparseEval per benchmark"),
     Claim("se_winogrande_100", "sparseeval", "WinoGrande", 100, "mae", 1.03,
           "refs: Newer anchors, SparseEval per benchmark"),
+    # adaptive testing: Fluid Benchmarking (Hofmann et al., COLM 2025, arXiv 2509.11106) and MetaBench's simulation
+    Claim("fluid_mmlu_vs_random", "adaptive", "MMLU", None, "ratio", 1.0,
+          "refs: Newer anchors (2025-2026), Fluid Benchmarking",
+          "'higher validity ... on MMLU with fifty times fewer items' than random sampling: adaptive choice by Fisher "
+          "information under a 2PL; stored as error ratio adaptive / random sampling < 1"),
+    Claim("fluid_mmlu_vs_static", "adaptive", "MMLU", None, "ratio", 1.0,
+          "refs: Newer anchors (2025-2026), Fluid Benchmarking",
+          "better than static IRT subsets at equal items; stored as error ratio adaptive / static IRT subset < 1"),
+    Claim("fluid_less_variance", "adaptive", "MMLU", None, "ratio", 1.0,
+          "refs: Newer anchors (2025-2026), Fluid Benchmarking",
+          "'less variance': step-to-step variance of a model's score across pretraining checkpoints, adaptive / "
+          "static; stored as a ratio < 1"),
+    Claim("mb_adaptive_no_gain", "adaptive", "ARC, GSM8K, MMLU, TruthfulQA, WinoGrande", None, "ratio", 1.0,
+          "refs: Newer anchors, Fluid Benchmarking paragraph",
+          "MetaBench's adaptive-testing simulation did not beat its static IRT subsets except on HellaSwag; stored "
+          "as error ratio adaptive / static IRT subset >= 1 (no gain)"),
+    # the audit: Zhang, Dorner & Hardt, "How Benchmark Prediction from Fewer Data Misses the Mark" (NeurIPS 2025)
+    Claim("audit_random_regression", "random_ridge", "19 benchmarks", None, "ratio", 1.0, _AUDIT,
+          "random items + a regression beat most methods; stored as error ratio random + ridge / the method < 1"),
+    *(Claim(f"audit_top_{key}", m, "19 benchmarks", None, "ratio", 1.0, _AUDIT, note) for key, m, note in (
+        ("random", "random_mean", "random sampling does not degrade when the target model is stronger than the "
+                                  "sources; stored as error ratio top split / random split = 1"),
+        ("aipw", "aipw", "AIPW does not degrade on stronger targets; error ratio top / random split = 1"),
+        ("regression", "random_ridge", "every other method degrades on stronger targets; error ratio top / random "
+                                       "split > 1"),
+        ("default", "auto", "every other method degrades on stronger targets; error ratio top / random split > 1"))),
 )
 
 

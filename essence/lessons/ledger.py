@@ -1,36 +1,34 @@
 """The claims ledger: each published number (:mod:`essence.lessons.claims`) beside our measurement at the closest
 setting the shipped data allow, with a verdict.
 
-A claim is matched to a :class:`Measure` (which dataset, method, k and metric of the comparison sweep's
-tidy table stand for it). Our value is the mean over seeds of that metric on **test models** (nothing in
-the selection saw them); its spread is the sample sd over seeds. The verdict:
+A claim is matched to a :class:`Measure`. Our value is a mean with an interval ``mean +- 2 sd / sqrt(n)``: over
+seeds of the sweep's test-model metric (``source="sweep"``), of the paired per-seed ratio of two RMSEs
+(the ablation; the adaptive comparison, ``results/adaptive_runs.csv``), or over the benchmarks of
+``results/frontier.csv`` (``source="frontier"``: the log ratio of two methods' or two splits' mean RMSE per
+benchmark). The verdict (:func:`verdict`):
 
-- ``not testable here`` when the setting cannot be run on our data: the benchmark is not shipped, the
-  method is not implemented, or k is larger than our pool (the reason is given);
-- for errors (``rmse``, ``mae``, pp; lower is better): ``reproduced`` when our mean is at most the
-  published value plus a tolerance of ``max(10% of it, 2 sd)``, ``not reproduced`` otherwise;
-- for agreement figures (``kendall``, ``share_within_5pct_rank``; higher is better): ``reproduced`` when
-  our mean is at least the published value minus ``max(0.01, 2 sd)``;
-- for a lower bound (the claim says "more than"): ``reproduced`` when our mean exceeds it;
-- for a ratio (after / before an ablation): ``reproduced`` when our ratio is at most the published ratio
-  plus ``max(0.05, 2 sd)`` and below 1 (the stage helps);
-- ``not run`` when the claim is testable but the runs it needs are not in the table given.
+- ``not testable here`` (with the reason) when the setting cannot be run on our data, ``not run`` when the runs
+  it needs are not in the tables given, ``not measured here`` when the table that measures it is absent;
+- a point claim is ``reproduced`` when the published value lies in our interval or within a tolerance of it
+  (10 % of the published value; 0.01 for agreement figures), else ``not reproduced, R x`` with R = ours /
+  published (for an error, R > 1 means ours is worse);
+- a directional claim ("more than", "below 1", "at least 1") is ``reproduced`` when the interval lies on the
+  claimed side, ``not reproduced, R x`` when it lies on the other, ``inconclusive`` when it spans the value.
 
-The metabench pools are pre-selected informative items, so our errors there are optimistic relative to
-compressing a whole benchmark: a "reproduced" on them is weaker than on the paper's whole benchmark, and
-the ledger says so in every such row (``caveat``).
+The metabench pools are pre-selected items, so our errors there are optimistic: such rows say so in ``caveat``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from .claims import CLAIMS, Claim
 from ..data.errors import InputError
 
-__all__ = ["Measure", "PLAN", "runs_needed", "ledger_table", "verdict"]
+__all__ = ["Measure", "PLAN", "runs_needed", "ledger_table", "verdict", "interval", "read_results"]
 
 #: published metric kind -> column of the sweep's tidy table
 _COLUMN = {"rmse": "rmse", "mae": "mae", "kendall": "kendall", "share_within_5pct_rank": "rank_err_5"}
@@ -38,26 +36,32 @@ _COLUMN = {"rmse": "rmse", "mae": "mae", "kendall": "kendall", "share_within_5pc
 
 @dataclass(frozen=True)
 class Measure:
-    """How we measure one claim: ``dataset`` x ``method`` x ``k`` of the sweep, or why we cannot.
+    """How we measure one claim, or why we cannot (``reason``).
 
-    ``ablation`` names the EssenceBench parameter sets whose RMSE ratio (second / first) stands for a
-    before/after claim (see :data:`ABLATION`); ``reason`` is set when the claim is not testable whatever
-    the data say.
-    """
+    ``source``: ``sweep`` (``dataset`` x ``method`` x ``k``), ``ablation`` (:data:`ABLATION`'s after / before),
+    ``adaptive`` (``method`` / ``ratio_to`` on ``split``; ``dataset`` may join pools with ``+``) or ``frontier``
+    (``method`` on ``split`` / ``ratio_to`` on ``base_split``, ``ratio_to`` defaulting to ``method``)."""
 
     dataset: str | None = None
     method: str | None = None
     k: int | None = None
     reason: str = ""
     setting: str = ""
-    ablation: bool = False
+    source: str = "sweep"
+    ratio_to: str = ""
+    split: str = "random"
+    base_split: str = ""
 
 
 #: the refinement ablation: EssenceBench with refinement rounds off (before) and on (after)
 ABLATION = {"before": {"rounds": 0}, "after": {}}
 ABLATION_K = 50
-
+#: the items of the adaptive claims' comparison (benchmarks/adaptive.py)
+ADAPTIVE_K = 50
 _NO_HELLASWAG = "HellaSwag is not in the shipped data"
+_NO_SPARSEEVAL = "SparseEval is not implemented here"
+_V2 = "openllm_v2 (four whole benchmarks, frontier.csv: five seeds each)"
+_ABL = dict(source="ablation", setting=f"ratio with / without refinement at k = {ABLATION_K}")
 PLAN: dict[str, Measure] = {
     "eb_gsm8k_200": Measure("gsm8k", "essence", 200),
     "eb_gsm8k_500": Measure("gsm8k", "essence", 500),
@@ -66,10 +70,8 @@ PLAN: dict[str, Measure] = {
     "eb_mmlu_300": Measure("mmlu", "essence", 300),
     "eb_gsm8k_200_kendall": Measure("gsm8k", "essence", 200),
     "eb_arc_100": Measure("arc", "essence", 100, setting="our ARC pool is ARC-Challenge's metabench items"),
-    "eb_refinement_gsm8k_before": Measure("gsm8k", "essence", ABLATION_K, ablation=True,
-                                          setting=f"ratio with / without refinement at k = {ABLATION_K}"),
-    "eb_refinement_gsm8k_after": Measure("gsm8k", "essence", ABLATION_K, ablation=True,
-                                         setting=f"ratio with / without refinement at k = {ABLATION_K}"),
+    "eb_refinement_gsm8k_before": Measure("gsm8k", "essence", ABLATION_K, **_ABL),
+    "eb_refinement_gsm8k_after": Measure("gsm8k", "essence", ABLATION_K, **_ABL),
     "eb_hellaswag_50_rank": Measure("mmlu", "essence", 50, setting=f"{_NO_HELLASWAG}; MMLU's pool instead"),
     "eb_ppl_mmlu": Measure("mmlu", "ppl", 50, setting="the paper's k is not stated; k = 50"),
     "mb_gsm8k_200": Measure("gsm8k", "irt", 200),
@@ -77,45 +79,52 @@ PLAN: dict[str, Measure] = {
     "mb_winogrande_200": Measure("winogrande", "irt", 200),
     "mb_mmlu_300": Measure("mmlu", "irt", 300),
     "mb_mean_rmse": Measure(reason="a six-benchmark mean with HellaSwag, which is not in the shipped data"),
-    "mb_grand_rmse": Measure(reason="the grand mean of six benchmarks needs HellaSwag and joint (suite) "
-                                    "estimation"),
+    "mb_grand_rmse": Measure(reason="the grand mean of six benchmarks needs HellaSwag and joint (suite) estimation"),
     "tb_mae_low": Measure("mmlu", "tinybench", 100, setting="best of our five pools"),
     "tb_mae_high": Measure("gsm8k", "tinybench", 100, setting="worst of our five pools"),
     "disco_mae_low": Measure("mmlu", "disco", 100, setting="best of our five pools"),
     "disco_mae_high": Measure("gsm8k", "disco", 100, setting="worst of our five pools"),
-    "se_arc_100": Measure(reason="SparseEval is not implemented here"),
-    "se_gsm8k_100": Measure(reason="SparseEval is not implemented here"),
-    "se_mmlu_100": Measure(reason="SparseEval is not implemented here"),
-    "se_truthfulqa_100": Measure(reason="SparseEval is not implemented here"),
-    "se_winogrande_100": Measure(reason="SparseEval is not implemented here"),
+    **{f"se_{b}_100": Measure(reason=_NO_SPARSEEVAL) for b in ("arc", "gsm8k", "mmlu", "truthfulqa", "winogrande")},
+    "fluid_mmlu_vs_random": Measure("mmlu", "adaptive", ADAPTIVE_K, source="adaptive", ratio_to="random_line",
+                                    setting="our MMLU pool has 102 pre-selected items, so not fifty times fewer; "
+                                            "random sampling = random items + a line"),
+    "fluid_mmlu_vs_static": Measure("mmlu", "adaptive", ADAPTIVE_K, source="adaptive", ratio_to="irt",
+                                    setting="the static IRT subset is MetaBench's (irt)"),
+    "fluid_less_variance": Measure(reason="the variance is across a model's pretraining checkpoints; the shipped "
+                                          "data hold one result per model, no checkpoint series"),
+    "mb_adaptive_no_gain": Measure("arc+gsm8k+mmlu+truthfulqa+winogrande", "adaptive", ADAPTIVE_K,
+                                   source="adaptive", ratio_to="irt",
+                                   setting="geometric mean over our five pools (no HellaSwag), against MetaBench's "
+                                           "static IRT subset (irt)"),
+    "audit_random_regression": Measure("openllm_v2", "random_ridge", 50, source="frontier", ratio_to="auto",
+                                       setting=f"{_V2}, random splits, k = 50; the method beaten or not: our default "
+                                               "(auto)"),
+    "audit_top_random": Measure("openllm_v2", "random_mean", 50, source="frontier", split="top",
+                                base_split="random", setting=f"{_V2}, k = 50: top split / random split"),
+    "audit_top_aipw": Measure("openllm_v2", "aipw", 50, source="frontier", split="top", base_split="random",
+                              setting=f"{_V2}, k = 50: top split / random split"),
+    "audit_top_regression": Measure("openllm_v2", "random_ridge", 50, source="frontier", split="top",
+                                    base_split="random", setting=f"{_V2}, k = 50: top split / random split"),
+    "audit_top_default": Measure("openllm_v2", "auto", 50, source="frontier", split="top", base_split="random",
+                                 setting=f"{_V2}, k = 50: top split / random split; our default (auto)"),
 }
 
-#: claims of the form "more than X"
-_LOWER_BOUNDS = {"eb_ppl_mmlu"}
+#: directional claims: +1 "more than the value", -1 "less than the value"
+_DIRECTION = {"eb_ppl_mmlu": 1, "mb_adaptive_no_gain": 1, "audit_top_regression": 1, "audit_top_default": 1,
+              "fluid_mmlu_vs_random": -1, "fluid_mmlu_vs_static": -1, "audit_random_regression": -1}
 #: pools whose numbers carry the pre-selection caveat
 _PRESELECTED = {"arc", "gsm8k", "mmlu", "truthfulqa", "winogrande"}
 
 
 def _not_testable(m: Measure, pools: dict[str, int]) -> str:
-    if m.reason:
+    if m.reason or m.source == "frontier":
         return m.reason
-    if m.dataset not in pools:
-        return f"{m.dataset} is not in the shipped data"
-    if m.k is not None and m.k >= pools[m.dataset]:
-        return f"k = {m.k} is not below our {m.dataset} pool of {pools[m.dataset]} items"
+    for ds in m.dataset.split("+"):
+        if ds not in pools:
+            return f"{ds} is not in the shipped data"
+        if m.k is not None and m.k >= pools[ds]:
+            return f"k = {m.k} is not below our {ds} pool of {pools[ds]} items"
     return ""
-
-
-def runs_needed(pools: dict[str, int], claims=CLAIMS, plan=PLAN) -> list[tuple[str, str, int]]:
-    """The ``(dataset, method, k)`` runs the testable claims need (sorted, unique; ablations excluded).
-
-    ``pools`` maps each shipped dataset to its number of items."""
-    need = set()
-    for c in claims:
-        m = _plan_of(c, plan)
-        if not _not_testable(m, pools) and not m.ablation:
-            need.add((m.dataset, m.method, m.k))
-    return sorted(need)
 
 
 def _plan_of(c: Claim, plan) -> Measure:
@@ -124,96 +133,133 @@ def _plan_of(c: Claim, plan) -> Measure:
     return plan[c.key]
 
 
-def verdict(claim: Claim, ours: float, sd: float, published: float | None = None) -> str:
-    """``"reproduced"`` or ``"not reproduced"`` for one testable claim (rules in the module docstring).
+def runs_needed(pools: dict[str, int], claims=CLAIMS, plan=PLAN) -> list[tuple[str, str, int]]:
+    """The sweep's ``(dataset, method, k)`` runs the testable claims need (sorted, unique); ``pools``: dataset ->
+    items."""
+    return sorted({(m.dataset, m.method, m.k) for m in (_plan_of(c, plan) for c in claims)
+                   if m.source == "sweep" and not _not_testable(m, pools)})
 
-    ``published`` overrides the claim's value (used for ratios); ``sd`` may be NaN (one seed: tolerance
-    from the fixed part only)."""
+
+def interval(values, log: bool = False) -> tuple[float, float, float, int]:
+    """``(mean, low, high, n)``: the mean of the finite ``values`` +- 2 sd / sqrt(n) (n = 1: the value itself);
+    ``log``: on the log scale (geometric mean and its interval)."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if log:
+        v = np.log(v)
+    if v.size == 0:
+        return np.nan, np.nan, np.nan, 0
+    half = 2 * np.std(v, ddof=1) / np.sqrt(v.size) if v.size > 1 else 0.0
+    out = (v.mean(), v.mean() - half, v.mean() + half)
+    return (*(float(np.exp(x)) if log else float(x) for x in out), int(v.size))
+
+
+def verdict(claim: Claim, ours: float, low: float, high: float, published: float | None = None) -> str:
+    """The verdict for one testable claim from our mean and interval (rules in the module docstring);
+    ``published`` overrides the claim's value (the ablation's ratio)."""
     p = claim.value if published is None else float(published)
-    sd = 0.0 if not np.isfinite(sd) else float(sd)
     if not np.isfinite(ours):
         return "not reproduced"
-    if claim.key in _LOWER_BOUNDS:
-        ok = ours > p
-    elif claim.kind == "ratio":
-        ok = ours < 1 and ours <= p + max(0.05, 2 * sd)
-    elif claim.kind in ("rmse", "mae"):
-        ok = ours <= p + max(0.1 * p, 2 * sd)
-    else:
-        ok = ours >= p - max(0.01, 2 * sd)
-    return "reproduced" if ok else "not reproduced"
+    off = f"not reproduced, {ours / p:.2g} x"
+    side = _DIRECTION.get(claim.key, 0)
+    if side:
+        lo_side, hi_side = (low - p) * side, (high - p) * side
+        return "reproduced" if min(lo_side, hi_side) > 0 else off if max(lo_side, hi_side) < 0 else "inconclusive"
+    tol = 0.01 if claim.kind in ("kendall", "spearman", "share_within_5pct_rank") else 0.1 * abs(p)
+    return "reproduced" if low - tol <= p <= high + tol else off
 
 
-def ledger_table(runs, pools: dict[str, int], ablation_runs=None, claims=CLAIMS, plan=PLAN):
-    """One row per claim: the published number, ours (mean ± sd over seeds, test models), the verdict.
+def read_results(folder) -> dict:
+    """``{"frontier": ..., "adaptive_runs": ...}`` from ``folder`` (``results/``): each table when it exists, else
+    None (the claims it measures read "not run")."""
+    import pandas as pd
 
-    Parameters
-    ----------
-    runs : DataFrame
-        The comparison sweep's tidy table (columns ``dataset, method, k, seed, rmse, mae, kendall,
-        rank_err_5, error``); failed runs (non-empty ``error``) are left out.
-    pools : dict
-        Dataset name -> number of items in its pool.
-    ablation_runs : DataFrame, optional
-        The ablation's tidy table with a ``variant`` column ``"before"`` / ``"after"`` (see
-        :data:`ABLATION`), for the refinement claims; without it they read "not run".
+    return {name: (pd.read_csv(Path(folder) / f"{name}.csv") if (Path(folder) / f"{name}.csv").exists() else None)
+            for name in ("frontier", "adaptive_runs")}
 
-    Returns a DataFrame with columns ``claim, method, benchmark, k, metric, published, ours, sd, n_seeds,
-    our setting, verdict, caveat``; errors in pp.
-    """
+
+def ledger_table(runs, pools: dict[str, int], ablation_runs=None, claims=CLAIMS, plan=PLAN, adaptive_runs=None,
+                 frontier=None):
+    """One row per claim: ``claim, method, benchmark, k, metric, published, ours, low, high, n, our setting,
+    verdict, caveat`` (errors in pp).
+
+    ``runs``: the sweep's tidy table (``dataset, method, k, seed, rmse, mae, kendall, rank_err_5, error``; failed
+    runs are left out); ``pools``: dataset -> items; ``ablation_runs``: the ablation's runs with a ``variant``
+    column ``before`` / ``after``; ``adaptive_runs``: ``benchmark, split, method, k, seed, rmse``; ``frontier``:
+    ``results/frontier.csv`` (``benchmark, split, method, rmse``)."""
     import pandas as pd
 
     ok = runs[runs["error"].fillna("") == ""] if "error" in runs else runs
+    by_key = {x.key: x for x in claims}
     rows = []
     for c in claims:
         m = _plan_of(c, plan)
-        if m.ablation and c.key.endswith("_before"):
+        if m.source == "ablation" and c.key.endswith("_before"):
             continue  # the before/after pair is one row: the ratio, under the "after" claim
         why = _not_testable(m, pools)
-        ours = sd = np.nan
-        n = 0
-        published = c.value
-        if not why and m.ablation:
-            published, ours, sd, n, why = _ablation_ratio(c, ablation_runs, claims)
-        elif not why:
-            sel = ok[(ok["dataset"] == m.dataset) & (ok["method"] == m.method) & (ok["k"] == m.k)]
-            vals = sel[_COLUMN[c.kind]].astype(float).to_numpy()
-            n = int(np.isfinite(vals).sum())
-            if n == 0:
-                why = "not run"
+        ours = low = high = np.nan
+        n, published = 0, c.value
+        if not why:
+            if m.source == "ablation":
+                published = c.value / by_key["eb_refinement_gsm8k_before"].value
+                ratios = _paired(ablation_runs, "variant", "after", "before", ["seed"])
+            elif m.source == "adaptive":
+                ratios = _adaptive_ratios(m, adaptive_runs)
+            elif m.source == "frontier":
+                ratios = _frontier_ratios(m, frontier)
             else:
-                ours = float(np.nanmean(vals))
-                sd = float(np.nanstd(vals, ddof=1)) if n > 1 else np.nan
-        kind = "ratio" if m.ablation else c.kind
-        if why == "not run":
-            v = "not run"
-        else:
-            v = f"not testable here: {why}" if why else verdict(c._replace(kind=kind), ours, sd, published)
+                sel = ok[(ok["dataset"] == m.dataset) & (ok["method"] == m.method) & (ok["k"] == m.k)]
+                ratios = None
+                ours, low, high, n = interval(sel[_COLUMN[c.kind]].astype(float))
+            if ratios is not None:
+                ours, low, high, n = interval(ratios, log=True)
+            absent = {"adaptive": adaptive_runs, "frontier": frontier}.get(m.source, 0) is None
+            why = "" if n else "not measured here" if absent else "not run"
+        kind = "ratio" if m.source != "sweep" else c.kind
+        v = (why if why in ("not run", "not measured here") else f"not testable here: {why}" if why
+             else verdict(c._replace(kind=kind), ours, low, high, published))
         rows.append({
             "claim": c.key, "method": c.method, "benchmark": c.benchmark, "k": c.k, "metric": kind,
-            "published": published, "ours": ours, "sd": sd, "n_seeds": n,
-            "our setting": ", ".join(x for x in (m.dataset and f"{m.dataset} k = {m.k}", m.setting) if x),
+            "published": published, "ours": ours, "low": low, "high": high, "n": n,
+            "our setting": ", ".join(x for x in (m.dataset and m.source != "frontier" and f"{m.dataset} k = {m.k}",
+                                                 m.setting) if x),
             "verdict": v,
-            "caveat": "pre-selected pool" if (m.dataset in _PRESELECTED and not why) else "",
+            "caveat": "pre-selected pool" if (m.dataset and set(m.dataset.split("+")) <= _PRESELECTED and not why)
+            else "",
         })
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    out["k"] = out["k"].astype("Int64")
+    return out
 
 
-def _ablation_ratio(c: Claim, ablation_runs, claims):
-    """(published ratio, our mean ratio after/before over paired seeds, sd, n, reason)."""
-    by_key = {x.key: x for x in claims}
-    before, after = by_key.get("eb_refinement_gsm8k_before"), by_key.get("eb_refinement_gsm8k_after")
-    if before is None or after is None:
-        return np.nan, np.nan, np.nan, 0, "the ablation needs both its before and after claims"
-    published = after.value / before.value
-    if ablation_runs is None or len(ablation_runs) == 0:
-        return published, np.nan, np.nan, 0, "not run"
-    ok = ablation_runs[ablation_runs["error"].fillna("") == ""]
-    piv = ok.pivot_table(index="seed", columns="variant", values="rmse")
-    if not {"before", "after"} <= set(piv.columns):
-        return published, np.nan, np.nan, 0, "not run"
-    ratios = (piv["after"] / piv["before"]).dropna().to_numpy()
-    if ratios.size == 0:
-        return published, np.nan, np.nan, 0, "not run"
-    sd = float(np.std(ratios, ddof=1)) if ratios.size > 1 else np.nan
-    return published, float(ratios.mean()), sd, int(ratios.size), ""
+def _paired(df, column: str, top: str, bottom: str, by: list[str]):
+    """RMSE of the ``top`` rows over the ``bottom`` rows of ``df`` (``column`` names which), paired by ``by``, as a
+    Series; None when either is absent."""
+    if df is None or len(df) == 0:
+        return None
+    ok = df[df["error"].fillna("") == ""] if "error" in df else df
+    piv = ok.pivot_table(index=by, columns=column, values="rmse")
+    return (piv[top] / piv[bottom]).dropna() if {top, bottom} <= set(piv.columns) else None
+
+
+def _adaptive_ratios(m: Measure, runs):
+    """Per seed: the geometric mean over the ``+``-joined pools of ``m.method``'s RMSE over ``m.ratio_to``'s."""
+    names = m.dataset.split("+")
+    sel = None if runs is None else runs[runs["benchmark"].isin(names) & (runs["split"] == m.split)
+                                         & (runs["k"] == m.k)]
+    r = _paired(sel, "method", m.method, m.ratio_to, ["seed", "benchmark"])
+    logr = None if r is None else np.log(r).unstack("benchmark").dropna()
+    return None if logr is None or logr.shape[1] < len(names) else np.exp(logr.mean(axis=1)).to_numpy()
+
+
+def _frontier_ratios(m: Measure, frontier):
+    """Per benchmark of ``frontier``: ``m.method``'s mean RMSE on ``m.split`` over ``m.ratio_to``'s on ``m.base_split``."""
+    if frontier is None:
+        return None
+    f = frontier.set_index(["benchmark", "split", "method"])["rmse"]
+    try:
+        num = f.xs((m.split, m.method), level=("split", "method"))
+        den = f.xs((m.base_split or m.split, m.ratio_to or m.method), level=("split", "method"))
+    except KeyError:
+        return None
+    return (num / den).dropna().to_numpy()

@@ -10,9 +10,8 @@ __all__ = ["plot_cross_prediction", "plot_budget_split"]
 
 
 def plot_cross_prediction(table, ax=None):
-    """Bars per benchmark: test RMSE (pp) from its own random items, from the same random items of every
-    benchmark, and from every item of its own pool. ``table``: :func:`essence.suite.study.cross_prediction`
-    rows (averaged over seeds here)."""
+    """Bars per benchmark: test RMSE (pp) from its own random items, everyone's, and its whole pool (``table``:
+    :func:`essence.suite.study.cross_prediction` rows, averaged over seeds)."""
     import matplotlib.pyplot as plt
 
     g = table.groupby("benchmark", sort=False)[["own", "all", "own_pool"]].mean()
@@ -22,7 +21,7 @@ def plot_cross_prediction(table, ax=None):
     labels = {"own": "its own random items", "all": "the same random items of every benchmark",
               "own_pool": "every item of its own pool"}
     colors = {"own": METHOD_COLORS.get("random", "#999999"), "all": METHOD_COLORS.get("essence", "#c44e52"),
-              "own_pool": "#bbbbbb"}
+              "own_pool": "#4c72b0"}
     for i, col in enumerate(("own", "all", "own_pool")):
         ax.bar(x + (i - 1) * 0.27, g[col], width=0.27, color=colors[col], label=labels[col])
     ax.set_xticks(x, [f"{n}*" for n in g.index])
@@ -34,8 +33,8 @@ def plot_cross_prediction(table, ax=None):
 
 
 def plot_budget_split(budgets: dict, pool_sizes: dict, ax=None):
-    """Items per benchmark chosen by each selector (``budgets``: label -> {benchmark: count}), next to the
-    share each benchmark's pool would get in proportion to its size (``pool_sizes``: benchmark -> items)."""
+    """Items per benchmark chosen by each selector (``budgets``: label -> {benchmark: count}) beside a split in
+    proportion to pool size (``pool_sizes``: benchmark -> items)."""
     import matplotlib.pyplot as plt
 
     names = list(pool_sizes)
@@ -47,8 +46,9 @@ def plot_budget_split(budgets: dict, pool_sizes: dict, ax=None):
     width = 0.8 / len(series)
     x = np.arange(len(names))
     for i, (label, b) in enumerate(series.items()):
-        color = METHOD_COLORS.get(label.split()[0], "#bbbbbb" if i == 0 else None)
-        ax.bar(x + (i - (len(series) - 1) / 2) * width, [b[n] for n in names], width=width, label=label, color=color)
+        style = ({"color": "white", "edgecolor": "#222222", "hatch": "//"} if i == 0
+                 else {"color": METHOD_COLORS.get(label.split()[0])})
+        ax.bar(x + (i - (len(series) - 1) / 2) * width, [b[n] for n in names], width=width, label=label, **style)
     ax.set_xticks(x, [f"{n}*" for n in names])
     ax.set_ylabel(f"items of {total}")
     ax.set_title("How the budget was split", loc="left")
