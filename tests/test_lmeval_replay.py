@@ -166,7 +166,7 @@ def test_outside_models_benchmark(tmp_path, capsys):
     assert list(folders) == ["pythia-14m", "essence-test__dummy"]
     suite = load_suite(list(BENCHES))
     suite = suite.subset(np.arange(0, suite.n_models, 12))
-    fast = {"generations": 3, "population": 8, "elites": 2, "searches": 1, "stronger": False}
+    fast = {"generations": 3, "population": 8, "elites": 2, "reconstructors": "basic"}
     table = mod.check_model(suite, folders["essence-test__dummy"], 20, 0, tmp_path / "cache", quiet=True, **fast)
     assert table["benchmark"].tolist() == [*BENCHES, "mean"]
     assert table["logged items"].tolist() == [100, 249, 102, 136, 106, 693] and table["chosen"].iloc[-1] == 20
