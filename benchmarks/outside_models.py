@@ -39,7 +39,6 @@ ROOT = Path(__file__).resolve().parents[1]
 # not benchmarks/ itself: its selectors.py would shadow the standard library's in joblib's workers
 sys.path[:] = [str(ROOT)] + [p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks"]
 
-import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from essence import data as D  # noqa: E402

@@ -1,17 +1,4 @@
-"""essence: compress an LLM benchmark to a few items that keep its verdict.
-
-The front door::
-
-    import essence
-    art = essence.compress("gsm8k", k=50)              # one benchmark -> Compressed
-    art = essence.compress(["arc", "gsm8k"], k=100)    # several -> SuiteCompressed (a suite)
-    art.save("gsm8k-k50.json")
-    art = essence.load("gsm8k-k50.json")               # either kind, by its schema
-    art.estimate("new_model_results.csv")
-
-The rooms follow the stages the notebooks teach (see docs/architecture.md): ``data``, ``features``,
-``reconstructors``, ``search``, ``methods``, ``artifact``, ``suite``, ``lmeval``, ``sweep``, ``lessons``, ``cli``.
-"""
+"""essence: compress an LLM benchmark to a few items that keep its verdict (:func:`compress`, :func:`load`)."""
 
 from pathlib import Path
 
@@ -29,13 +16,9 @@ DEFAULT_METHOD = "auto"
 
 
 def compress(data, k: int, method: str = DEFAULT_METHOD, seed: int = 0, **params):
-    """Choose ``k`` items and fit the reconstructor: the one entry of ``essence compress``.
-
-    ``data``: one benchmark (a dataset name, a file path or a :class:`~essence.data.Responses`) gives a
-    :class:`~essence.artifact.compressed.Compressed`; several (a list of two or more, or a
-    :class:`~essence.suite.Suite`) give a :class:`~essence.suite.SuiteCompressed`, ``k`` items chosen across all
-    of them (``per_benchmark`` sets a floor per member; ``method="auto"`` is the joint EssenceBench there).
-    ``params`` go to :func:`essence.artifact.compressed.compress` or :func:`essence.suite.compress_suite`."""
+    """Choose ``k`` items and fit the reconstructor: one benchmark (name, path or Responses) gives a
+    :class:`~essence.artifact.compressed.Compressed`, several (a list or a Suite) a
+    :class:`~essence.suite.SuiteCompressed`; ``params`` go to the compress function of that kind."""
     from .artifact.compressed import compress as compress_one
 
     if isinstance(data, (list, tuple)) and len(data) == 1:
@@ -43,8 +26,7 @@ def compress(data, k: int, method: str = DEFAULT_METHOD, seed: int = 0, **params
     if isinstance(data, (list, tuple)) or isinstance(data, Suite):
         suite = data if isinstance(data, Suite) else load_suite(list(data))
         return compress_suite(suite, k, method="essence" if method == "auto" else method, seed=seed, **params)
-    if isinstance(data, (str, Path)):
-        data = load_data(data)
+    data = load_data(data) if isinstance(data, (str, Path)) else data
     if method == "adaptive":  # an item bank + adaptive testing (essence.artifact.adaptive), not a fixed subset
         return _adaptive.compress_adaptive(data, k, seed=seed, **params)
     return compress_one(data, k, method=method, seed=seed, **params)

@@ -1,20 +1,6 @@
-"""The ``essence`` command.
-
-    essence data [--link]                                  list / link and verify the shipped datasets
-    essence compress DATA [DATA ...] --k K [--per-benchmark N] [--method M] [--seed S] [--out FILE] [--items-from FILE ...] [--param N=V]
-                     [--force] [--quiet]
-    essence estimate ARTIFACT RESPONSES [RESPONSES ...] [--out CSV] [--force] [--context|--no-context]
-    essence evaluate ARTIFACT DATA [DATA ...] [--json]
-    essence sweep --data D.. --methods M.. --k K.. [--seeds S..] --out DIR [--jobs N] [--force|--update]
-                  [--backend dask --scheduler ADDR]
-    essence import-lmeval SAMPLES.jsonl... --data DATA --out FILE
-    essence export-lmeval ARTIFACT --task NAME --out DIR
-    essence replay-lmeval SAMPLES.jsonl... --source-task TASK --out DIR
-
-Further subcommands (``sweep``, ``import-lmeval``, ``export-lmeval``, ``replay-lmeval``, ``run``) are registered by their modules
-through ``add_subcommand(subparsers)``. Every user error exits with status 2 and one line that says
-what to do; nothing is written on error.
-"""
+"""The ``essence`` command: ``data``, ``compress``, ``estimate`` and ``evaluate`` here; ``sweep`` and the lmeval
+subcommands are registered by their modules through ``add_subcommand(subparsers)``. Every user error exits with
+status 2 and one line that says what to do; nothing is written on error."""
 
 from __future__ import annotations
 
@@ -59,8 +45,7 @@ _COMPRESS_SETTINGS = {"data", "test", "val", "level", "min_answered"}
 
 
 def _source(args):
-    """DATA as one :class:`~essence.data.Responses` or, for several, a :class:`~essence.suite.Suite` (each
-    restricted to its ``--items-from`` file when given)."""
+    """DATA as one :class:`~essence.data.Responses` or a :class:`~essence.suite.Suite`, kept to ``--items-from``."""
     from .data import items_from, load
     from .suite import load_suite
 
@@ -212,21 +197,13 @@ _FOLDER_OUTPUTS = {"sweep", "export-lmeval", "replay-lmeval"}
 
 def _inputs(args) -> list[Path]:
     """Every existing file a command was given as an input (its positional arguments and path options)."""
-    found = []
-    for name, value in vars(args).items():
-        if name == "out" or value is None:
-            continue
-        for v in value if isinstance(value, list) else [value]:
-            if isinstance(v, (str, Path)) and str(v) and Path(v).is_file():
-                found.append(Path(v))
-    return found
+    values = [v for name, value in vars(args).items() if name != "out" and value is not None
+              for v in (value if isinstance(value, list) else [value])]
+    return [Path(v) for v in values if isinstance(v, (str, Path)) and str(v) and Path(v).is_file()]
 
 
 def _check_out(args) -> None:
-    """Refuse an unusable ``--out`` of any subcommand before it does any work: one of the command's own inputs
-    (even with ``--force``: a result never replaces what it was computed from), a folder where a file is written
-    (or a file where a folder is), a file on the way to it, a folder that cannot be written, or an existing file
-    without ``--force``."""
+    """UsageError for an unusable ``--out`` before any work (one of the command's inputs even with ``--force``)."""
     out = getattr(args, "out", None)
     if out:
         same = [p for p in _inputs(args) if Path(out).exists() and p.resolve() == Path(out).resolve()]
@@ -246,10 +223,7 @@ def _one_line(message, category, filename) -> str:
 
 
 def main(argv=None) -> int:
-    """Run the command; return its exit status (0 done, 2 the user's mistake, 130 interrupted).
-
-    Warnings are printed as one line each once the command has succeeded; a command that fails prints only
-    its error line (the warnings of a failed run are moot)."""
+    """Run the command: exit status 0 done, 2 the user's mistake, 130 interrupted; warnings only on success."""
     pending: list[str] = []
     try:
         with warnings.catch_warnings():
@@ -262,8 +236,7 @@ def main(argv=None) -> int:
             print(line, file=sys.stderr)
         return status
     except InputError as exc:  # the user's mistake (UsageError included); anything else is a bug
-        msg = " ".join(plain(str(exc)).split())
-        print(f"essence: error: {msg}", file=sys.stderr)
+        print(f"essence: error: {' '.join(plain(str(exc)).split())}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("essence: interrupted; no result file was finished", file=sys.stderr)

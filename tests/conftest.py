@@ -94,26 +94,59 @@ def held_out():
     return held_out_rmse
 
 
-#: a guard against a hung kernel, not a speed target: the quick build of every notebook took 1,277 s on a 2-core
-#: machine with a little other work (scripts/reproduce.py --quick prints each notebook's time) and timed out at
-#: the old 1,200 s while another test run shared the cores
+#: a guard against a hung kernel, not a speed target (the quick build shares the cores with the other tests)
 QUICK_BUILD_TIMEOUT_S = 2700
 
 
+_QUICK: dict = {}
+
+
+def _start_quick_build() -> None:
+    """Start scripts/reproduce.py --quick for all notebooks in a background process (into a temporary build
+    folder, its output to files there), so that it runs on the second core while the other tests run."""
+    build = Path(tempfile.mkdtemp(prefix="essence-quick-build-"))
+    atexit.register(shutil.rmtree, build, ignore_errors=True)
+    args = [sys.executable, str(ROOT / "scripts" / "reproduce.py"), "--quick", "--build", str(build)]
+    env = {**{k: v for k, v in os.environ.items() if k not in THREAD_VARS}, **_OUTSIDE_THREADS,
+           "ESSENCE_CACHE": str(PROJECT_CACHE)}  # the notebooks' SmolLM2 features and threads: see the top
+    out, err = open(build / "stdout.txt", "w"), open(build / "stderr.txt", "w")
+    _QUICK.update(build=build, args=args, out=out, err=err,
+                  proc=subprocess.Popen(args, stdout=out, stderr=err, text=True, cwd=ROOT, env=env))
+
+
 @pytest.fixture(scope="session")
-def quick_build(tmp_path_factory):
-    """Run scripts/reproduce.py --quick once for all notebooks into a temporary build folder.
+def quick_build():
+    """The quick build of every notebook (scripts/reproduce.py --quick), started in the background when the
+    session collects a test that asks for it (:func:`pytest_collection_finish`); waits for it here.
 
     Returns ``(build_dir, completed_process)``; figures go to ``build_dir/quick-figures`` (never figures/).
     """
-    build = tmp_path_factory.mktemp("build")
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "reproduce.py"), "--quick", "--build", str(build)],
-        capture_output=True, text=True, timeout=QUICK_BUILD_TIMEOUT_S, cwd=ROOT,
-        env={**{k: v for k, v in os.environ.items() if k not in THREAD_VARS}, **_OUTSIDE_THREADS,
-             "ESSENCE_CACHE": str(PROJECT_CACHE)},  # the notebooks' SmolLM2 features and threads: see the top
-    )
-    return build, proc
+    if not _QUICK:
+        _start_quick_build()
+    proc = _QUICK["proc"]
+    try:
+        proc.wait(timeout=QUICK_BUILD_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
+    for f in (_QUICK["out"], _QUICK["err"]):
+        f.close()
+    build = _QUICK["build"]
+    done = subprocess.CompletedProcess(_QUICK["args"], proc.returncode, (build / "stdout.txt").read_text(),
+                                       (build / "stderr.txt").read_text())
+    return build, done
+
+
+def pytest_collection_finish(session):
+    """Start the quick build as soon as the tests are known, when one of them needs it."""
+    if any("quick_build" in getattr(item, "fixturenames", ()) for item in session.items):
+        _start_quick_build()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    proc = _QUICK.get("proc")
+    if proc is not None and proc.poll() is None:
+        proc.kill()
 
 
 #: node ids (a prefix is enough: every parametrisation of a test, or a whole file) measured at >= 3 s
@@ -178,3 +211,5 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.nodeid.startswith(MEASURED_SLOW):
             item.add_marker(pytest.mark.slow)
+    # the tests that wait for the background quick build run last, so that it overlaps everything else
+    items.sort(key=lambda item: "quick_build" in getattr(item, "fixturenames", ()))

@@ -17,7 +17,6 @@ from essence.reconstructors import forward as standalone
 from essence.reconstructors import KINDS as RECONSTRUCTOR_KINDS
 from essence.reconstructors.simple import GAMReconstructor, LineReconstructor, MeanRidgeReconstructor, RidgeGAMReconstructor, RidgeReconstructor, WeightedMeanReconstructor
 from essence.reconstructors.base import fit_reconstructor
-from essence.reconstructors.base import reconstructor_from_dict
 from essence.reconstructors.audit import AIPWReconstructor
 from essence.reconstructors.mlp import MLPReconstructor
 from essence.reconstructors.kernel import KernelReconstructor

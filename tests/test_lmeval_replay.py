@@ -130,8 +130,9 @@ def test_cli(tmp_path, capsys):
     assert "no lm-evaluation-harness task named 'no_such_task_anywhere'" in capsys.readouterr().err
 
 
-def _dummy_run(tasks: Path, task: str, out: Path) -> None:
-    """lm_eval's DummyLM (random log-likelihoods, a fixed generation) on ``task``, samples saved under ``out``."""
+def _dummy_run(tasks: Path, task, out: Path) -> None:
+    """lm_eval's DummyLM (random log-likelihoods, a fixed generation) on ``task`` (a name or a list, run together),
+    samples saved under ``out``."""
     from lm_eval import simple_evaluate
     from lm_eval.loggers import EvaluationTracker
     from lm_eval.models.dummy import DummyLM
@@ -141,7 +142,8 @@ def _dummy_run(tasks: Path, task: str, out: Path) -> None:
         tokenizer = None  # DummyLM's own names a hub tokenizer: no lookups
 
     tracker = EvaluationTracker(output_path=str(out))
-    res = simple_evaluate(model=Offline(), model_args="pretrained=essence-test/dummy", tasks=[task],
+    res = simple_evaluate(model=Offline(), model_args="pretrained=essence-test/dummy",
+                          tasks=[task] if isinstance(task, str) else list(task),
                           task_manager=TaskManager(include_path=str(tasks)), log_samples=True,
                           evaluation_tracker=tracker, random_seed=0, numpy_random_seed=0, torch_random_seed=0,
                           fewshot_random_seed=0)
@@ -159,14 +161,14 @@ def test_outside_models_benchmark(tmp_path, capsys):
 
     mod = load_script("benchmarks/outside_models.py")
     logs = tmp_path / "logs"
-    for b in BENCHES:
-        rt = replay_task(mod.samples_of(mod.shipped_logs(), b), mod.source_task(b), logs / "tasks")
-        _dummy_run(logs / "tasks", rt.task, logs)
+    tasks = [replay_task(mod.samples_of(mod.shipped_logs(), b), mod.source_task(b), logs / "tasks").task
+             for b in BENCHES]
+    _dummy_run(logs / "tasks", tasks, logs)  # one harness run of the five tasks, as a user runs a suite
     folders = mod.model_folders(logs)
     assert list(folders) == ["pythia-14m", "essence-test__dummy"]
     suite = load_suite(list(BENCHES))
     suite = suite.subset(np.arange(0, suite.n_models, 12))
-    fast = {"generations": 3, "population": 8, "elites": 2, "reconstructors": "basic"}
+    fast = {"generations": 3, "population": 8, "elites": 2, "reconstructors": "basic", "tau_text": 1.0}
     table = mod.check_model(suite, folders["essence-test__dummy"], 20, 0, tmp_path / "cache", quiet=True, **fast)
     assert table["benchmark"].tolist() == [*BENCHES, "mean"]
     assert table["logged items"].tolist() == [100, 249, 102, 136, 106, 693] and table["chosen"].iloc[-1] == 20

@@ -9,7 +9,6 @@ import json
 import numpy as np
 import pytest
 
-from essence.artifact.compressed import Compressed, compress
 from essence.data.errors import InputError
 from essence.reconstructors import forward as standalone
 from essence.methods import make_method

@@ -62,7 +62,7 @@ def test_seeds_part_reports_the_ratio_to_random_per_seed(cases_in_tmp):
     res = mod.part_seeds(args)
     assert "GENERATED" in res["note"] and '"dims": 2' in res["note"] and len(res["rows"]) == 2
     for x in res["rows"]:
-        e, r = x["essence"], x["random"]
+        e = x["essence"]
         assert e["generator"] == {"dims": 2, "guessing": 0.0} and e["data"].endswith(f"-s{x['seed']}")
         assert e["params"]["rounds"] == 0 and "compress_cpu_seconds" in e and "load_average" in e
     ratio = res["rows"][0]["essence"]["test_rmse"] / res["rows"][0]["random"]["test_rmse"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime as _dt
 import zlib
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from types import SimpleNamespace
 from typing import ClassVar
 
@@ -33,12 +32,6 @@ PARAMS = {**asdict(Policy()), "sd_log_a": FIT_DEFAULTS["sd_log_a"], "sd_d": FIT_
 
 def _keys(models) -> list[int]:
     return [zlib.crc32(str(m).encode("utf-8")) for m in models]
-
-
-def _load(data):
-    from ..data import load
-
-    return load(data, allow_empty_items=True) if isinstance(data, (str, Path)) else data
 
 
 @dataclass
@@ -67,17 +60,7 @@ class AdaptiveCompressed(Artifact):
 
     def _matrix(self, data) -> tuple[np.ndarray, np.ndarray]:
         """``(models (n,), X (n, J))``: ``data``'s results on the bank's items, NaN where missing."""
-        import pandas as pd
-
-        data = _load(self.inputs(data)[0] if isinstance(data, (list, tuple)) else data)
-        if isinstance(data, Responses):
-            ids, models, R = data.items, data.models, data.responses
-        elif isinstance(data, pd.DataFrame):
-            df = data.set_index("model") if "model" in data.columns else data
-            ids, models = [str(c) for c in df.columns], df.index.to_numpy(dtype=str)
-            R = df.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
-        else:
-            raise InputError("estimate: give a Responses, a wide DataFrame (a 'model' column + item columns) or a path")
+        ids, models, R = self._table(data)
         pos = {s: i for i, s in enumerate(ids)}
         have = [j for j, s in enumerate(self.items) if s in pos]
         if not have:
@@ -89,8 +72,7 @@ class AdaptiveCompressed(Artifact):
         return np.asarray(models), X
 
     def estimates(self, X, k: int | None = None, keys=None) -> dict:
-        """Test each row of ``X`` ``(n, J)`` with at most ``k`` items (default :attr:`k`): ``{"estimate", "lower",
-        "upper", "outside", "answered_by", "items_used"}``, each ``(n,)``."""
+        """Test each row of ``X`` ``(n, J)`` with at most ``k`` items: ``{"estimate", ..., "items_used"}``."""
         k = self.k if k is None else whole_number("k", k, 1, self.k)
         with single_thread():
             t = simulate(self.bank, X, k, self.policy, self.calibration, seed=self.seed, keys=keys)
@@ -100,19 +82,15 @@ class AdaptiveCompressed(Artifact):
                 "answered_by": np.full(est.shape, "adaptive", dtype=object), "items_used": t.n_items[:, -1]}
 
     def estimate(self, data):
-        """DataFrame ``model, estimate, lower, upper, outside, answered_by, items_used`` (pp), each model tested from
-        its own results in ``data``."""
+        """DataFrame ``model`` + :meth:`estimates`' columns, each model tested from its own results in ``data``."""
         import pandas as pd
 
         models, X = self._matrix(data)
         return pd.DataFrame({"model": models, **self.estimates(X, keys=_keys(models))})
 
     def evaluate(self, data) -> dict:
-        """:func:`essence.data.metrics.summary` of the estimates on ``data`` against its true scores, plus
-        ``items_used`` (mean)."""
-        data = _load(self.inputs(data)[0] if isinstance(data, (list, tuple)) else data)
-        if not isinstance(data, Responses):
-            raise InputError("evaluate: data must be a Responses or a dataset name/path with true scores")
+        """:func:`essence.data.metrics.summary` of the estimates on ``data``, plus ``items_used`` (mean)."""
+        data = self._data(data, evaluate=True)
         check_same_benchmark(self._matrix(data)[1], self.dataset.get("item_means"), data.name)
         est = self.estimate(data)
         fig = _figures(data.target, *(est[c].to_numpy() for c in ("estimate", "lower", "upper")), data.name)
@@ -169,10 +147,9 @@ class AdaptiveCompressed(Artifact):
 
 def compress_adaptive(data: Responses, k: int, seed: int = 0, split: Split | str | None = "random", test: float = 0.1,
                       val: float = 0.1, level: float = 0.9, progress: bool = True, **params) -> AdaptiveCompressed:
-    """Fit the bank and the interval of an adaptive test of at most ``k`` items on the references of
-    ``split_models(data, test, val, seed, kind=split)`` (or a given :class:`~essence.data.Split`) and measure it on
-    the test models. ``params``: :data:`PARAMS`. InputError for ``k`` beyond the pool, fewer than
-    :data:`MIN_REFERENCES` references or an unknown parameter. ``progress`` is accepted and ignored."""
+    """Fit the bank and the interval of an adaptive test of at most ``k`` items on the references of ``split`` and
+    measure it on the test models. ``params``: :data:`PARAMS`. InputError for ``k`` beyond the pool, fewer than
+    :data:`MIN_REFERENCES` references or an unknown parameter. ``progress`` is ignored."""
     if not isinstance(data, Responses):
         raise InputError("data: expected a Responses (see essence.data.load)")
     unknown = sorted(set(params) - set(PARAMS))

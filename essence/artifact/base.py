@@ -1,9 +1,6 @@
 """What every artifact shares: one JSON file (no pickle), written atomically, read back with its schema checked.
-
-A subclass (a dataclass) names its ``SCHEMA``, ``SCHEMA_VERSION`` and ``REQUIRED`` fields, writes itself in
-``to_dict`` and rebuilds itself from a checked dict in ``_from_checked``; defining it registers it under its
-schema, so :func:`load_artifact` reads any kind.
-"""
+A subclass names ``SCHEMA``, ``SCHEMA_VERSION``, ``REQUIRED``, defines ``to_dict`` and ``_from_checked``, and is
+registered under its schema for :func:`load_artifact`."""
 
 from __future__ import annotations
 
@@ -15,6 +12,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..data import Responses
 from ..data._io import jsonable, write_atomic
 from ..data._version import __version__
 from ..data.errors import EssenceWarning, InputError
@@ -52,10 +50,7 @@ def read_json(path) -> dict:
 
 @dataclass(kw_only=True)
 class Artifact:
-    """Base of the artifacts (:class:`~essence.artifact.compressed.Compressed`,
-    :class:`~essence.suite.artifact.SuiteCompressed`, :class:`~essence.artifact.adaptive.AdaptiveCompressed`): the
-    fields every one records (keyword-only), save/load and the schema checks; ``n_inputs``: results files an
-    estimate takes."""
+    """Base of the artifacts: shared fields, save/load, schema checks; ``n_inputs``: results files an estimate takes."""
 
     method: str
     k: int
@@ -125,12 +120,34 @@ class Artifact:
                              f"got {len(paths)}")
         return paths
 
+    def _data(self, data, evaluate: bool = False):
+        """``data`` as given, or loaded from its path (one, or a list of one); ``evaluate``: it must be Responses."""
+        if isinstance(data, (list, tuple)):
+            (data,) = self.inputs(data)
+        if isinstance(data, (str, Path)):
+            from ..data import load
+
+            data = load(data, allow_empty_items=True)
+        if evaluate and not isinstance(data, Responses):
+            raise InputError("evaluate: data must be a Responses or a dataset name/path with true scores")
+        return data
+
+    def _table(self, data) -> tuple[list, np.ndarray, np.ndarray]:
+        """``(item ids, models, responses)`` of a Responses, a wide DataFrame or a path."""
+        import pandas as pd
+
+        data = self._data(data)
+        if isinstance(data, Responses):
+            return data.items.tolist(), data.models, data.responses
+        if isinstance(data, pd.DataFrame):
+            df = data.set_index("model") if "model" in data.columns else data
+            return ([str(c) for c in df.columns], df.index.to_numpy(dtype=str),
+                    df.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64))
+        raise InputError("estimate: give a Responses, a wide DataFrame (a 'model' column + item columns) or a path")
+
 
 def check_same_benchmark(X, reference_means, what: str) -> float | None:
-    """The correlation of the item means of ``X`` ``(n_models, k)`` with ``reference_means`` ``(k,)`` (None when too
-    few items or models to judge), warning when it is not significantly positive (one-sided 5 %, Fisher's z): the
-    data look like another benchmark under the same item ids (models of one benchmark, even its strongest, keep
-    the items' order of difficulty)."""
+    """Correlation (None: too few to judge) of ``X``'s item means with ``reference_means``; warns unless clearly > 0."""
     if reference_means is None:
         return None
     X = np.asarray(X, dtype=np.float64)
@@ -159,8 +176,7 @@ def missing_items(missing: list) -> str:
 
 
 def check_answers(X, models) -> None:
-    """InputError when answers ``X`` ``(n, k)`` on the chosen items leave [0, 1] or a model of ``models`` ``(n,)``
-    has none."""
+    """InputError when answers ``X`` ``(n, k)`` leave [0, 1] or a model of ``models`` ``(n,)`` has none."""
     finite = X[~np.isnan(X)]
     if finite.size and (finite.min() < 0 or finite.max() > 1):
         raise InputError("responses: values outside [0, 1] on the chosen items; scores must be fractions")

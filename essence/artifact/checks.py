@@ -1,9 +1,4 @@
-"""Checks of an artifact's content on load: one changed after ``essence compress`` wrote it is refused as
-*damaged*, naming the field. Checked: ``k``, ``seed``, ``items`` (``k`` distinct non-empty ids); no non-finite
-number in ``reconstructor`` or ``interval`` and no null in a list of numbers (but :data:`NULLABLE_LISTS`); every
-``weights`` list (one finite weight >= 0 per chosen item, not all 0); the interval's ``level``, ``q``,
-``bandwidth`` and scale curve; finite estimates of the rebuilt reconstructor for three probe models.
-"""
+"""Checks of an artifact's content on load: one changed after it was written is refused as *damaged*."""
 
 from __future__ import annotations
 
@@ -64,8 +59,7 @@ def _weights(obj, path: str = "reconstructor"):
 
 
 def check_artifact(d: dict, source: str):
-    """Refuse a damaged artifact dict (``InputError`` naming the field); return ``(reconstructor, interval)``
-    rebuilt from it."""
+    """``(reconstructor, interval)`` rebuilt from ``d``; InputError naming the damaged field."""
     from ..reconstructors.intervals import IntervalModel
     from ..reconstructors.base import reconstructor_from_dict
 

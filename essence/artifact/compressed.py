@@ -1,16 +1,10 @@
-"""The compressed benchmark: chosen items + fitted reconstructor + interval + provenance, as one JSON artifact.
-
-:func:`compress` splits the models (selection on train + validation only, figures on test) and returns a
-:class:`Compressed`; ``save`` / ``load`` come from :class:`~essence.artifact.base.Artifact`; ``estimate`` turns new
-models' results on the chosen items into full-score estimates with intervals.
-"""
+"""The compressed benchmark: chosen items + fitted reconstructor + interval + provenance, as one JSON artifact."""
 
 from __future__ import annotations
 
 import datetime as _dt
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -45,30 +39,9 @@ class Compressed(Artifact):
     REQUIRED: ClassVar[tuple] = ("method", "k", "seed", "params", "items", "dataset", "reconstructor", "interval",
                                  "figures")
 
-    def _data(self, data):
-        """``data`` as given, or loaded from its path (one path, or a list of one)."""
-        if isinstance(data, (list, tuple)):
-            (data,) = self.inputs(data)
-        if isinstance(data, (str, Path)):
-            from ..data import load
-
-            data = load(data, allow_empty_items=True)
-        return data
-
     def _matrix(self, data) -> tuple[np.ndarray, np.ndarray]:
         """``(models (n,), X (n, k))``: the results of ``data`` on the chosen items, in artifact order."""
-        import pandas as pd
-
-        data = self._data(data)
-        if isinstance(data, Responses):
-            ids, models, R = data.items, data.models, data.responses
-        elif isinstance(data, pd.DataFrame):
-            df = data.set_index("model") if "model" in data.columns else data
-            ids = np.asarray([str(c) for c in df.columns])
-            models = df.index.to_numpy(dtype=str)
-            R = df.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=np.float64)
-        else:
-            raise InputError("estimate: give a Responses, a wide DataFrame (a 'model' column + item columns) or a path")
+        ids, models, R = self._table(data)
         pos = {s: i for i, s in enumerate(ids)}
         missing = [s for s in self.items if s not in pos]
         if missing:
@@ -81,25 +54,19 @@ class Compressed(Artifact):
         return models, X
 
     def estimates(self, X) -> dict:
-        """``{"estimate", "lower", "upper", "outside", "answered_by"}``, each ``(n,)``, for answers ``X`` ``(n, k)``:
-        the estimate and its interval (pp), whether the model lies outside the reference models, and which
-        estimate answered."""
+        """``{"estimate", "lower", "upper", "outside", "answered_by"}``, each ``(n,)``, for answers ``X`` ``(n, k)``."""
         return estimates(self.reconstructor, self.interval, self.dataset.get("subset_quantiles"), X)
 
     def estimate(self, data):
-        """A DataFrame ``model`` + the columns of :meth:`estimates` for ``data`` (a :class:`Responses`, a wide
-        DataFrame or a path) holding every chosen item (matched by id; extra items ignored)."""
+        """A DataFrame ``model`` + :meth:`estimates`' columns for ``data`` (Responses, wide DataFrame or path)."""
         import pandas as pd
 
         models, X = self._matrix(data)
         return pd.DataFrame({"model": models, **self.estimates(X)})
 
     def evaluate(self, data) -> dict:
-        """:func:`essence.data.metrics.summary` of the estimates on ``data`` against its true full scores; warns
-        when its item means do not follow the reference models' (:func:`~essence.artifact.base.check_same_benchmark`)."""
-        data = self._data(data)
-        if not isinstance(data, Responses):
-            raise InputError("evaluate: data must be a Responses or a dataset name/path with true scores")
+        """:func:`essence.data.metrics.summary` of the estimates on ``data`` against its true full scores."""
+        data = self._data(data, evaluate=True)
         X = self._matrix(data)[1]
         check_same_benchmark(X, self.dataset.get("item_means"), data.name)
         est = self.estimates(X)
@@ -143,8 +110,7 @@ class Compressed(Artifact):
             method=d["method"], k=int(d["k"]), seed=int(d["seed"]), params=d["params"], items=list(d["items"]),
             reconstructor=rec, interval=interval, dataset=d["dataset"], figures=d["figures"],
             split=d.get("split", {}), selection=d.get("selection", {}), created=d.get("created", ""),
-            essence_version=d.get("essence_version", "unknown"),
-        )
+            essence_version=d.get("essence_version", "unknown"))
 
     def __repr__(self) -> str:
         t = self.figures.get("test", {})
@@ -153,8 +119,7 @@ class Compressed(Artifact):
 
 
 def estimates(rec, interval, subset_quantiles, X) -> dict:
-    """:meth:`Compressed.estimates` of ``rec`` with its ``interval`` on answers ``X`` ``(n, k)``: outside when the
-    frontier kind says so, else when the plain mean leaves the references' ``subset_quantiles`` (pp, or None)."""
+    """:meth:`Compressed.estimates` of ``rec`` and ``interval`` on answers ``X`` ``(n, k)``."""
     X = np.asarray(X, dtype=np.float64)
     if getattr(rec, "has_interval", False):
         out = rec.predict_interval(X)
@@ -178,8 +143,7 @@ MIN_FIGURE_MODELS = 10
 
 
 def _figures(y, est, lo, hi, what: str, warn_few: bool = True, quiet: bool = False) -> dict:
-    """:func:`essence.data.metrics.summary` of estimates against true scores (pp), warning in one line when the true
-    scores are all equal or (``warn_few``) the models very few; ``quiet``: no warning."""
+    """:func:`essence.data.metrics.summary`; warns (unless ``quiet``) on equal true scores or few models."""
     from scipy.stats import ConstantInputWarning
 
     y = np.asarray(y, dtype=np.float64)
@@ -214,13 +178,9 @@ def _warn_constant(data: Responses) -> bool:
 def compress(data: Responses, k: int, method: str = "auto", seed: int = 0, split: Split | str | None = None,
              test: float = 0.1, val: float = 0.1, level: float = 0.9, min_answered: int = 5, progress: bool = True,
              predictors: str = "all", **params) -> Compressed:
-    """Choose ``k`` items of ``data`` with ``method`` (``params`` go to its constructor) and fit the reconstructor
-    and its ``level`` interval. ``split``: ``"random"`` (default), ``"top"`` (the strongest models are the test
-    models) or a :class:`~essence.data.Split`, with ``test`` / ``val`` fractions; the method sees the training and
-    validation models only, the test models give ``figures["test"]``. Items answered by fewer than
-    ``min_answered`` training models are left out with a warning; too few models for ``k`` warn or raise
-    (:func:`essence.methods.auto.check_models_for_k`). ``predictors``: ``"all"`` or ``"basic"``
-    (:meth:`essence.methods.base.Selector.fit`)."""
+    """Choose ``k`` items of ``data`` with ``method`` (``params``) on the training and validation models of ``split``
+    (``"random"``, ``"top"`` or a :class:`~essence.data.Split`), fit the reconstructor and its ``level`` interval;
+    items answered by fewer than ``min_answered`` training models are left out with a warning."""
     from ..methods import make_method
 
     if not isinstance(data, Responses):
@@ -276,8 +236,7 @@ def compress(data: Responses, k: int, method: str = "auto", seed: int = 0, split
         "n_items": source.n_items, "target_source": data.target_source, "binary": data.is_binary,
         "target_quantiles": np.round(np.nanpercentile(data.target, np.arange(101)), 4).tolist(),
         "item_means": np.round(np.nanmean(R[:, idx], axis=0), 4).tolist(),
-        "subset_quantiles": subset_q.tolist(),
-    }
+        "subset_quantiles": subset_q.tolist()}
     if left_out:
         dataset["items_left_out"] = {"reason": f"answered by fewer than {min_answered} training models",
                                      "items": left_out}
@@ -290,5 +249,4 @@ def compress(data: Responses, k: int, method: str = "auto", seed: int = 0, split
         items=data.items[idx].tolist(), reconstructor=rec, interval=interval, dataset=dataset, figures=figures,
         split={"seed": int(seed), "kind": kind, "test": test, "val": val, "n_train": train.n_models, "n_val": valid.n_models,
                "n_test": testd.n_models},
-        selection=selection, created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-    )
+        selection=selection, created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))

@@ -1,7 +1,4 @@
-"""What an estimate means: the lines ``essence estimate`` (on a terminal, or with ``--context``) and
-``essence run`` print under the numbers: the estimate and interval, the items it was scored on, its percentile
-among the artifact's reference models (``dataset["target_quantiles"]``), the chance level, and a note when it
-lies beyond every reference model."""
+"""What an estimate means: the lines ``essence estimate --context`` and ``essence run`` print under the numbers."""
 
 from __future__ import annotations
 
@@ -17,8 +14,7 @@ CHANCE = {"arc": 25.0, "mmlu": 25.0, "winogrande": 50.0, "gsm8k": 0.0}
 
 
 def percentile_among(value: float, quantiles) -> float:
-    """Percent of reference models scoring below ``value``, from their score percentiles ``quantiles``
-    ``(101,)`` (pp, at 0, 1, ..., 100 %), by linear interpolation; 0 or 100 beyond the ends."""
+    """Percent of reference models scoring below ``value``, interpolated in their percentiles ``quantiles``."""
     q = np.asarray(quantiles, dtype=np.float64)
     if value <= q[0]:
         return 0.0
@@ -34,8 +30,7 @@ def percentile_among(value: float, quantiles) -> float:
 def answered_counts(art, responses) -> dict:
     """``{model: how many of the artifact's chosen items it has a result on}`` in ``responses`` (a Responses)."""
     pos = {s: i for i, s in enumerate(responses.items.tolist())}
-    cols = [pos[i] for i in art.items if i in pos]
-    have = (~np.isnan(responses.responses[:, cols])).sum(axis=1)
+    have = (~np.isnan(responses.responses[:, [pos[i] for i in art.items if i in pos]])).sum(axis=1)
     return dict(zip(responses.models.tolist(), have.tolist()))
 
 
@@ -69,9 +64,7 @@ def context_lines(art, estimates, n_answered=None, chance: dict | float | None =
                 side = "weakest" if pct < 2 else "strongest"
                 lines.append(f"  note: among the {side} 2% of the reference models, where estimates are least accurate "
                              "(the reconstructor has few models to learn from there)")
-        c = chance.get(row.model) if isinstance(chance, dict) else chance
-        if c is None and not isinstance(chance, dict):
-            c = CHANCE.get(name)
+        c = chance.get(row.model) if isinstance(chance, dict) else CHANCE.get(name) if chance is None else chance
         if c is not None and not math.isnan(c):
             rel = "below" if hi < c else ("above" if lo > c else "within the interval of")
             lines.append(f"  chance level: {c:.1f} pp; the estimate is {rel} chance"

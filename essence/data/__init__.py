@@ -1,9 +1,4 @@
-"""Per-item results of many models: the `Responses` container, loading, validation and splits.
-
-``responses`` is ``(n_models, n_items)`` float64 in [0, 1], ``NaN`` = missing. ``target`` ``(n_models,)`` is the
-full-benchmark score in pp: ``full_score`` where the file has it (metabench pools), else ``100 * nanmean(responses,
-axis=1)``; subsetting items never changes it.
-"""
+"""Per-item results of many models: the `Responses` container, loading, validation and splits."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Output-path checks, atomic writes (a temporary file beside the destination, renamed over it when complete;
-permissions as a plain ``open`` gives, or those of the replaced file) and JSON-safe copies."""
+"""Output-path checks, atomic writes (a temporary file renamed over the destination) and JSON-safe copies."""
 
 from __future__ import annotations
 
@@ -32,8 +31,7 @@ def _umask() -> int:
 
 
 def check_output(path, overwrite: bool = True, folder: bool = False, flag: str = "") -> Path:
-    """``path``, or InputError (prefixed by ``flag``, e.g. ``"--out"``) when it cannot be written: a folder (a file
-    for ``folder=True``), a file on the way, an unwritable folder, or an existing file unless ``overwrite``."""
+    """``path``, or InputError (prefixed by ``flag``) when it cannot be written (existing: only with ``overwrite``)."""
     path = Path(path)
     head = f"{flag} {path}" if flag else str(path)
     fix = f"choose another {flag}" if flag else "choose another output path"
@@ -61,8 +59,7 @@ def check_output(path, overwrite: bool = True, folder: bool = False, flag: str =
 
 @contextmanager
 def atomic_path(path, overwrite: bool = True) -> Iterator[Path]:
-    """Yield a temporary path next to ``path``; on success it is fsynced and renamed to ``path``.
-    InputError first where :func:`check_output` refuses ``path``."""
+    """Yield a temporary path next to ``path``, fsynced and renamed to ``path`` on success (:func:`check_output`)."""
     path = Path(path)
     check_output(path, overwrite=overwrite)
     mode = (stat.S_IMODE(path.stat().st_mode) if path.is_file() else 0o666 & ~_umask())
@@ -89,8 +86,7 @@ def atomic_path(path, overwrite: bool = True) -> Iterator[Path]:
 
 
 def write_atomic(path, data: str | bytes, overwrite: bool = False) -> Path:
-    """Write text (UTF-8) or bytes to ``path`` atomically; an existing file is replaced only with ``overwrite``
-    (see :func:`atomic_path`)."""
+    """Write text (UTF-8) or bytes to ``path`` atomically; an existing file is replaced only with ``overwrite``."""
     with atomic_path(path, overwrite=overwrite) as tmp:
         if isinstance(data, str):
             tmp.write_text(data, encoding="utf-8")

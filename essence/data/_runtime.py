@@ -1,5 +1,4 @@
-"""BLAS and OpenMP held to one thread: no spinning on busy cores, and rounding (so the chosen items) independent
-of the core count."""
+"""BLAS and OpenMP held to one thread: no spinning on busy cores, rounding independent of the core count."""
 
 from __future__ import annotations
 

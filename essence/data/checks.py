@@ -1,5 +1,4 @@
-"""Domain checks for parameters, shared by every entry point (API, CLI, artifact load): each returns the value as
-a plain Python type or raises a one-line ``InputError`` naming the parameter, the value and what is allowed."""
+"""Domain checks for parameters: each returns the value as a plain Python type or raises a one-line InputError."""
 
 from __future__ import annotations
 
@@ -174,8 +173,7 @@ class ListOf:
 
 
 def check_params(obj, domains: dict | None = None) -> None:
-    """InputError for the first of ``obj``'s parameters outside its domain (``domains``: name -> domain; default
-    ``type(obj)._domains``)."""
+    """InputError for the first of ``obj``'s parameters outside ``domains`` (default ``type(obj)._domains``)."""
     domains = getattr(type(obj), "_domains", {}) if domains is None else domains
     for name, domain in domains.items():
         domain.check(name, getattr(obj, name))

@@ -1,5 +1,4 @@
-"""Loading: shipped dataset names (through ``$ESSENCE_DATA``, ``data/``, ``../shared/data``), checksums,
-``.npz`` and wide / long ``.csv`` / ``.parquet`` files, linking the shared data, and ``describe``."""
+"""Loading: shipped dataset names, checksums, ``.npz`` / ``.csv`` / ``.parquet`` files, linking the shared data."""
 
 from __future__ import annotations
 
@@ -24,8 +23,7 @@ OPENLLM_V2 = ("arc_challenge", "ifeval", "musr", "math_hard")
 DATASETS: dict[str, str] = {
     **{n: f"metabench/{n}.npz" for n in METABENCH}, "alpaca_eval2": "alpaca_eval/alpaca_eval2.npz",
     "lcb_codegen": "livecodebench/lcb_codegen.npz", **{n: f"openllm_v2/{n}.npz" for n in OPENLLM_V2[:3]},
-    "math_hard": "openllm_v2/openllm_math.npz",
-}
+    "math_hard": "openllm_v2/openllm_math.npz"}
 
 POOL_CAVEAT = ("metabench pools are pre-selected informative items (102-486 of 817-14,015); "
                "errors on them are optimistic relative to compressing a whole benchmark")
@@ -82,14 +80,9 @@ def verify_checksum(path: Path, rel: str) -> None:
 
 def load(name_or_path, *, verify: bool = True, keep_flagged: bool = False,
          allow_empty_items: bool = False) -> Responses:
-    """A `Responses` from a name of :data:`DATASETS`, a canonical ``.npz`` (``responses``, ``models``, ``items``,
-    optional ``texts``, ``full_score``; other arrays become extras) or a wide / long ``.csv`` / ``.parquet``
-    (:func:`~essence.data.readers.read_table`).
-
-    Rows flagged in ``model_notes`` (AlpacaEval 2's adversarial entries) are dropped unless ``keep_flagged``.
-    ``verify`` checks shipped files against ``data/MANIFEST.sha256``; ``allow_empty_items`` keeps items no model
-    has a result for. InputError for unknown names, unreadable files and every validation problem.
-    """
+    """A `Responses` from a name of :data:`DATASETS`, a ``.npz``, ``.csv`` or ``.parquet`` file. ``keep_flagged``:
+    keep rows flagged in ``model_notes``; ``verify``: check shipped files against ``data/MANIFEST.sha256``;
+    ``allow_empty_items``: keep items no model answered."""
     if isinstance(name_or_path, str) and name_or_path in DATASETS:
         path = resolve_dataset(name_or_path)
         if verify:
@@ -143,8 +136,7 @@ def _load_npz(path: Path, name: str, keep_flagged: bool = False, allow_empty_ite
 
 
 def link_shared_data(dest: Path | None = None, source: Path | None = None, verify: bool = True) -> list[str]:
-    """Link (or copy) the shipped datasets from ``../shared/data`` into ``data/``, verified against the manifest;
-    one status line per dataset. An existing file in ``data/`` is never replaced."""
+    """Link (or copy) the shipped datasets from ``../shared/data`` into ``data/``, verified; one line per dataset."""
     import shutil
 
     dest = Path(dest) if dest else PROJECT_ROOT / "data"
@@ -196,8 +188,7 @@ def describe(r: Responses) -> dict:
 
 
 def items_from(src, data) -> list[bool]:
-    """``essence compress --items-from``: mask ``(n_items,)``, True for the ids the file ``src`` holds (a responses
-    file or one item id per line). UsageError for a missing or empty file and ids that are not items of ``data``."""
+    """``--items-from``: mask ``(n_items,)`` of the ids ``src`` holds (a responses file or one item id per line)."""
     src = Path(src)
     if not src.is_file():
         raise UsageError(f"--items-from {src}: " + ("is a folder" if src.is_dir() else "no such file")

@@ -1,5 +1,4 @@
-"""How well estimated full scores match the true ones: ``y_true``, ``y_pred`` ``(n_models,)`` in pp -> a float
-(errors in pp, rank agreement unitless). InputError for NaN or mismatched shapes."""
+"""How well estimated full scores match the true ones: ``y_true``, ``y_pred`` ``(n_models,)`` in pp -> a float."""
 
 from __future__ import annotations
 
@@ -56,8 +55,7 @@ def pearson(y_true, y_pred) -> float:
 
 
 def rank_error_within(y_true, y_pred, x: float) -> float:
-    """Share of models (0-1) with ``|r_pred - r_true| <= x / 100 * n`` (ranks 1 = best, ties averaged; ``x`` in
-    [0, 100])."""
+    """Share of models (0-1) with ``|r_pred - r_true| <= x / 100 * n`` (ranks 1 = best, ties averaged)."""
     a, b = _pair(y_true, y_pred)
     if not 0 <= x <= 100:
         raise InputError(f"x: {x} must be a percentage in [0, 100]")
@@ -81,8 +79,7 @@ def coverage(y_true, lower, upper) -> float:
 
 
 def summary(y_true, y_pred, lower=None, upper=None) -> dict[str, float]:
-    """All figures at once: ``n_models, rmse, mae, kendall, spearman, pearson, rank_err_5, rank_err_10``
-    and, when bounds are given, ``coverage``."""
+    """``n_models, rmse, mae, kendall, spearman, pearson, rank_err_5, rank_err_10`` (and with bounds ``coverage``)."""
     a, b = _pair(y_true, y_pred)
     out = {"n_models": int(a.size), "rmse": rmse(a, b), "mae": mae(a, b), "kendall": kendall(a, b),
            "spearman": spearman(a, b), "pearson": pearson(a, b), "rank_err_5": rank_error_within(a, b, 5),
@@ -93,8 +90,7 @@ def summary(y_true, y_pred, lower=None, upper=None) -> dict[str, float]:
 
 
 def ratio_to_random(rmse_method, rmse_random) -> float:
-    """Geometric mean of ``rmse_method / rmse_random`` over ``(n_pairs,)`` paired runs (same dataset, k, seed; pp);
-    < 1 = better than random. Pairs with a NaN side are left out; NaN when none is left."""
+    """Geometric mean of ``rmse_method / rmse_random`` over paired runs (pairs with a NaN left out; none: NaN)."""
     a = np.asarray(rmse_method, dtype=np.float64).ravel()
     b = np.asarray(rmse_random, dtype=np.float64).ravel()
     if a.shape != b.shape:
@@ -108,9 +104,8 @@ def ratio_to_random(rmse_method, rmse_random) -> float:
 
 
 def paired_with_random(results, method: str, k: int, datasets=None) -> tuple[np.ndarray, np.ndarray]:
-    """``(rmse_method, rmse_random)`` ``(n_pairs,)`` for :func:`ratio_to_random` from a sweep's results table
-    (``dataset, method, k, seed, rmse, error``): one pair per (dataset, seed) at ``k`` where both have a row
-    (``datasets``: only these); a failed run is NaN."""
+    """``(rmse_method, rmse_random)`` ``(n_pairs,)`` for :func:`ratio_to_random` from a sweep's results table: one
+    pair per (dataset, seed) at ``k`` where both have a row (``datasets``: only these); a failed run is NaN."""
     df = results[results["k"] == k]
     if datasets is not None:
         df = df[df["dataset"].isin(list(datasets))]

@@ -1,6 +1,4 @@
-"""Reading big result tables (.csv / .parquet) in bounded memory: the float64 matrix the `Responses` keeps plus
-one chunk (wide: parquet ``column_chunk`` columns or CSV ``rows_per_chunk`` rows at a time) or int32 id codes and
-scores (long: record batches of ``batch_rows`` rows). Ids, order and values are those of a pandas pivot."""
+"""Reading big result tables (.csv / .parquet) in bounded memory; ids, order and values as a pandas pivot gives."""
 
 from __future__ import annotations
 
@@ -20,10 +18,8 @@ _RESERVED = ("model", "full_score")
 
 def read_table(path, progress: bool = False, column_chunk: int = 4096, rows_per_chunk: int = 2000,
                batch_rows: int = 2_000_000, allow_empty_items: bool = False):
-    """A `Responses` (named after the file stem) from a *wide* (``model``, one column per item, optional
-    ``full_score``) or *long* (``model, item, score``, optional ``full_score``) ``.csv`` / ``.parquet`` (``.pq``).
-    InputError for unreadable files, a missing ``model`` column, non-numeric scores, duplicate models or
-    (model, item) pairs, and what :func:`essence.data.from_arrays` refuses (``allow_empty_items`` goes to it)."""
+    """A `Responses` (named after the file stem) from a *wide* (``model``, one column per item) or *long* (``model,
+    item, score``) ``.csv`` / ``.parquet``, optional ``full_score``; InputError for anything unreadable or invalid."""
     path = Path(path)
     parquet = path.suffix.lower() in (".parquet", ".pq")
     cols = _columns(path, parquet)
@@ -125,6 +121,7 @@ def _check_models(models: np.ndarray, path: Path) -> None:
 
 
 def _read_wide_parquet(path: Path, cols: list[str], progress: bool, column_chunk: int, allow_empty_items: bool):
+    import pyarrow as pa
     import pyarrow.parquet as pq
     from tqdm.auto import tqdm
 
@@ -144,7 +141,7 @@ def _read_wide_parquet(path: Path, cols: list[str], progress: bool, column_chunk
             tab = pf.read(columns=names, use_threads=False)
         if all(_is_numeric(t) for t in tab.schema.types):  # column by column into the matrix, no frame
             for j, col in enumerate(tab.columns):
-                mat[:, s + j] = _as_float(col)
+                mat[:, s + j] = col.cast(pa.float64()).to_numpy(zero_copy_only=False)  # nulls as NaN
         else:
             mat[:, s:s + len(names)] = _numeric_block(tab.to_pandas(), path, 0)
         del tab
@@ -158,24 +155,15 @@ def _is_numeric(t) -> bool:
     return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or pa.types.is_null(t)
 
 
-def _as_float(col) -> np.ndarray:
-    """A numeric pyarrow column as float64, nulls as NaN."""
-    import pyarrow as pa
-
-    return col.cast(pa.float64()).to_numpy(zero_copy_only=False)
-
-
 def _read_wide_csv(path: Path, cols: list[str], progress: bool, rows_per_chunk: int, allow_empty_items: bool):
     import pandas as pd
     from tqdm.auto import tqdm
 
     items = [c for c in cols if c not in _RESERVED]
-    dtypes = {"model": str}
-    blocks, models, target = [], [], []
-    row0 = 0
+    blocks, models, target, row0 = [], [], [], 0
     with _readable(path):
         # names as written (a model called "NA" stays "NA"); NA-like score cells are missing
-        reader = pd.read_csv(path, chunksize=rows_per_chunk, dtype=dtypes, keep_default_na=False,
+        reader = pd.read_csv(path, chunksize=rows_per_chunk, dtype={"model": str}, keep_default_na=False,
                              na_values={c: NA_TEXTS for c in cols if c != "model"})
         for chunk in tqdm(reader, desc=f"reading {path.name}", unit="chunk", disable=not progress):
             chunk.columns = [str(c) for c in chunk.columns]
@@ -221,8 +209,7 @@ def _codes(arr, table: dict) -> np.ndarray:
     if isinstance(enc, pa.ChunkedArray):
         enc = enc.combine_chunks()
     local = [table.setdefault(v, len(table)) for v in enc.dictionary.to_pylist()]
-    idx = enc.indices.to_numpy(zero_copy_only=False)
-    return np.asarray(local, dtype=np.int32)[idx]
+    return np.asarray(local, dtype=np.int32)[enc.indices.to_numpy(zero_copy_only=False)]
 
 
 def _scores(col, path: Path) -> np.ndarray:
@@ -230,8 +217,7 @@ def _scores(col, path: Path) -> np.ndarray:
     import pyarrow.compute as pc
 
     if not _is_numeric(col.type):
-        vals = col.to_pylist()
-        for v in vals:
+        for v in col.to_pylist():
             if v is None or v == "":
                 continue
             try:
@@ -299,8 +285,7 @@ def _read_long(path: Path, parquet: bool, with_fs: bool, progress: bool, batch_r
 def _raise_duplicate(mc, ic, models, items, path: Path, n_dup: int) -> None:
     m = np.concatenate(mc).astype(np.int64)
     i = np.concatenate(ic).astype(np.int64)
-    lin = m * items.size + i
-    u, first, counts = np.unique(lin, return_index=True, return_counts=True)
+    _, first, counts = np.unique(m * items.size + i, return_index=True, return_counts=True)
     j = first[np.argmax(counts > 1)]
     raise InputError(f"{path}: {n_dup} duplicate (model, item) row(s), e.g. ({str(models[m[j]])!r}, {str(items[i[j]])!r}); "
                      "keep one score per model and item")

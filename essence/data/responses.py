@@ -15,12 +15,10 @@ __all__ = ["Responses"]
 
 @dataclass(frozen=True, eq=False)
 class Responses:
-    """Per-item results of models on items (read-only): ``responses`` ``(n_models, n_items)`` float64 scores in
-    [0, 1], NaN = missing; ``models`` ``(n_models,)`` and ``items`` ``(n_items,)`` unique str ids; ``target``
-    ``(n_models,)`` full-benchmark scores in pp; ``texts`` ``(n_items,)`` str or None; ``name`` the dataset name or
-    file stem; ``item_extras`` / ``model_extras`` ``(n_items,)`` / ``(n_models,)`` arrays (e.g. ``prompts``);
-    ``target_source`` ``"full_score"`` or ``"row_mean"``. Built by :func:`essence.data.load` or :func:`essence.data.from_arrays`.
-    """
+    """Per-item results (read-only): ``responses`` ``(n_models, n_items)`` float64 in [0, 1], NaN = missing; ``models``,
+    ``items`` unique str ids; ``target`` ``(n_models,)`` full scores in pp; ``texts`` ``(n_items,)`` or None;
+    ``item_extras`` / ``model_extras``: per-item / per-model arrays; ``target_source`` ``"full_score"`` or
+    ``"row_mean"``. Built by :func:`essence.data.load` or :func:`essence.data.from_arrays`."""
 
     responses: np.ndarray
     models: np.ndarray
@@ -65,8 +63,7 @@ class Responses:
 
     # -- subsetting ------------------------------------------------------------------------------
     def subset(self, models=None, items=None) -> "Responses":
-        """Restricted to ``models`` / ``items`` (indices, a boolean mask or ids, in the order given); ``target`` kept.
-        InputError for unknown ids or indices out of range."""
+        """Restricted to ``models`` / ``items`` (indices, a mask or ids, in that order); ``target`` kept."""
         mi = _as_index(models, self.models, "models")
         ii = _as_index(items, self.items, "items")
         return Responses(responses=self.responses[np.ix_(mi, ii)], models=self.models[mi], items=self.items[ii],

@@ -1,5 +1,4 @@
-"""Splitting models into train / validation / test: stratified by target quantiles (``random``), or with the
-strongest models as the test set (``top``: the new model is better than every reference model)."""
+"""Splitting models into train / validation / test: stratified (``random``) or the strongest as test (``top``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
 """GENERATED (seeded) 0/1 results for scale tests and cost curves, from a multidimensional 2PL with a guessing
-floor: ``P(i answers j) = c_j + (1 - c_j) sigmoid(a_j . theta_i - b_j)``, ``theta_i = sqrt(rho) g_i + sqrt(1 - rho)
-e_i`` (a right-skewed general ability plus a specific part), ``a_j`` lognormal, mainly on the item's "subject"
-dimension, ``b_j ~ N(b_mean, b_sd)``, ``c_j = guessing``. Same arguments, same matrix."""
+floor ``c_j``: ``P(i answers j) = c_j + (1 - c_j) sigmoid(a_j . theta_i - b_j)``. Same arguments, same matrix."""
 
 from __future__ import annotations
 
@@ -44,8 +42,7 @@ def mirt_parameters(n_models: int, n_items: int, dims: int = 5, seed: int = 0, r
 
 def generate_mirt(n_models: int, n_items: int, dims: int = 5, seed: int = 0, progress: bool = False,
                   chunk_models: int = 256, **params):
-    """A `Responses` of ``n_models`` x ``n_items`` 0/1 responses named ``generated-...``, with
-    ``item_extras["subject"]`` and ``model_extras["ability"]`` (mean theta); ``params`` go to :func:`mirt_parameters`."""
+    """A `Responses` of ``n_models`` x ``n_items`` 0/1 responses; ``params`` go to :func:`mirt_parameters`."""
     from . import from_arrays
 
     par = mirt_parameters(n_models, n_items, dims=dims, seed=seed, **params)

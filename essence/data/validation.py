@@ -1,5 +1,4 @@
-"""Validation of arrays into a `Responses`: every problem is an ``InputError`` naming the array, the
-problem and the fix."""
+"""Validation of arrays into a `Responses`: every problem an ``InputError`` naming the array, problem and fix."""
 
 from __future__ import annotations
 
@@ -19,9 +18,8 @@ __all__ = ["from_arrays"]
 def from_arrays(responses, models=None, items=None, target=None, texts=None, name: str = "responses",
                 item_extras: dict | None = None, model_extras: dict | None = None, allow_empty_items: bool = False,
                 copy: bool = True) -> Responses:
-    """A validated `Responses`: ``responses`` ``(n_models, n_items)``; ``models`` / ``items`` distinct non-empty
-    names (default ``m0..`` / ``i0..``); ``target`` pp (default ``100 * nanmean(responses, axis=1)``). InputError
-    naming the array, the problem and the fix; items without any result only with ``allow_empty_items``.
+    """A validated `Responses`: ``responses`` ``(n_models, n_items)``; ``models`` / ``items`` distinct names (default
+    ``m0..`` / ``i0..``); ``target`` pp (default: row means). ``allow_empty_items``: items without any result allowed;
     ``copy=False`` keeps a float64 ``responses`` as it is (made read-only)."""
     try:
         r = np.array(responses, dtype=np.float64) if copy else np.asarray(responses, dtype=np.float64)

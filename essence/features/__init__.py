@@ -1,8 +1,5 @@
-"""Text features for the methods that choose by item content, computed offline and cached on disk:
-:func:`embed_texts` (:mod:`essence.features.text`: MiniLM, ``(n, 384)`` float32, L2-normalised) and
-:func:`lm_hidden_states` / :func:`perplexity` (:mod:`essence.features.lm`: SmolLM2-135M-Instruct), each through
-:class:`~essence.features.cache.FeatureCache`. The three are imported on first use (they load torch).
-"""
+"""Item-text features cached on disk: :func:`embed_texts` (:mod:`essence.features.text`), :func:`lm_hidden_states`
+and :func:`perplexity` (:mod:`essence.features.lm`), imported on first use (they load torch)."""
 
 from .cache import FeatureCache, cache_root, text_key
 

@@ -1,10 +1,5 @@
 """The item bank of adaptive testing: a 2PL model ``P_j(theta) = sigmoid(a_j theta + d_j)`` fitted by marginal
-maximum likelihood (ability ``~ N(0, 1)`` on 61 nodes of [-5, 5]; priors ``log a ~ N(0, sd_log_a^2)``,
-``d ~ N(0, sd_d^2)``; L-BFGS, deterministic). Graded answers ``y`` in [0, 1] enter as ``y log P + (1 - y)
-log(1 - P)``. Items no reference separates get ``a = 0`` and a fixed expected score. After the fit the scale is
-standardised on the references (mean EAP 0, var(EAP) + mean posterior variance 1). Units: abilities on that
-scale; probabilities and pool scores in [0, 1]; full scores in pp.
-"""
+maximum likelihood, the ability scale standardised on the references."""
 
 from __future__ import annotations
 
@@ -13,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..data.errors import InputError
+from .irt import _sigmoid
 
 __all__ = ["ItemBank", "fit_bank", "posterior", "FIT_DEFAULTS"]
 
@@ -20,15 +16,10 @@ __all__ = ["ItemBank", "fit_bank", "posterior", "FIT_DEFAULTS"]
 FIT_DEFAULTS = {"sd_log_a": 0.5, "sd_d": 3.0, "n_nodes": 61, "max_iter": 300}
 
 
-def _sigmoid(z):
-    return 0.5 * (1.0 + np.tanh(0.5 * z))
-
-
 @dataclass
 class ItemBank:
     """``a`` ``(J,)`` discriminations (>= 0), ``d`` ``(J,)`` intercepts; ``score_map`` ``(intercept, slope,
-    resid_sd)``: full score (pp) = intercept + slope x pool score, resid_sd its residual sd on the references (pp);
-    ``info``: fit diagnostics."""
+    resid_sd)``: full score (pp) = intercept + slope x pool score; ``info``: fit diagnostics."""
 
     a: np.ndarray
     d: np.ndarray
@@ -62,8 +53,7 @@ class ItemBank:
 
 
 def posterior(bank: ItemBank, R, nodes, log_w) -> np.ndarray:
-    """Posterior weights ``(N, Q)`` over ``nodes`` ``(Q,)`` (log prior ``log_w``) of answers ``R`` ``(N, J)`` (NaN:
-    not answered)."""
+    """Posterior weights ``(N, Q)`` over ``nodes`` ``(Q,)`` (log prior ``log_w``) of answers ``R`` ``(N, J)``."""
     R = np.asarray(R, dtype=np.float64)
     M = ~np.isnan(R)
     Y = np.where(M, R, 0.0)
@@ -75,9 +65,8 @@ def posterior(bank: ItemBank, R, nodes, log_w) -> np.ndarray:
 
 def fit_bank(R, full_score=None, *, sd_log_a: float = 0.5, sd_d: float = 3.0, n_nodes: int = 61,
              max_iter: int = 300) -> ItemBank:
-    """Fit the bank on references' answers ``R`` ``(N, J)`` in [0, 1] (NaN: missing). ``full_score`` ``(N,)`` pp:
-    when given and not the row mean, the score map is the least-squares line from the pool score to it.
-    InputError for fewer than 2 references or answers outside [0, 1]."""
+    """The bank of references' answers ``R`` ``(N, J)`` in [0, 1] (NaN: missing); ``full_score`` ``(N,)`` pp, when
+    not the row mean, gets a least-squares score map. InputError for fewer than 2 references or bad answers."""
     from scipy.optimize import minimize
 
     R = np.asarray(R, dtype=np.float64)

@@ -1,14 +1,5 @@
-"""On-disk cache of per-text features (embeddings, hidden states, perplexities).
-
-Features are keyed by the feature model's id, the kind of feature and the SHA-256 of each text, so a text
-seen once is never recomputed. Shards are ``.npz`` files written atomically.
-
-Location: ``$ESSENCE_CACHE`` if set; else ``.cache/`` in the project checkout; else ``~/.cache/essence``.
-
-Rows committed as data (:mod:`essence.features.committed`, ``data/features/``) are read first, after their
-checksums are verified, and take precedence over the cache's own rows of the same text: a fresh clone and a
-warm checkout see the same features.
-"""
+"""On-disk cache of per-text features in ``.npz`` shards under ``$ESSENCE_CACHE``, else ``.cache/`` in the checkout,
+else ``~/.cache/essence``; committed rows (:mod:`essence.features.committed`) take precedence."""
 
 from __future__ import annotations
 
@@ -41,14 +32,7 @@ def text_key(text: str) -> str:
 
 
 class FeatureCache:
-    """Features of kind ``kind`` (e.g. ``"embedding"``, ``"hidden_last"``, ``"ppl"``) from model ``model_id``.
-
-    ``get(texts)`` returns ``(values, missing)``: ``values`` ``(n, *feature_shape)`` (rows of missing
-    texts are zero) or None when nothing is cached, and ``missing`` ``(n,)`` bool. ``put(texts, values)``
-    stores new rows. ``committed``: read the committed rows of ``(model_id, kind)``
-    (:func:`essence.features.committed.committed_rows`) before the cache's own; InputError when a committed
-    file's checksum differs.
-    """
+    """Features of ``kind`` from ``model_id``; ``committed``: :func:`essence.features.committed.committed_rows` too."""
 
     def __init__(self, model_id: str, kind: str, root: Path | None = None, committed: bool = True):
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", model_id)
@@ -63,8 +47,7 @@ class FeatureCache:
                 for shard in sorted(self.dir.glob("*.npz")):
                     try:
                         with np.load(shard, allow_pickle=False) as z:
-                            for k, v in zip(z["keys"].tolist(), z["values"]):
-                                index[k] = v
+                            index.update(zip(z["keys"].tolist(), z["values"]))
                     except Exception:  # a foreign or damaged file: ignore it, recompute what it held
                         continue
             if self.committed:
@@ -75,6 +58,7 @@ class FeatureCache:
         return self._index
 
     def get(self, texts) -> tuple[np.ndarray | None, np.ndarray]:
+        """``(values (n, *shape) with zero rows where missing, or None when none is cached; missing (n,) bool)``."""
         keys = [text_key(t) for t in texts]
         index = self._load()
         missing = np.array([k not in index for k in keys], dtype=bool)
@@ -98,26 +82,19 @@ class FeatureCache:
         name = hashlib.sha256("".join(keys.tolist()).encode()).hexdigest()[:20] + ".npz"
         with atomic_path(self.dir / name) as tmp, open(tmp, "wb") as f:
             np.savez(f, keys=keys, values=values)
-        index = self._load()
-        for k, v in zip(keys.tolist(), values):
-            index[k] = v
+        self._load().update(zip(keys.tolist(), values))
 
     def compute(self, texts, fn, batch_size: int = 64, progress: bool = True, desc: str = "features") -> np.ndarray:
-        """Features for every text: cached rows are read, the rest computed by ``fn(list_of_texts) -> array``
-        in batches (each batch cached as soon as it is done, so an interrupted run resumes)."""
+        """Features of every text: cached rows read, the rest computed by ``fn(list_of_texts) -> array`` in
+        batches, each cached when done."""
         texts = [str(t) for t in texts]
         values, missing = self.get(texts)
         todo = np.flatnonzero(missing)
         if todo.size:
-            # de-duplicate identical texts before computing
-            uniq: dict[str, int] = {}
-            for i in todo:
-                uniq.setdefault(texts[i], i)
-            pending = list(uniq)
             from tqdm.auto import tqdm
 
-            starts = range(0, len(pending), batch_size)
-            for start in tqdm(starts, desc=desc, unit="batch", disable=not progress):
+            pending = list(dict.fromkeys(texts[i] for i in todo))  # identical texts computed once
+            for start in tqdm(range(0, len(pending), batch_size), desc=desc, unit="batch", disable=not progress):
                 chunk = pending[start:start + batch_size]
                 self.put(chunk, np.asarray(fn(chunk)))
             values, missing = self.get(texts)

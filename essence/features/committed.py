@@ -1,12 +1,5 @@
-"""Item features committed as data (``data/features/``): rows :class:`~essence.features.cache.FeatureCache`
-reads before its own.
-
-Layout under :func:`committed_root`: ``<model id>/<kind>/<dataset>.npz`` with arrays ``keys`` ``(n,)`` str
-(:func:`~essence.features.cache.text_key` of each item text) and ``values`` ``(n, *feature shape)``: float16
-hidden states (read back as float32), float64 perplexities; ``SHA256SUMS`` lists ``<sha256>  <path>`` of every
-file (the ``sha256sum`` format). A ``(model, kind)`` folder is verified before any of its rows is used: a file
-whose checksum differs or that the list lacks raises InputError naming it and :data:`RECOMPUTE`.
-``$ESSENCE_FEATURES_COMMITTED``: another root (a folder), or ``off`` to read no committed rows.
+"""Item features committed as data: ``<model id>/<kind>/<dataset>.npz`` under :func:`committed_root` with
+arrays ``keys`` (:func:`~essence.features.cache.text_key`) and ``values``, checked against ``SHA256SUMS`` before use.
 """
 
 from __future__ import annotations
@@ -33,8 +26,7 @@ _MEMO: dict[tuple, dict[str, np.ndarray]] = {}
 
 
 def committed_root() -> Path | None:
-    """``$ESSENCE_FEATURES_COMMITTED`` (None when ``off``), else ``data/features/`` of this checkout (None
-    outside a checkout)."""
+    """``$ESSENCE_FEATURES_COMMITTED`` (None when ``off``), else this checkout's ``data/features/``, else None."""
     env = os.environ.get(ENV, "").strip()
     if env:
         return None if env.lower() == "off" else Path(env)
@@ -69,8 +61,7 @@ def _read_sums(root: Path) -> dict[str, str]:
 
 
 def verify_folder(model_id: str, kind: str, root: Path | None = None) -> list[Path]:
-    """The ``.npz`` files of ``(model_id, kind)`` (sorted), each checked against ``SHA256SUMS``; ``[]`` without
-    a root or folder. InputError naming the file and :data:`RECOMPUTE` on a differing or unlisted file."""
+    """The ``.npz`` files of ``(model_id, kind)``, sorted; InputError on one differing from or not in ``SHA256SUMS``."""
     root = committed_root() if root is None else Path(root)
     d = folder(model_id, kind, root)
     files = sorted(d.glob("*.npz")) if d is not None and d.is_dir() else []
@@ -87,8 +78,7 @@ def verify_folder(model_id: str, kind: str, root: Path | None = None) -> list[Pa
 
 
 def committed_rows(model_id: str, kind: str, root: Path | None = None) -> dict[str, np.ndarray]:
-    """``{text key: row}`` of every verified file of ``(model_id, kind)`` (float16 read as float32); memoised
-    per process while the files' sizes and times are unchanged."""
+    """``{text key: row}`` of every verified file of ``(model_id, kind)`` (float16 read as float32); memoised."""
     root = committed_root() if root is None else Path(root)
     d = folder(model_id, kind, root)
     if d is None or not d.is_dir():
@@ -120,8 +110,7 @@ def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
 
 
 def write_committed(model_id: str, kind: str, dataset: str, keys, values, root: Path | None = None) -> Path:
-    """Write ``<root>/<model>/<kind>/<dataset>.npz`` (``keys`` ``(n,)``, ``values`` ``(n, ...)``; one row per
-    key, sorted; float16 for ``hidden...`` kinds, float64 otherwise), then rewrite ``SHA256SUMS``."""
+    """Write ``<root>/<model>/<kind>/<dataset>.npz`` (``keys`` ``(n,)``, ``values`` ``(n, ...)``) and ``SHA256SUMS``."""
     root = committed_root() if root is None else Path(root)
     if root is None:
         raise InputError(f"committed features: no root (${ENV} is 'off' or this is not a checkout)")

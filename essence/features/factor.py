@@ -1,18 +1,4 @@
-"""A low-rank logistic factor model of the answers: what the reference models' results say about every item.
-
-    P(answer of model m on item j is right) = sigmoid(theta_m . a_j + b_j)
-
-with ``theta_m`` ``(d,)`` the model's abilities, ``a_j`` ``(d,)`` the item's loadings and ``b_j`` its easiness.
-Graded scores in [0, 1] enter the same Bernoulli cross-entropy (a quasi-likelihood). The fit alternates damped
-Newton steps over every item's ``(a_j, b_j)`` given the abilities and every model's ``theta_m`` given the items
-(batched small solves), with L2 penalties (``lam`` on loadings and abilities, a little on easiness so that an item
-nobody or everybody solves stays finite). The abilities are then standardised (reference models: mean 0, identity
-covariance) and the loadings transformed to match, so a prior on a new model's ability is on the references'
-scale. A new model's ability is the MAP from its answers on any items (:meth:`FactorModel.ability`): with a weak
-prior it may lie far beyond every reference model, which is what lets the model extrapolate to a stronger one.
-
-Responses are ``(n_models, n_items)`` in [0, 1], NaN = missing (left out of the likelihood).
-"""
+"""A low-rank logistic factor model of the answers: ``P(model m right on item j) = sigmoid(theta_m . a_j + b_j)``."""
 
 from __future__ import annotations
 
@@ -24,15 +10,9 @@ from ..data.errors import InputError
 __all__ = ["FactorModel"]
 
 
-def _logit(p):
-    p = np.clip(p, 1e-3, 1 - 1e-3)
-    return np.log(p / (1 - p))
-
-
 class FactorModel:
-    """``fit(R)`` with ``R`` ``(n_models, n_items)`` in [0, 1]; after it: ``A_`` ``(n_items, d)`` loadings,
-    ``b_`` ``(n_items,)`` easiness, ``theta_`` ``(n_models, d)`` standardised abilities. Deterministic for a
-    ``seed`` (it only perturbs the SVD start)."""
+    """``fit(R)``, ``R`` ``(n_models, n_items)`` in [0, 1] (NaN: missing), gives ``A_`` ``(n_items, d)`` loadings,
+    ``b_`` ``(n_items,)`` easiness, ``theta_`` ``(n_models, d)`` abilities."""
 
     def __init__(self, d: int = 2, lam: float = 1.0, iters: int = 40, seed: int = 0):
         self.d = d
@@ -49,7 +29,7 @@ class FactorModel:
         n, N = R.shape
         d = int(self.d)
         pm = np.clip(np.nanmean(np.where(M.any(axis=0), R, 0.5), axis=0), 0.02, 0.98)
-        b = _logit(pm)
+        b = np.log(pm / (1 - pm))  # pm lies in [0.02, 0.98]
         if d == 0:
             self.A_, self.b_, self.theta_ = np.zeros((N, 0)), b, np.zeros((n, 0))
             return self
@@ -91,24 +71,15 @@ class FactorModel:
                 break
         return theta, beta[:, :d], beta[:, d]
 
-    def ability(self, X, items, prior_prec: float = 1e-2, iters: int = 30) -> np.ndarray:
-        """MAP abilities ``(n, d)`` of new models from their answers ``X`` ``(n, k)`` on ``items`` ``(k,)``, under
-        a N(0, I / prior_prec) prior on the references' standardised scale (the default is weak: sd 10)."""
-        return map_ability(X, self.A_[items], self.b_[items], prior_prec, iters)
-
-    def prob(self, theta) -> np.ndarray:
-        """Success probabilities ``(n, n_items)`` at abilities ``theta`` ``(n, d)``."""
-        return expit(np.asarray(theta) @ self.A_.T + self.b_)
-
 
 def _damped(step, limit: float) -> np.ndarray:
-    """Rows of ``step`` scaled down so that no entry exceeds ``limit`` (separable answer patterns diverge)."""
+    """Rows of ``step`` scaled down so that no entry exceeds ``limit``."""
     return step * np.minimum(1.0, limit / np.maximum(np.abs(step).max(axis=-1, keepdims=True), 1e-12))
 
 
 def map_ability(X, A, b, prior_prec: float = 1e-2, iters: int = 30) -> np.ndarray:
-    """MAP abilities ``(n, d)`` from answers ``X`` ``(n, k)`` (NaN = not asked) on items with loadings ``A``
-    ``(k, d)`` and easiness ``b`` ``(k,)``; damped Newton steps (the step's norm at most 2)."""
+    """MAP abilities ``(n, d)`` under N(0, I / prior_prec) from answers ``X`` ``(n, k)`` (NaN = not asked) on items
+    with loadings ``A`` ``(k, d)`` and easiness ``b`` ``(k,)``."""
     X = np.asarray(X, dtype=np.float64)
     A = np.asarray(A, dtype=np.float64)
     n, d = X.shape[0], A.shape[1]

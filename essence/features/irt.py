@@ -1,8 +1,5 @@
-"""Two-parameter logistic (2PL) IRT: ``P_j(theta) = sigmoid(a_j (theta - b_j))``, ``a_j >= 0``, Fisher information
-``a_j^2 P_j (1 - P_j)``; abilities and difficulties on the standardised logit scale (training abilities: mean 0,
-sd 1). :func:`fit_2pl` fits with py-irt's SVI (as ``IrtModelTrainer`` does); items constant over the training
-models get ``a = b = 0`` and ``p_fixed = (successes + 0.5) / (n + 1)``. :func:`fit_2pl_cached` caches fits.
-"""
+"""Two-parameter logistic (2PL) IRT, ``P_j(theta) = sigmoid(a_j (theta - b_j))``, on the standardised logit scale
+(training abilities: mean 0, sd 1), fitted with py-irt (:func:`fit_2pl`, cached by :func:`fit_2pl_cached`)."""
 
 from __future__ import annotations
 
@@ -11,7 +8,7 @@ import importlib.metadata
 import json
 import time
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import ClassVar
 from pathlib import Path
 from types import SimpleNamespace
@@ -25,14 +22,13 @@ from ..data.errors import InputError
 __all__ = ["ItemParams", "binarize", "prob", "fisher_information", "estimate_ability", "fit_2pl", "fit_2pl_cached",
            "irt_cache_dir", "DEFAULT_FIT", "IRTConfig", "fit_item_params"]
 
-#: Default py-irt settings: hierarchical priors converge in far fewer epochs than py-irt's "vague" ones.
+#: Default py-irt settings.
 DEFAULT_FIT = {"epochs": 150, "lr": 0.1, "lr_decay": 0.9999, "priors": "hierarchical", "max_models": 500}
 
 
 @dataclass(frozen=True)
 class IRTConfig:
-    """IRT settings of the ``irt`` and ``tinybench`` methods: binarisation threshold, py-irt's fit
-    (:data:`DEFAULT_FIT`), the MAP ability's prior sd and the disk cache."""
+    """IRT settings of the ``irt`` and ``tinybench`` methods."""
 
     binarize: float = 0.5
     epochs: int = DEFAULT_FIT["epochs"]
@@ -48,9 +44,6 @@ class IRTConfig:
                                 "max_models": Whole(2, none=True), "prior_sd": Real(0.0, open_min=True),
                                 "cache": Flag()}
 
-    def replace(self, **changes) -> "IRTConfig":
-        return replace(self, **changes)
-
     def check(self) -> "IRTConfig":
         check_params(self)
         return self
@@ -60,15 +53,14 @@ class IRTConfig:
         return {n: getattr(self, n) for n in DEFAULT_FIT}
 
 
-#: Bumped whenever the fitting procedure changes in a way that changes fitted numbers (cache key).
+#: Bumped whenever fitted numbers change (cache key).
 _ALGO_VERSION = 1
 _MEMO: dict[str, "ItemParams"] = {}
 
 
 @dataclass(frozen=True, eq=False)
 class ItemParams:
-    """Fitted 2PL parameters, each ``(n_items,)``: ``a`` (>= 0), ``b``, ``p_fixed`` (constant items; NaN for fitted
-    ones); the fit's ``settings`` and diagnostics ``info``."""
+    """Fitted 2PL parameters, each ``(n_items,)``: ``a`` (>= 0), ``b``, ``p_fixed`` (constant items, else NaN)."""
 
     a: np.ndarray
     b: np.ndarray
@@ -134,7 +126,7 @@ def fisher_information(theta, a, b) -> np.ndarray:
 def estimate_ability(X, a, b, prior_mean: float = 0.0, prior_sd: float = 1.0, max_iter: int = 100,
                      tol: float = 1e-10) -> np.ndarray:
     """MAP abilities ``(n_models,)`` from 0/1 ``X`` ``(n_models, k)`` (NaN left out) and ``(k,)`` ``a``, ``b`` under a
-    ``N(prior_mean, prior_sd^2)`` prior, by damped Newton steps (the log posterior is strictly concave)."""
+    ``N(prior_mean, prior_sd^2)`` prior."""
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise InputError(f"X: expected (n_models, k), got shape {X.shape}")
@@ -164,12 +156,8 @@ def fit_2pl(responses, *, epochs: int = DEFAULT_FIT["epochs"], lr: float = DEFAU
             lr_decay: float = DEFAULT_FIT["lr_decay"], priors: str = DEFAULT_FIT["priors"],
             max_models: int | None = DEFAULT_FIT["max_models"], seed: int = 0, threads: int = 1,
             progress: bool = True) -> ItemParams:
-    """:class:`ItemParams` of 0/1 ``responses`` ``(n_models, n_items)`` (NaN = missing), fitted with py-irt.
-
-    ``epochs``: full-batch SVI steps; ``lr``, ``lr_decay``: Adam's rate and its per-epoch decay; ``priors``:
-    ``"hierarchical"`` or ``"vague"``; ``max_models``: a seeded subsample (None: all); ``threads``: torch threads.
-    InputError for non-0/1 responses (see :func:`binarize`) or fewer than 2 varying items.
-    """
+    """:class:`ItemParams` of 0/1 ``responses`` ``(n_models, n_items)`` (NaN = missing) by py-irt's SVI; InputError
+    for non-0/1 responses or fewer than 2 varying items."""
     R = np.asarray(responses, dtype=np.float64)
     if R.ndim != 2:
         raise InputError(f"responses: expected (n_models, n_items), got shape {R.shape}")
@@ -183,7 +171,6 @@ def fit_2pl(responses, *, epochs: int = DEFAULT_FIT["epochs"], lr: float = DEFAU
     settings = {"epochs": int(epochs), "lr": float(lr), "lr_decay": float(lr_decay), "priors": priors,
                 "max_models": None if max_models is None else int(max_models), "seed": int(seed)}
 
-    # constant items: fixed probability, not fitted
     obs = ~np.isnan(R)
     n_obs = obs.sum(axis=0)
     succ = np.where(obs, R, 0.0).sum(axis=0)
@@ -195,9 +182,8 @@ def fit_2pl(responses, *, epochs: int = DEFAULT_FIT["epochs"], lr: float = DEFAU
                          "model needs at least 2 items that some models pass and some fail")
 
     rng = np.random.default_rng(seed)
-    rows = np.arange(n_models)
-    if max_models is not None and n_models > max_models:
-        rows = np.sort(rng.choice(n_models, size=int(max_models), replace=False))
+    rows = (np.sort(rng.choice(n_models, size=int(max_models), replace=False))
+            if max_models is not None and n_models > max_models else np.arange(n_models))
     sub = R[np.ix_(rows, fit_items)]
     keep = (~np.isnan(sub)).any(axis=1)
     rows, sub = rows[keep], sub[keep]
@@ -213,8 +199,7 @@ def fit_2pl(responses, *, epochs: int = DEFAULT_FIT["epochs"], lr: float = DEFAU
 
     # standardise: fitted abilities of the models used -> mean 0, sd 1
     mu, sd = float(np.mean(ability)), float(np.std(ability))
-    if not sd > 0:
-        sd = 1.0
+    sd = sd if sd > 0 else 1.0
     a = np.zeros(n_items)
     b = np.zeros(n_items)
     a[fit_items] = disc * sd
@@ -226,7 +211,7 @@ def fit_2pl(responses, *, epochs: int = DEFAULT_FIT["epochs"], lr: float = DEFAU
 
 
 def _pyirt_svi(R, *, epochs, lr, lr_decay, priors, seed, threads, progress):
-    """Raw ``(ability, diff, disc, loss)`` of py-irt's 2PL on ``R`` ``(n, m)``, as ``IrtModelTrainer.train`` gives."""
+    """Raw ``(ability, diff, disc, loss)`` of py-irt's 2PL on ``R`` ``(n, m)``."""
     import pyro
     import torch
     from pyro.infer import SVI, Trace_ELBO
@@ -273,8 +258,7 @@ def irt_cache_dir() -> Path:
 def fit_2pl_cached(train, *, threshold: float = 0.5, cache: bool = True, progress: bool = True,
                    **settings) -> ItemParams:
     """:func:`fit_2pl` (``settings``: its keywords) on ``binarize(train.responses, threshold)``, cached in memory
-    and in ``irt_cache_dir()`` by the data's fingerprint, threshold, settings and versions; ``cache=False`` always
-    fits and writes nothing."""
+    and in ``irt_cache_dir()``; ``cache=False`` always fits and writes nothing."""
     full = {k: settings.get(k, v) for k, v in DEFAULT_FIT.items()}
     full["seed"] = int(settings.get("seed", 0))
     unknown = set(settings) - set(full) - {"threads"}
@@ -311,9 +295,8 @@ _binarize = binarize  # fit_item_params's keyword ``binarize`` (the selectors' p
 
 def fit_item_params(train, *, method: str, binarize: float = 0.5, cache: bool = True, progress: bool = True,
                     seed: int = 0, **settings) -> tuple[ItemParams, np.ndarray, dict]:
-    """``(params, Rb, record)`` for the training `Responses`: :func:`fit_2pl_cached` item parameters (``settings``:
-    :data:`DEFAULT_FIT`'s keys), the binarised responses ``(n_train, n_items)`` (continuous scores warned about,
-    naming ``method``) and a JSON-able record of the fit."""
+    """``(params, Rb, record)``: :func:`fit_2pl_cached` on ``train``, the binarised responses ``(n_train, n_items)``
+    (continuous scores warned about, naming ``method``) and a JSON-able record of the fit."""
     Rb = _binarize(train.responses, binarize)
     if not train.is_binary:
         warnings.warn(f"{method}: {train.name} has continuous scores; the 2PL model sees them "

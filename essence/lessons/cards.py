@@ -1,9 +1,6 @@
-"""Method cards: what each registered method reads, optimises and needs, one dict of strings per method.
-
-One card per registry name (:data:`essence.methods.METHODS`) with every field of :data:`CARD_FIELDS`; ``timing``
-is ``"before"`` when the method chooses without any model's results (``Selector.needs_no_models``), else
-``"after"``. :func:`cards_table` sets the cards side by side.
-"""
+"""Method cards: what each registered method (:data:`essence.methods.METHODS`) reads, optimises and needs, one dict
+of :data:`CARD_FIELDS` strings per method; ``timing`` is ``"before"`` when the method chooses without any model's
+results, else ``"after"``."""
 
 from __future__ import annotations
 
@@ -12,179 +9,89 @@ from ..methods import METHOD_INFO
 
 __all__ = ["CARDS", "CARD_FIELDS", "TIMINGS", "card", "cards_table"]
 
+#: The card fields in display order -> their column header in :func:`cards_table` (``in_survey``: "yes" for the
+#: survey's five methods; ``timing``: one of :data:`TIMINGS`).
+_HEADERS = {"label": "method", "source": "source", "in_survey": "one of the survey's five",
+            "signal": "selection signal", "objective": "objective", "timing": "chooses before / after full evaluation",
+            "prior_cost": "prior cost", "gpu": "GPU", "reconstructor": "reconstructor", "guarantee": "guarantee"}
 #: The fields of every card, in display order.
-CARD_FIELDS = (
-    "label",  # display name
-    "source",  # paper or origin
-    "in_survey",  # "yes" for the survey's five methods of the field, "no" for the others
-    "signal",  # what the choice is based on
-    "objective",  # what the choice optimises
-    "timing",  # "before" / "after" the full evaluation (see TIMINGS)
-    "prior_cost",  # what has to exist before choosing
-    "gpu",  # whether a GPU is needed
-    "reconstructor",  # how the full score is estimated from the chosen items
-    "guarantee",  # theoretical guarantee, if any
-)
+CARD_FIELDS = tuple(_HEADERS)
 
 #: Allowed values of ``timing``.
 TIMINGS = ("before", "after")
 
 CARDS: dict[str, dict[str, str]] = {
-    "random": {
-        "source": "baseline",
-        "in_survey": "no",
-        "signal": "none",
-        "objective": "none (uniform draw)",
-        "timing": "before",
-        "prior_cost": "none",
-        "gpu": "no",
-        "reconstructor": "GAM on the subset score",
-        "guarantee": "sampling error O(1/sqrt(k))",
-    },
-    "kmeans": {
-        "source": "survey (internal practice); anchors as in tinyBenchmarks",
-        "in_survey": "yes",
-        "signal": "items' score vectors over training models",
-        "objective": "match the score distribution (one anchor per cluster of items)",
-        "timing": "after",
-        "prior_cost": "full evaluation of reference models",
-        "gpu": "no",
-        "reconstructor": "a line or GAM on the cluster-weighted anchor mean, or ridge on the anchors",
-        "guarantee": "none",
-    },
-    "herding": {
-        "source": "survey (internal practice)",
-        "in_survey": "yes",
-        "signal": "item text: last-layer hidden state of a small LM (SmolLM2-135M)",
-        "objective": "minimise MMD (RBF kernel) between subset and pool",
-        "timing": "before",
-        "prior_cost": "one LM forward pass per item",
-        "gpu": "no here (135M model on CPU, cached); a GPU for large feature models",
-        "reconstructor": "GAM on the subset score",
-        "guarantee": "MMD falls as O(1/T) (random: O(1/sqrt(T)))",
-    },
-    "ppl": {
-        "source": "survey (industry practice)",
-        "in_survey": "yes",
-        "signal": "item text: perplexity under a small LM (SmolLM2-135M)",
-        "objective": "keep the perplexity (difficulty) distribution: proportional draws per decile",
-        "timing": "before",
-        "prior_cost": "one small-LM forward pass per item",
-        "gpu": "no",
-        "reconstructor": "GAM on the subset score",
-        "guarantee": "none",
-    },
-    "irt": {
-        "source": "MetaBench (arXiv 2407.12844)",
-        "in_survey": "yes",
-        "signal": "2PL IRT item parameters fitted on training models' responses",
-        "objective": "Fisher information across the ability range (one item per ability bin)",
-        "timing": "after",
-        "prior_cost": "responses of many reference models (MetaBench: ~5000)",
-        "gpu": "no",
-        "reconstructor": "GAM on ability + subset score (MetaBench), ability only, GAM or ridge",
-        "guarantee": "IRT measurement theory (if its assumptions hold)",
-    },
-    "essence": {
-        "source": "EssenceBench (arXiv 2510.10457)",
-        "in_survey": "yes",
-        "signal": "scores of training models + item texts (redundancy filter) + EBM attributions",
-        "objective": "reconstruction error of the full score (GA fitness), hence ranking",
-        "timing": "after",
-        "prior_cost": "full evaluation of reference models",
-        "gpu": "no (CPU only)",
-        "reconstructor": "GAM on the subset score or ridge on the items",
-        "guarantee": "none (empirical search)",
-    },
-    "tinybench": {
-        "source": "tinyBenchmarks (arXiv 2402.14992)",
-        "in_survey": "no",
-        "signal": "items' correctness vectors (K-Means anchors) + 2PL IRT",
-        "objective": "match the score distribution (anchors); estimator mixes anchor mean and IRT",
-        "timing": "after",
-        "prior_cost": "full evaluation of reference models",
-        "gpu": "no",
-        "reconstructor": "gp-IRT (anchor mean mixed with p-IRT), GAM-calibrated or not, or a line on the anchor mean",
-        "guarantee": "none (gp-IRT weight minimises MSE of the mix)",
-    },
-    "disco": {
-        "source": "DISCO (ICLR 2026)",
-        "in_survey": "no",
-        "signal": "disagreement (score variance) of items across training models",
-        "objective": "keep the items that separate models most",
-        "timing": "after",
-        "prior_cost": "full evaluation of reference models",
-        "gpu": "no",
-        "reconstructor": "model signature -> PCA -> kNN over training models, GAM or ridge",
-        "guarantee": "none",
-    },
-    "auto": {
-        "label": "Auto (default)",
-        "source": "this project",
-        "in_survey": "no",
-        "signal": "training models' results; swap-search length, regression and factor rank chosen by nested CV",
-        "objective": "lowest cross-validated error of the line through the subset mean on the references",
-        "timing": "after",
-        "prior_cost": "full evaluation of reference models",
-        "gpu": "no",
-        "reconstructor": "the CV-chosen regression (line, ridge, their average, AIPW), handed to a logistic "
-                         "factor model when the new model lies outside the references",
-        "guarantee": "none; interval from the references' residuals, or the factor model's outside them",
-    },
-    "random_mean": {
-        "label": "Random + mean",
-        "source": "Zhang, Dorner & Hardt 2025 (baseline)",
-        "in_survey": "no",
-        "signal": "none (uniform draw)",
-        "objective": "none",
-        "timing": "before",
-        "prior_cost": "none",
-        "gpu": "no",
-        "reconstructor": "the mean over the chosen items",
-        "guarantee": "unbiased; sampling error shrinks as 1/sqrt(k)",
-    },
-    "random_line": {
-        "label": "Random + line",
-        "source": "Zhang, Dorner & Hardt 2025 (baseline)",
-        "in_survey": "no",
-        "signal": "none (uniform draw)",
-        "objective": "none",
-        "timing": "before",
-        "prior_cost": "full evaluation of reference models",
-        "gpu": "no",
-        "reconstructor": "a line from the subset mean to the full score, fitted on the references",
-        "guarantee": "none",
-    },
-    "random_ridge": {
-        "label": "Random + ridge",
-        "source": "Zhang, Dorner & Hardt 2025 (baseline)",
-        "in_survey": "no",
-        "signal": "none (uniform draw)",
-        "objective": "none",
-        "timing": "before",
-        "prior_cost": "full evaluation of reference models",
-        "gpu": "no",
-        "reconstructor": "ridge on the item answers (penalty by CV), fitted on the references",
-        "guarantee": "none",
-    },
-    "aipw": {
-        "label": "Random + AIPW",
-        "source": "Zhang, Dorner & Hardt 2025 (baseline)",
-        "in_survey": "no",
-        "signal": "none (uniform draw)",
-        "objective": "none",
-        "timing": "after",
-        "prior_cost": "full evaluation of reference models",
-        "gpu": "no",
-        "reconstructor": "the references' ridge prediction plus the model's mean residual on the chosen items",
-        "guarantee": "unbiased for any model (inverse-probability-weighted correction)",
-    },
+    "random": {"source": "baseline", "in_survey": "no", "signal": "none", "objective": "none (uniform draw)",
+               "timing": "before", "prior_cost": "none", "gpu": "no", "reconstructor": "GAM on the subset score",
+               "guarantee": "sampling error O(1/sqrt(k))"},
+    "kmeans": {"source": "survey (internal practice); anchors as in tinyBenchmarks", "in_survey": "yes",
+               "signal": "items' score vectors over training models",
+               "objective": "match the score distribution (one anchor per cluster of items)", "timing": "after",
+               "prior_cost": "full evaluation of reference models", "gpu": "no",
+               "reconstructor": "a line or GAM on the cluster-weighted anchor mean, or ridge on the anchors",
+               "guarantee": "none"},
+    "herding": {"source": "survey (internal practice)", "in_survey": "yes",
+                "signal": "item text: last-layer hidden state of a small LM (SmolLM2-135M)",
+                "objective": "minimise MMD (RBF kernel) between subset and pool", "timing": "before",
+                "prior_cost": "one LM forward pass per item",
+                "gpu": "no here (135M model on CPU, cached); a GPU for large feature models",
+                "reconstructor": "GAM on the subset score", "guarantee": "MMD falls as O(1/T) (random: O(1/sqrt(T)))"},
+    "ppl": {"source": "survey (industry practice)", "in_survey": "yes",
+            "signal": "item text: perplexity under a small LM (SmolLM2-135M)",
+            "objective": "keep the perplexity (difficulty) distribution: proportional draws per decile",
+            "timing": "before", "prior_cost": "one small-LM forward pass per item", "gpu": "no",
+            "reconstructor": "GAM on the subset score", "guarantee": "none"},
+    "irt": {"source": "MetaBench (arXiv 2407.12844)", "in_survey": "yes",
+            "signal": "2PL IRT item parameters fitted on training models' responses",
+            "objective": "Fisher information across the ability range (one item per ability bin)", "timing": "after",
+            "prior_cost": "responses of many reference models (MetaBench: ~5000)", "gpu": "no",
+            "reconstructor": "GAM on ability + subset score (MetaBench), ability only, GAM or ridge",
+            "guarantee": "IRT measurement theory (if its assumptions hold)"},
+    "essence": {"source": "EssenceBench (arXiv 2510.10457)", "in_survey": "yes",
+                "signal": "scores of training models + item texts (redundancy filter) + EBM attributions",
+                "objective": "reconstruction error of the full score (GA fitness), hence ranking", "timing": "after",
+                "prior_cost": "full evaluation of reference models", "gpu": "no (CPU only)",
+                "reconstructor": "GAM on the subset score or ridge on the items",
+                "guarantee": "none (empirical search)"},
+    "tinybench": {"source": "tinyBenchmarks (arXiv 2402.14992)", "in_survey": "no",
+                  "signal": "items' correctness vectors (K-Means anchors) + 2PL IRT",
+                  "objective": "match the score distribution (anchors); estimator mixes anchor mean and IRT",
+                  "timing": "after", "prior_cost": "full evaluation of reference models", "gpu": "no",
+                  "reconstructor": "gp-IRT (anchor mean mixed with p-IRT), GAM-calibrated or not, or a line on the "
+                                   "anchor mean",
+                  "guarantee": "none (gp-IRT weight minimises MSE of the mix)"},
+    "disco": {"source": "DISCO (ICLR 2026)", "in_survey": "no",
+              "signal": "disagreement (score variance) of items across training models",
+              "objective": "keep the items that separate models most", "timing": "after",
+              "prior_cost": "full evaluation of reference models", "gpu": "no",
+              "reconstructor": "model signature -> PCA -> kNN over training models, GAM or ridge", "guarantee": "none"},
+    "auto": {"source": "this project", "in_survey": "no",
+             "signal": "training models' results; swap-search length, regression and factor rank chosen by nested CV",
+             "objective": "lowest cross-validated error of the line through the subset mean on the references",
+             "timing": "after", "prior_cost": "full evaluation of reference models", "gpu": "no",
+             "reconstructor": "the CV-chosen regression (line, ridge, their average, AIPW), handed to a logistic "
+                              "factor model when the new model lies outside the references",
+             "guarantee": "none; interval from the references' residuals, or the factor model's outside them"},
+    "random_mean": {"source": "Zhang, Dorner & Hardt 2025 (baseline)", "in_survey": "no",
+                    "signal": "none (uniform draw)", "objective": "none", "timing": "before", "prior_cost": "none",
+                    "gpu": "no", "reconstructor": "the mean over the chosen items",
+                    "guarantee": "unbiased; sampling error shrinks as 1/sqrt(k)"},
+    "random_line": {"source": "Zhang, Dorner & Hardt 2025 (baseline)", "in_survey": "no",
+                    "signal": "none (uniform draw)", "objective": "none", "timing": "before",
+                    "prior_cost": "full evaluation of reference models", "gpu": "no",
+                    "reconstructor": "a line from the subset mean to the full score, fitted on the references",
+                    "guarantee": "none"},
+    "random_ridge": {"source": "Zhang, Dorner & Hardt 2025 (baseline)", "in_survey": "no",
+                     "signal": "none (uniform draw)", "objective": "none", "timing": "before",
+                     "prior_cost": "full evaluation of reference models", "gpu": "no",
+                     "reconstructor": "ridge on the item answers (penalty by CV), fitted on the references",
+                     "guarantee": "none"},
+    "aipw": {"label": "Random + AIPW", "source": "Zhang, Dorner & Hardt 2025 (baseline)", "in_survey": "no",
+             "signal": "none (uniform draw)", "objective": "none", "timing": "after",
+             "prior_cost": "full evaluation of reference models", "gpu": "no",
+             "reconstructor": "the references' ridge prediction plus the model's mean residual on the chosen items",
+             "guarantee": "unbiased for any model (inverse-probability-weighted correction)"},
 }
-
-#: Column names of :func:`cards_table` for the card fields.
-_HEADERS = {"label": "method", "source": "source", "in_survey": "one of the survey's five",
-            "signal": "selection signal", "objective": "objective", "timing": "chooses before / after full evaluation",
-            "prior_cost": "prior cost", "gpu": "GPU", "reconstructor": "reconstructor", "guarantee": "guarantee"}
 
 for _name, _card in CARDS.items():  # the label comes from the one method table
     CARDS[_name] = {"label": METHOD_INFO[_name].label, **_card}

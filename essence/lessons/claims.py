@@ -1,11 +1,8 @@
-"""Published numbers of the field, one table, each with where it was read (``docs/references.md`` lists the papers).
-
-Units: ``pp`` is accuracy percentage points (0-100); tinyBenchmarks' fractions are stored in pp. ``kind``: ``rmse`` /
-``mae`` (pp), ``kendall``, ``spearman``, ``share_within_5pct_rank`` (share of models whose rank moves by at most 5 %),
-``ratio`` (of errors), ``share_items``. A qualitative comparison ("better than random sampling") is a ``ratio`` of
-errors with the value it implies, 1.0, and says so in ``note``. ``source``: ``seed:essencebench`` /
-``seed:five-methods`` (``shared/seeds/``), ``refs`` (``shared/REFERENCES.md``, section named).
-"""
+"""Published numbers of the field, each with where it was read (``docs/references.md`` lists the papers). ``kind``:
+``rmse`` / ``mae`` (pp), ``kendall``, ``spearman``, ``share_within_5pct_rank`` (share of models whose rank moves by
+at most 5 %), ``ratio`` (of errors; a qualitative claim stores the ratio it implies, 1.0, and says so in ``note``),
+``share_items``. ``source``: ``seed:essencebench`` / ``seed:five-methods`` (``shared/seeds/``) or ``refs``
+(``shared/REFERENCES.md``, section named)."""
 
 from __future__ import annotations
 

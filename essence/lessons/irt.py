@@ -40,14 +40,10 @@ def full_score_curve(theta, y) -> Table1D:
 
 
 def bin_table(theta, a, b, k: int, curve: Table1D | None = None):
-    """One row per ability bin of MetaBench's rule, with the item it takes.
-
-    ``theta`` ``(n_models,)`` training abilities, ``a``, ``b`` ``(n_items,)``; ``curve`` the full score as a
-    function of ability (:func:`full_score_curve`) or None. Columns: ``bin`` (lowest abilities first),
-    ``theta_lo``, ``theta_hi``, ``item`` (position taken), ``a``, ``b``, ``info`` (its largest information in
-    the bin) and, with a curve, ``score_lo``, ``score_hi`` (full score at the bin's ends, pp) and ``rise``
-    (``score_hi - score_lo``, pp: how much the full score moves across the bin).
-    """
+    """One row per ability bin of MetaBench's rule (``theta`` ``(n_models,)`` training abilities, ``a``, ``b``
+    ``(n_items,)``): ``bin`` (lowest first), ``theta_lo``, ``theta_hi``, ``item`` (position taken), ``a``, ``b``,
+    ``info`` (its largest information in the bin) and, given ``curve`` (:func:`full_score_curve`), ``score_lo``,
+    ``score_hi`` (pp at the bin's ends) and ``rise`` (their difference, pp)."""
     import pandas as pd
 
     a = np.asarray(a, dtype=np.float64)
@@ -80,26 +76,20 @@ def select_at_score_levels(a, b, curve: Table1D, y_range, k: int) -> np.ndarray:
     running = np.maximum.accumulate(curve.y)  # the curve made non-decreasing, so each level has one ability
     at = np.searchsorted(running, levels, side="left").clip(0, curve.x.size - 1)
     thetas = curve.x[at]
-    taken = np.zeros(a.size, dtype=bool)
     chosen = []
     for row in fisher_information(thetas, a, b):
-        row = np.where(taken, -np.inf, row)
-        j = int(np.argmax(row))
-        taken[j] = True
-        chosen.append(j)
+        row[chosen] = -np.inf  # each item once
+        chosen.append(int(np.argmax(row)))
     return np.asarray(chosen, dtype=np.intp)
 
 
 def hypothesis_runs(data, k: int, split_seeds, n_random: int = 10, floor: float = 5.0, progress: bool = False,
                     fit_settings: dict | None = None):
-    """Test RMSE (pp) of ``k`` items chosen four ways, each read by the same GAM on the subset mean (fitted on
-    training + validation models), per split seed (the ``irt`` method's 2PL fit of that split): ``irt``
-    (MetaBench's rule), ``above_floor_bins`` (bins over training models scoring >= ``floor`` only),
-    ``score_levels`` (:func:`select_at_score_levels`), ``random`` (``n_random`` draws of ``default_rng(s)``).
-    Columns ``split_seed, selection, draw, rmse, rmse_floor, rmse_above`` (test models below / at or above
-    ``floor``), ``n_test_floor``, ``floor_bins`` (irt: bins whose median training score is below ``floor``).
-    ``fit_settings``: 2PL fit settings other than the defaults (``epochs``, ``max_models``, ...).
-    """
+    """Test RMSE (pp) of ``k`` items chosen four ways per split seed (the ``irt`` method's 2PL fit of that split), each
+    read by one GAM on the subset mean fitted on training + validation models: ``irt`` (MetaBench's rule),
+    ``above_floor_bins`` (bins over training models scoring >= ``floor``), ``score_levels``, ``random`` (``n_random``
+    draws). Columns ``split_seed, selection, draw, rmse, rmse_floor, rmse_above`` (test models below / from ``floor``),
+    ``n_test_floor``, ``floor_bins`` (irt: bins of median training score below ``floor``)."""
     import pandas as pd
 
     from ..data import split_models

@@ -1,8 +1,6 @@
-"""Key numbers a notebook reports for the tests: ``key("name", value)`` returns ``value`` unchanged and, when
-``$ESSENCE_KEY_NUMBERS`` names a JSON file (``scripts/reproduce.py`` sets one per notebook under
-``build/keys/``), records it there. ``tests/test_notebooks.py`` checks every number against the range its
-notebook's ``tests/notebook_keys/NN.json`` gives (a broken method moves it out), so a quick build checks more
-than "no error cell"."""
+"""Key numbers a notebook reports for the tests: ``key("name", value)`` returns ``value`` and, when
+``$ESSENCE_KEY_NUMBERS`` names a JSON file (``scripts/reproduce.py`` sets one per notebook), records it there for
+``tests/test_notebooks.py`` to check against ``tests/notebook_keys/NN.json``."""
 
 from __future__ import annotations
 
@@ -17,9 +15,8 @@ ENV = "ESSENCE_KEY_NUMBERS"
 
 
 def key(name: str, value):
-    """Record the finite number ``value`` (int or float) under ``name`` and return it; without
-    ``$ESSENCE_KEY_NUMBERS`` only returns it. ValueError on a name recorded twice or a value that is not a
-    finite number (a key number that is NaN is a broken run)."""
+    """Record the finite number ``value`` under ``name`` (when ``$ESSENCE_KEY_NUMBERS`` is set) and return it;
+    ValueError on a name recorded twice or a value that is not finite."""
     v = float(value)
     if not math.isfinite(v):
         raise ValueError(f"key number {name!r}: {value!r} is not finite")

@@ -1,22 +1,11 @@
 """The claims ledger: each published number (:mod:`essence.lessons.claims`) beside our measurement at the closest
 setting the shipped data allow, with a verdict.
 
-A claim is matched to a :class:`Measure`. Our value is a mean with an interval ``mean +- 2 sd / sqrt(n)``: over
-seeds of the sweep's test-model metric (``source="sweep"``), of the paired per-seed ratio of two RMSEs
-(the ablation; the adaptive comparison, ``results/adaptive_runs.csv``), or over the benchmarks of
-``results/frontier.csv`` (``source="frontier"``: the log ratio of two methods' or two splits' mean RMSE per
-benchmark). The verdict (:func:`verdict`):
-
-- ``not testable here`` (with the reason) when the setting cannot be run on our data, ``not run`` when the runs
-  it needs are not in the tables given, ``not measured here`` when the table that measures it is absent;
-- a point claim is ``reproduced`` when the published value lies in our interval or within a tolerance of it
-  (10 % of the published value; 0.01 for agreement figures), else ``not reproduced, R x`` with R = ours /
-  published (for an error, R > 1 means ours is worse);
-- a directional claim ("more than", "below 1", "at least 1") is ``reproduced`` when the interval lies on the
-  claimed side, ``not reproduced, R x`` when it lies on the other, ``inconclusive`` when it spans the value.
-
-The metabench pools are pre-selected items, so our errors there are optimistic: such rows say so in ``caveat``.
-"""
+Ours is a mean with an interval (:func:`interval`) over seeds of the sweep's test metric, of paired per-seed RMSE
+ratios (ablation, adaptive runs) or over the benchmarks of ``results/frontier.csv``. Verdicts (:func:`verdict`):
+``not testable here: <reason>``, ``not run``, ``not measured here`` (table absent), ``reproduced`` (the published
+value within our interval or 10 % of it, 0.01 for agreement figures; for a directional claim: the interval on the
+claimed side), ``not reproduced, R x`` (R = ours / published) or ``inconclusive`` (an interval across the value)."""
 
 from __future__ import annotations
 
@@ -36,11 +25,10 @@ _COLUMN = {"rmse": "rmse", "mae": "mae", "kendall": "kendall", "share_within_5pc
 
 @dataclass(frozen=True)
 class Measure:
-    """How we measure one claim, or why we cannot (``reason``).
-
-    ``source``: ``sweep`` (``dataset`` x ``method`` x ``k``), ``ablation`` (:data:`ABLATION`'s after / before),
-    ``adaptive`` (``method`` / ``ratio_to`` on ``split``; ``dataset`` may join pools with ``+``) or ``frontier``
-    (``method`` on ``split`` / ``ratio_to`` on ``base_split``, ``ratio_to`` defaulting to ``method``)."""
+    """How we measure one claim, or why we cannot (``reason``). ``source``: ``sweep`` (``dataset`` x ``method`` x
+    ``k``), ``ablation`` (:data:`ABLATION`'s after / before), ``adaptive`` (``method`` / ``ratio_to`` on ``split``;
+    ``dataset`` may join pools with ``+``) or ``frontier`` (``method`` on ``split`` / ``ratio_to`` (default
+    ``method``) on ``base_split``)."""
 
     dataset: str | None = None
     method: str | None = None
@@ -99,14 +87,10 @@ PLAN: dict[str, Measure] = {
     "audit_random_regression": Measure("openllm_v2", "random_ridge", 50, source="frontier", ratio_to="auto",
                                        setting=f"{_V2}, random splits, k = 50; the method beaten or not: our default "
                                                "(auto)"),
-    "audit_top_random": Measure("openllm_v2", "random_mean", 50, source="frontier", split="top",
-                                base_split="random", setting=f"{_V2}, k = 50: top split / random split"),
-    "audit_top_aipw": Measure("openllm_v2", "aipw", 50, source="frontier", split="top", base_split="random",
-                              setting=f"{_V2}, k = 50: top split / random split"),
-    "audit_top_regression": Measure("openllm_v2", "random_ridge", 50, source="frontier", split="top",
-                                    base_split="random", setting=f"{_V2}, k = 50: top split / random split"),
-    "audit_top_default": Measure("openllm_v2", "auto", 50, source="frontier", split="top", base_split="random",
-                                 setting=f"{_V2}, k = 50: top split / random split; our default (auto)"),
+    **{f"audit_top_{key}": Measure("openllm_v2", m, 50, source="frontier", split="top", base_split="random",
+                                   setting=f"{_V2}, k = 50: top split / random split{note}")
+       for key, m, note in (("random", "random_mean", ""), ("aipw", "aipw", ""), ("regression", "random_ridge", ""),
+                            ("default", "auto", "; our default (auto)"))},
 }
 
 #: directional claims: +1 "more than the value", -1 "less than the value"
@@ -145,8 +129,7 @@ def interval(values, log: bool = False) -> tuple[float, float, float, int]:
     ``log``: on the log scale (geometric mean and its interval)."""
     v = np.asarray(values, dtype=float)
     v = v[np.isfinite(v)]
-    if log:
-        v = np.log(v)
+    v = np.log(v) if log else v
     if v.size == 0:
         return np.nan, np.nan, np.nan, 0
     half = 2 * np.std(v, ddof=1) / np.sqrt(v.size) if v.size > 1 else 0.0
@@ -180,13 +163,10 @@ def read_results(folder) -> dict:
 
 def ledger_table(runs, pools: dict[str, int], ablation_runs=None, claims=CLAIMS, plan=PLAN, adaptive_runs=None,
                  frontier=None):
-    """One row per claim: ``claim, method, benchmark, k, metric, published, ours, low, high, n, our setting,
-    verdict, caveat`` (errors in pp).
-
-    ``runs``: the sweep's tidy table (``dataset, method, k, seed, rmse, mae, kendall, rank_err_5, error``; failed
-    runs are left out); ``pools``: dataset -> items; ``ablation_runs``: the ablation's runs with a ``variant``
-    column ``before`` / ``after``; ``adaptive_runs``: ``benchmark, split, method, k, seed, rmse``; ``frontier``:
-    ``results/frontier.csv`` (``benchmark, split, method, rmse``)."""
+    """One row per claim: ``claim, method, benchmark, k, metric, published, ours, low, high, n, our setting, verdict,
+    caveat`` (pp). ``runs``: the sweep's tidy table (``dataset, method, k, seed, rmse, mae, kendall, rank_err_5,
+    error``); ``pools``: dataset -> items; ``ablation_runs``: runs with ``variant`` ``before`` / ``after``;
+    ``adaptive_runs``: ``benchmark, split, method, k, seed, rmse``; ``frontier``: ``benchmark, split, method, rmse``."""
     import pandas as pd
 
     ok = runs[runs["error"].fillna("") == ""] if "error" in runs else runs

@@ -1,10 +1,6 @@
-"""Mean profiles (notebook 09): each model's mean score over an item set, and how far it lies from the pool's.
-
-``responses`` is ``(n_models, n_items)`` in [0, 1], NaN for missing cells. The profile of an item set ``I`` is,
-per model ``m``, ``100 * sum_{j in I} w_j S[m, j] / sum_{j in I} w_j`` (pp); two profiles' distance is the
-root-mean-square difference over models (pp). The pool's profile is the mean over the item pool, not the
-full-benchmark score (``Responses.target``).
-"""
+"""Mean profiles (notebook 09): per model, ``100 * sum_{j in I} w_j S[m, j] / sum_{j in I} w_j`` (pp) over an item
+set ``I`` of ``responses`` ``(n_models, n_items)`` in [0, 1] (NaN missing); two profiles' distance is over models
+(pp). The pool's profile is the mean over the item pool, not ``Responses.target``."""
 
 from __future__ import annotations
 
@@ -46,12 +42,9 @@ def _index(idx, n_items: int) -> np.ndarray:
 
 
 def mean_profile(responses, idx=None, weights=None) -> np.ndarray:
-    """Each model's (weighted) mean over the items ``idx``, pp: ``(n_models,)``.
-
-    ``idx``: positions ``(k,)``, a boolean mask ``(n_items,)`` or None (every item); ``weights``: ``(k,)``
-    non-negative (e.g. K-Means cluster sizes), None = equal. Missing cells are left out with their weight; a model
-    with no observed score on ``idx`` gets NaN.
-    """
+    """Each model's (weighted) mean over the items ``idx``, pp: ``(n_models,)``. ``idx``: positions ``(k,)``, a
+    boolean mask ``(n_items,)`` or None (all); ``weights``: ``(k,)`` non-negative, None = equal. Missing cells are
+    left out with their weight; a model with none observed gets NaN."""
     R = _responses(responses)
     ix = _index(idx, R.shape[1])
     X = R[:, ix]
@@ -71,11 +64,8 @@ def mean_profile(responses, idx=None, weights=None) -> np.ndarray:
 
 
 def profile_distance(profile, reference, kind: str = "rmse") -> float:
-    """Distance between two profiles ``(n_models,)`` (pp), over the models where both are defined.
-
-    ``kind``: ``"rmse"`` (root-mean-square difference, pp), ``"mae"`` (mean absolute difference, pp) or
-    ``"bias"`` (mean of ``profile - reference``, pp; positive = the subset looks easier than the reference).
-    """
+    """Distance (pp) between two ``(n_models,)`` profiles over the models where both are defined: ``kind`` ``"rmse"``,
+    ``"mae"`` or ``"bias"`` (mean of ``profile - reference``; positive = the subset looks easier)."""
     p = np.asarray(profile, dtype=np.float64)
     r = np.asarray(reference, dtype=np.float64)
     if p.ndim != 1 or p.shape != r.shape:
@@ -85,22 +75,16 @@ def profile_distance(profile, reference, kind: str = "rmse") -> float:
     if not ok.any():
         raise InputError("profile, reference: no model has a value in both; nothing to compare")
     d = p[ok] - r[ok]
-    if kind == "rmse":
-        return float(np.sqrt(np.mean(d * d)))
-    if kind == "mae":
-        return float(np.mean(np.abs(d)))
-    if kind == "bias":
-        return float(np.mean(d))
-    raise InputError(f"kind: {kind!r} is unknown; choose 'rmse', 'mae' or 'bias'")
+    stats = {"rmse": lambda: np.sqrt(np.mean(d * d)), "mae": lambda: np.mean(np.abs(d)), "bias": lambda: np.mean(d)}
+    if kind not in stats:
+        raise InputError(f"kind: {kind!r} is unknown; choose 'rmse', 'mae' or 'bias'")
+    return float(stats[kind]())
 
 
 def random_profiles(responses, k: int, n_draws: int = 50, seed: int = 0) -> np.ndarray:
-    """Profiles of ``n_draws`` uniformly random ``k``-item subsets: ``(n_draws, n_models)``, pp.
-
-    Draw ``d`` uses the items ``numpy.random.default_rng(seed + d).choice(n_items, k, replace=False)``,
-    exactly the subset :class:`essence.methods.random.RandomSelector` with ``seed = seed + d`` chooses
-    (sorted), so every line of a random band is a real random-method subset.
-    """
+    """``(n_draws, n_models)`` profiles (pp) of random ``k``-item subsets: draw ``d`` takes
+    ``sort(default_rng(seed + d).choice(n_items, k, replace=False))``, the subset
+    :class:`essence.methods.random.RandomSelector` with ``seed = seed + d`` chooses."""
     R = _responses(responses)
     n_items = R.shape[1]
     k = whole_number("k", k, 1, n_items)
@@ -113,13 +97,9 @@ def random_profiles(responses, k: int, n_draws: int = 50, seed: int = 0) -> np.n
 
 
 def choose_kmeans_herding(data, k: int, seed: int = 0) -> dict:
-    """K-Means and Kernel Herding items of ``data`` (a :class:`~essence.data.Responses`), chosen as ``compress``
-    chooses them (the selectors' ``select``) on the training and validation models of ``split_models(data, seed)``.
-
-    Returns ``{"split", "held_out", "kmeans", "kmeans_w", "herding"}``: the split, the held-out model rows
-    (validation + test, sorted; no selection saw them), K-Means' ``(k,)`` items and cluster sizes, and
-    Herding's ``(k,)`` items (it reads item texts only). Herding needs the items' texts and SmolLM2.
-    """
+    """K-Means and Kernel Herding items of ``data`` as ``compress`` chooses them, on the training and validation models
+    of ``split_models(data, seed)``: ``{"split", "held_out" (validation + test rows, sorted), "kmeans" (k,),
+    "kmeans_w" (cluster sizes), "herding" (k,)}``. Herding needs the items' texts and SmolLM2."""
     from ..data import split_models
     from ..methods.herding import HerdingSelector
     from ..methods.kmeans import KMeansSelector
@@ -130,22 +110,15 @@ def choose_kmeans_herding(data, k: int, seed: int = 0) -> dict:
               HerdingSelector(k=k, seed=seed, progress=False))
     km.info_, he.info_ = {}, {}  # select() alone: the items, no reconstructor fitted
     items, herding = km.select(train, val), he.select(train, val)
-    held_out = np.sort(np.concatenate([split.val, split.test]))
-    return {"split": split, "held_out": held_out, "kmeans": np.asarray(items), "kmeans_w": km.weights_,
-            "herding": np.asarray(herding)}
+    return {"split": split, "held_out": np.sort(np.concatenate([split.val, split.test])), "kmeans": np.asarray(items),
+            "kmeans_w": km.weights_, "herding": np.asarray(herding)}
 
 
 def profile_lines(responses, chosen: dict, k: int, n_draws: int = 50, seed: int = 0) -> tuple[dict, dict]:
-    """Every line of a mean-profile figure and its distance from the full line, for the models in ``responses``.
-
-    ``responses``: ``(n_models, n_items)``; ``chosen``: :func:`choose_kmeans_herding`'s output (``kmeans``,
-    ``kmeans_w``, ``herding``); ``k``, ``n_draws``, ``seed``: the random subsets (:func:`random_profiles`).
-    Returns ``(panel, extra)``. ``panel`` is what :func:`essence.lessons.plots.profile.plot_mean_profile` draws:
-    ``profiles`` (``full``, ``kmeans`` weighted by cluster size, ``herding``; each ``(n_models,)`` pp),
-    ``random_draws`` ``(n_draws, n_models)`` and ``distance`` (RMSE from the full line, pp; random as a
-    "mean ± sd" string over single draws). ``extra``: unweighted K-Means' distance, the two biases (pp) and the
-    random draws' distances ``(n_draws,)``.
-    """
+    """``(panel, extra)`` for the models of ``responses`` and ``chosen`` (:func:`choose_kmeans_herding`'s output):
+    ``panel`` (:func:`essence.lessons.plots.profile.plot_mean_profile`'s input) holds ``profiles`` (``full``,
+    ``kmeans`` weighted, ``herding``; pp), ``random_draws`` (:func:`random_profiles`) and ``distance`` (RMSE from
+    full, pp); ``extra`` the unweighted K-Means distance, both biases and the draws' distances ``(n_draws,)``."""
     full = mean_profile(responses)
     draws = random_profiles(responses, k, n_draws=n_draws, seed=seed)
     prof = {"full": full,
@@ -163,9 +136,8 @@ def profile_lines(responses, chosen: dict, k: int, n_draws: int = 50, seed: int 
 
 
 def distance_row(panel: dict, extra: dict) -> dict:
-    """One row of notebook 09's distance table from :func:`profile_lines`' ``(panel, extra)``: every distance
-    from the full line (pp), the two biases (pp, positive: the chosen items are easier than the pool) and the
-    share of random draws farther from the full line than K-Means and than Herding."""
+    """Notebook 09's distance-table row from :func:`profile_lines`' ``(panel, extra)``: distances and biases (pp),
+    and the share of random draws farther from the full line than K-Means and than Herding."""
     d, rnd = panel["distance"], np.asarray(extra["random_draws"], dtype=float)
     return {"models": len(panel["profiles"]["full"]),
             "K-Means (weighted)": d["kmeans"], "K-Means (unweighted)": extra["kmeans_unweighted"],
@@ -177,8 +149,8 @@ def distance_row(panel: dict, extra: dict) -> dict:
 
 
 def weight_shares(weights) -> dict:
-    """How K-Means' cluster-size weights ``(k,)`` split the weighted mean, in percent: the largest cluster's
-    share, the five largest clusters' together, the smallest cluster's, and an item's share under equal weights."""
+    """Percent of the weighted mean held by the largest, the five largest and the smallest of the cluster-size
+    ``weights`` ``(k,)``, and an item's share under equal weights."""
     w = np.sort(np.asarray(weights, dtype=float))[::-1]
     if w.ndim != 1 or w.size == 0 or (w < 0).any() or w.sum() <= 0:
         raise InputError("weights: expected a non-empty 1-D array of non-negative cluster sizes")
@@ -188,10 +160,9 @@ def weight_shares(weights) -> dict:
 
 
 def seed_distances(data, k: int, seeds, herding_items, n_draws: int = 50) -> list[dict]:
-    """Held-out profile distances (pp) over several splits: per seed ``s``, K-Means refitted (seed ``s``) on the
-    training models of ``split_models(data, seed=s)``, Herding's fixed ``herding_items`` (it reads texts only)
-    and the mean distance of ``n_draws`` random subsets (seeds ``1000 s, 1000 s + 1, ...``), each on that split's
-    validation + test models. One dict per seed: ``seed``, ``K-Means``, ``Kernel Herding``, ``random``."""
+    """Held-out profile distances (pp) per split seed ``s``: K-Means refitted (seed ``s``) on the training models, the
+    fixed ``herding_items`` and the mean of ``n_draws`` random subsets (seeds from ``1000 s``), on validation + test
+    models; dicts ``seed``, ``K-Means``, ``Kernel Herding``, ``random``."""
     from ..data import split_models
     from ..methods.kmeans import KMeansSelector
 
@@ -211,8 +182,8 @@ def seed_distances(data, k: int, seeds, herding_items, n_draws: int = 50) -> lis
 
 
 def seed_summary(rows: list[dict]):
-    """Per dataset, from rows of :func:`seed_distances` with a ``dataset`` key: mean and sd over seeds of each
-    distance (pp) and in how many seeds K-Means and Herding were closer than the random draws' mean distance."""
+    """Per ``dataset`` of :func:`seed_distances` rows: mean and sd over seeds of each distance (pp) and the seeds where
+    K-Means and Herding beat the random mean."""
     import pandas as pd
 
     df = pd.DataFrame(rows)

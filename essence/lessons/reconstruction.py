@@ -1,7 +1,5 @@
-"""Helpers behind notebook 05 and ``benchmarks/reconstruction.py``: the reconstructors of
-:mod:`essence.reconstructors.simple` side by side on random subsets, and the interval rebuilt as ``compress``
-builds it. Responses ``(n_models, n_items)`` in [0, 1] (NaN missing), scores and errors in pp; test models
-only measure."""
+"""Helpers behind notebook 05 and ``benchmarks/reconstruction.py``: the reconstructors side by side on random subsets,
+and the interval rebuilt as ``compress`` builds it. Scores and errors in pp; test models only measure."""
 
 from __future__ import annotations
 
@@ -47,13 +45,9 @@ def _check(R, y, what: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def error_grid(R_train, y_train, R_test, y_test, ks, n_trains, names=None, n_draws: int = 5, seed=0):
-    """Test RMSE (pp) of the ``names`` reconstructors (None: the ladder) on random subsets.
-
-    For each ``k`` of ``ks``, ``n`` of ``n_trains`` (skipped above the training models) and draw: ``k`` items
-    and ``n`` training models drawn uniformly with ``default_rng([seed, k, n])`` (so a slice of the grid
-    redraws the same subsets), every reconstructor fitted on them and measured on ``R_test``, ``y_test``.
-    A failed fit is NaN. Columns ``k, n_train, draw, reconstructor, rmse``.
-    """
+    """Test RMSE (pp, NaN for a failed fit) of the ``names`` reconstructors (None: the ladder) on random subsets: per
+    ``k`` of ``ks``, ``n`` of ``n_trains`` (skipped above the training models) and draw, ``k`` items and ``n``
+    training models drawn with ``default_rng([seed, k, n])``. Columns ``k, n_train, draw, reconstructor, rmse``."""
     import pandas as pd
 
     R_train, y_train = _check(R_train, y_train, "training models")
@@ -83,11 +77,10 @@ def error_grid(R_train, y_train, R_test, y_test, ks, n_trains, names=None, n_dra
 
 
 def interval_for_subset(R, y, split, items, candidates: dict, level: float = 0.9, seed: int = 0) -> dict:
-    """A subset's reconstructor (5-fold CV over training + validation models among ``candidates``
-    ``{label: factory}``) and its interval, built as ``compress`` builds them; ``split`` (train, val, test),
-    ``items`` ``(k,)``. Returns ``choice``, ``interval`` (fitted IntervalModel), ``y_test``, ``estimate``,
-    ``lower``, ``upper`` (``(n_test,)`` pp), ``coverage`` (0-1), ``width`` (mean, pp), ``test_rmse`` (pp).
-    """
+    """A subset's reconstructor (5-fold CV over training + validation models among ``candidates`` ``{label: factory}``)
+    and interval as ``compress`` builds them, for ``split`` (train, val, test) and ``items`` ``(k,)``: ``choice``,
+    ``interval``, ``y_test``, ``estimate``, ``lower``, ``upper`` (``(n_test,)`` pp), ``coverage`` (0-1), ``width``
+    (mean, pp), ``test_rmse`` (pp)."""
     R, y = _check(R, y, "R, y")
     S = np.asarray(items, dtype=np.intp)
     tr, va, te = (np.asarray(a, dtype=np.intp) for a in split)
@@ -104,11 +97,9 @@ def interval_for_subset(R, y, split, items, candidates: dict, level: float = 0.9
 
 def coverage_table(datasets: dict, k: int, split_seeds, n_draws: int = 2, candidates=None, level: float = 0.9,
                    seed: int = 0):
-    """:func:`interval_for_subset` on ``n_draws`` random ``min(k, n_items)``-subsets (``default_rng([seed,
-    split seed, draw])``) of each split of each ``{name: Responses}``; ``candidates`` default ``line``,
-    ``mean_ridge``, ``gam``. One row per (dataset, split_seed, draw): ``choice, n_test, covered, coverage, width,
-    test_rmse, q, calibration``.
-    """
+    """:func:`interval_for_subset` on ``n_draws`` random ``min(k, n_items)``-subsets (``default_rng([seed, split seed,
+    draw])``) per split of each ``{name: Responses}``; ``candidates`` default ``line``, ``mean_ridge``, ``gam``.
+    Rows ``dataset, split_seed, draw, choice, n_test, covered, coverage, width, test_rmse, q, calibration``."""
     import pandas as pd
 
     from ..data import split_models
@@ -132,12 +123,10 @@ def coverage_table(datasets: dict, k: int, split_seeds, n_draws: int = 2, candid
 
 
 def suite_reconstruction(suite, k_each: int, seed: int = 0, reconstructors="basic", level: float = 0.9):
-    """Each member of ``suite`` (split by :func:`essence.suite.study.suite_split`) reconstructed from its own
-    ``k_each`` random items (``own``: :func:`interval_for_subset`, CV among line, mean_ridge, ridge, ridge_gam)
-    and from all members' items (``all``: :func:`essence.suite.artifact.fit_members` with ``reconstructors``).
-    Rows per reading x member and ``mean`` (the mean of the member estimates): ``reading, benchmark, items,
-    choice, rmse`` (pp), ``coverage`` (0-1), ``width`` (pp).
-    """
+    """Each member of ``suite`` (:func:`essence.suite.study.suite_split`) read from its own ``k_each`` random items
+    (``own``: :func:`interval_for_subset` among line, mean_ridge, ridge, ridge_gam) and from all members' items
+    (``all``: :func:`essence.suite.artifact.fit_members` with ``reconstructors``), plus their ``mean``: rows
+    ``reading, benchmark, items, choice, rmse`` (pp), ``coverage`` (0-1), ``width`` (pp)."""
     import pandas as pd
 
     from ..suite.artifact import fit_members

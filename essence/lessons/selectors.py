@@ -1,9 +1,5 @@
-"""Helpers behind notebook 07 (the other selectors), ``benchmarks/faithful.py`` and ``benchmarks/other_selectors.py``.
-
-Errors in pp on the held-out test models of :func:`essence.data.split_models`; the selectors see training and
-validation models only, and fit their reconstructors with ``predictors="basic"`` (the comparison sweep's
-setting: the method's own kinds plus the line and shrinkage ones).
-"""
+"""Helpers behind notebook 07 (the other selectors), ``benchmarks/faithful.py`` and ``benchmarks/other_selectors.py``:
+errors in pp on the test models of :func:`essence.data.split_models`; selectors fit with ``predictors="basic"``."""
 
 from __future__ import annotations
 
@@ -41,8 +37,7 @@ def toy_matrix(data, n_models: int = 8, n_items: int = 12, seed: int = 0):
     ok = np.flatnonzero(~np.isnan(sub).any(axis=0) & (np.nanmax(sub, axis=0) > np.nanmin(sub, axis=0)))
     if not 1 <= n_items <= ok.size:
         raise InputError(f"n_items: {n_items}; only {ok.size} items separate the {n_models} chosen models")
-    items = np.sort(rng.choice(ok, size=n_items, replace=False))
-    return data.subset(models=models, items=items)
+    return data.subset(models=models, items=np.sort(rng.choice(ok, size=n_items, replace=False)))
 
 
 def _split_parts(data, seed: int):
@@ -53,14 +48,9 @@ def _split_parts(data, seed: int):
 
 
 def faithful_run(data, k: int, seed: int = 0, cache_dir=None, tinybench_params=None) -> dict:
-    """tinyBenchmarks' and K-Means' estimators at budget ``k`` on the test models of split ``seed``.
-
-    Returns every :data:`FAITHFUL_COLUMNS` entry (pp): ``pool: ...`` MAE against each test model's pool
-    accuracy (the paper's quantity: random items' mean, anchor-weighted mean, p-IRT, gp-IRT), ``target: ...``
-    RMSE against the whole-benchmark target (random + line, the methods with their CV-chosen reconstructors,
-    the anchor mean and gp-IRT uncalibrated), plus choices, ``gp_lambda`` and sizes. ``cache_dir``: the dict
-    is stored there as JSON and read back. ``tinybench_params``: extra TinyBenchSelector parameters.
-    """
+    """tinyBenchmarks' and K-Means' estimators at budget ``k`` on the test models of split ``seed``: the
+    :data:`FAITHFUL_COLUMNS` (pp; ``pool: ...`` MAE against the pool accuracy, ``target: ...`` RMSE), the choices,
+    ``gp_lambda``, sizes; cached as JSON in ``cache_dir``; ``tinybench_params``: extra TinyBenchSelector parameters."""
     path = None if cache_dir is None else Path(cache_dir) / f"{data.name}_k{k}_s{seed}.json"
     if path is not None and path.exists():
         rec = json.loads(path.read_text())
@@ -125,12 +115,9 @@ def faithful_table(records):
 
 
 def selector_runs(data, methods, k: int, seeds=(0,), cache_dir=None, params=None):
-    """``random`` and each of ``methods`` at budget ``k`` on the test models of each seed's split.
-
-    One row per (method, seed): ``rmse`` (pp), ``random_rmse`` (same seed), ``ratio``, ``choice`` (the
-    reconstructor) or ``refused`` (the refusal's first line). ``params``: ``{method: {param: value}}``.
-    ``cache_dir``: each run stored as JSON, reused while :func:`~essence.sweep.signatures.code_version` is equal.
-    """
+    """``random`` and each of ``methods`` at budget ``k`` per seed's split: one row per (method, seed) with ``rmse``
+    (pp), ``random_rmse``, ``ratio``, ``choice`` or ``refused`` (first line); ``params``: ``{method: {param:
+    value}}``; ``cache_dir``: runs stored as JSON, reused while :func:`~essence.sweep.signatures.code_version` holds."""
     import pandas as pd
 
     from ..methods import make_method
@@ -164,16 +151,14 @@ def selector_runs(data, methods, k: int, seeds=(0,), cache_dir=None, params=None
                 path.write_text(json.dumps(row))
             rows.append(row)
     df = pd.DataFrame(rows)
-    base = df[df.method == "random"].set_index("seed")["rmse"]
-    df["random_rmse"] = df["seed"].map(base)
+    df["random_rmse"] = df["seed"].map(df[df.method == "random"].set_index("seed")["rmse"])
     df["ratio"] = df["rmse"] / df["random_rmse"] if "rmse" in df else np.nan
     return df
 
 
 def decision_guide(runs):
-    """One row per method of :func:`selector_runs` output: what it reads, its card's GPU note and
-    ``prior_cost``, its ``min_models``, the ratio of its RMSE to random's (geometric mean over seeds) and its
-    reconstructor choices; ``refused`` where every run refused."""
+    """Per method of :func:`selector_runs` output: what it reads, its card's ``gpu`` and ``prior_cost``, ``min_models``,
+    its RMSE over random's (geometric mean over seeds, or ``refused``) and reconstructor choices."""
     import pandas as pd
 
     from ..methods import get_method

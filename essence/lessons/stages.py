@@ -14,26 +14,10 @@ from ..data.errors import InputError
 from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES
 from ..search.genetic import GAConfig
 
-__all__ = [
-    "off_diagonal",
-    "cluster_order",
-    "pair_table",
-    "item_discrimination",
-    "rank_redundancy_halves",
-    "kept_counts",
-    "random_subset_rmse",
-    "random_subset_scores",
-    "subset_figures",
-    "Trajectory",
-    "ga_trajectory",
-    "fitness_setup",
-    "subset_evaluator",
-    "compare_fitnesses",
-    "chance_level",
-    "ablation",
-    "ablation_traces",
-    "ablation_variants",
-]
+__all__ = ["off_diagonal", "cluster_order", "pair_table", "item_discrimination", "rank_redundancy_halves",
+           "kept_counts", "random_subset_rmse", "random_subset_scores", "subset_figures", "Trajectory", "ga_trajectory",
+           "fitness_setup", "subset_evaluator", "compare_fitnesses", "chance_level", "ablation", "ablation_traces",
+           "ablation_variants"]
 
 
 # 01 · redundancy matrices
@@ -67,12 +51,8 @@ def cluster_order(S) -> np.ndarray:
     return leaves_list(linkage(squareform(D, checks=False), method="average")).astype(np.intp)
 
 
-_ORDERS = {
-    "text": lambda t, r: t,
-    "rank": lambda t, r: r,
-    "text_not_rank": lambda t, r: t - r,
-    "rank_not_text": lambda t, r: r - t,
-}
+_ORDERS = {"text": lambda t, r: t, "rank": lambda t, r: r, "text_not_rank": lambda t, r: t - r,
+           "rank_not_text": lambda t, r: r - t}
 
 
 def _short(text, width: int) -> str:
@@ -83,14 +63,11 @@ def _short(text, width: int) -> str:
 def pair_table(R_text, R_rank, by: str = "text", n: int = 10, texts=None, items=None,
                max_per_item: int | None = None, text_range=(None, None), rank_range=(None, None),
                width: int = 110):
-    """The ``n`` item pairs that stand out under ``by``: a DataFrame with ``a``, ``b`` (positions), ``R_text``,
-    ``R_rank`` and, when given, ``item_a``, ``item_b``, ``text_a``, ``text_b`` (``width`` characters), best first.
-
-    ``R_text``, ``R_rank``: ``(n_items, n_items)``; pairs with a NaN are skipped. ``by``: largest ``R_text``
-    ("text"), ``R_rank`` ("rank"), ``R_text - R_rank`` ("text_not_rank") or ``R_rank - R_text``
-    ("rank_not_text"). ``max_per_item``: at most this many pairs per item. ``text_range``, ``rank_range``:
-    inclusive ``(low, high)`` bounds (None = open) on the pairs considered.
-    """
+    """The ``n`` item pairs (positions ``a``, ``b``) of ``(n_items, n_items)`` ``R_text`` and ``R_rank`` with the
+    largest ``R_text`` (``by="text"``), ``R_rank`` ("rank"), ``R_text - R_rank`` ("text_not_rank") or ``R_rank -
+    R_text`` ("rank_not_text"), best first, NaN pairs skipped: a DataFrame ``a, b, R_text, R_rank`` (+ ``item_a,
+    item_b``, ``text_a, text_b`` cut to ``width`` when given). ``max_per_item``: pairs per item at most;
+    ``text_range``, ``rank_range``: inclusive ``(low, high)`` bounds, None open."""
     import pandas as pd
 
     T, R = _square(R_text, "R_text"), _square(R_rank, "R_rank")
@@ -186,10 +163,9 @@ def random_subset_rmse(R_train, y_train, R_eval, y_eval, k: int, pool=None, n_dr
 
 def random_subset_scores(R_train, y_train, R_eval, y_eval, k: int, pool=None, n_draws: int = 50, seed=0,
                          n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM) -> dict:
-    """``{"rmse": (n_draws,) pp, "kendall": (n_draws,)}`` of random ``k``-subsets of ``pool`` (positions; None =
-    all): each draw ``np.sort(rng.choice(pool, k, replace=False))`` (``rng = default_rng(seed)``), a
-    :class:`~essence.reconstructors.simple.GAMReconstructor` on the subset mean fitted on ``R_train`` ->
-    ``y_train``, measured on ``R_eval`` -> ``y_eval``."""
+    """``{"rmse": (n_draws,) pp, "kendall": (n_draws,)}`` of random ``k``-subsets ``sort(rng.choice(pool, k,
+    replace=False))`` (``rng = default_rng(seed)``, ``pool`` None = all) read by a GAM on the subset mean fitted on
+    ``R_train`` -> ``y_train``, measured on ``R_eval`` -> ``y_eval``."""
     from ..data.metrics import kendall, rmse
     from ..reconstructors.simple import GAMReconstructor
 
@@ -215,9 +191,9 @@ def random_subset_scores(R_train, y_train, R_eval, y_eval, k: int, pool=None, n_
 
 # 03 · the genetic search
 def subset_figures(R, y, split, items, reconstructors=("gam", "ridge", "ridge_gam")) -> dict:
-    """``{"choice", "val_rmse", "test_rmse" (pp), "test_kendall"}`` of the subset ``items`` ``(k,)``: each of
-    ``reconstructors`` fitted on the training models of ``split``, the lowest validation RMSE kept, measured on
-    the test models. ``R`` ``(n_models, n_items)``, ``y`` ``(n_models,)`` pp."""
+    """``{"choice", "val_rmse", "test_rmse" (pp), "test_kendall"}`` of the subset ``items`` ``(k,)``: the
+    ``reconstructors`` fitted on the training models of ``split``, lowest validation RMSE kept, measured on the test
+    models."""
     from ..data.metrics import kendall, rmse
     from ..reconstructors.choose import choose_on_validation
     from ..reconstructors.simple import reconstructor_makers
@@ -247,8 +223,8 @@ class Trajectory:
 def ga_trajectory(fitness, k: int, checkpoints, evaluate=None, population: int = 200, elites: int = 20,
                   tournament: int = 3, seed=0) -> Trajectory:
     """:func:`~essence.search.genetic.genetic_search` on ``fitness`` paused at the increasing generation counts
-    ``checkpoints`` (0 = the initial population): each segment continues the previous population with one shared
-    generator. ``evaluate``: optional ``best (k,) -> dict`` whose keys become columns of the table."""
+    ``checkpoints`` (0 = the initial population), one generator throughout; ``evaluate``: ``best (k,) -> dict`` of
+    extra table columns."""
     import pandas as pd
 
     from ..search.genetic import genetic_search
@@ -278,9 +254,9 @@ def ga_trajectory(fitness, k: int, checkpoints, evaluate=None, population: int =
 
 def fitness_setup(data, seed: int = 0, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM,
                   ridge_alpha: float = 1.0) -> dict:
-    """``{"data", "split", "R", "y", "paper", "ridge"}`` on ``split_models(data, seed)`` (``data``: Responses or a
-    name): the paper's :class:`~essence.search.fitness.GAMRulerFitness` (training -> validation models) and the
-    in-sample :class:`~essence.search.fitness.RidgeFitness` on the training models."""
+    """``{"data", "split", "R", "y", "paper", "ridge"}`` on ``split_models(data, seed)`` (``data``: Responses or
+    name): the :class:`~essence.search.fitness.GAMRulerFitness` (training -> validation) and the in-sample
+    :class:`~essence.search.fitness.RidgeFitness` on the training models."""
     from ..data import load, split_models
     from ..search.fitness import RidgeFitness, GAMRulerFitness
 
@@ -302,9 +278,9 @@ def subset_evaluator(setup: dict, reconstructors=("gam", "ridge", "ridge_gam")):
 def compare_fitnesses(data, seed: int, k: int, checkpoints, fitnesses: dict, population: int = 200,
                       elites: int = 20, tournament: int = 3, n_draws: int = 20, n_splines: int = GAM_N_SPLINES,
                       lam: float = GAM_LAM, ridge_alpha: float = 1.0) -> tuple[dict, float, float]:
-    """``(tables, random_rmse, floor)`` for one split seed: label -> :func:`ga_trajectory` table for each of
-    ``fitnesses`` (label -> ``"paper"`` or ``"ridge"``); the mean test RMSE (pp) of ``n_draws`` random ``k``-subsets
-    (:func:`random_subset_rmse`, default GAM); the ruler's validation RMSE (pp) on the whole pool."""
+    """``(tables, random_rmse, floor)`` for split ``seed``: label -> :func:`ga_trajectory` table per ``fitnesses``
+    (label -> ``"paper"`` or ``"ridge"``); the mean test RMSE (pp) of ``n_draws`` random ``k``-subsets; the ruler's
+    validation RMSE (pp) on the whole pool."""
     st = fitness_setup(data, seed, n_splines, lam, ridge_alpha)
     tables = {label: ga_trajectory(st[key], k, checkpoints, evaluate=subset_evaluator(st), population=population,
                                    elites=elites, tournament=tournament, seed=seed).table
@@ -330,9 +306,8 @@ def chance_level(docs, free_form: bool = False) -> float:
 
 # 04 · the ablation
 def ablation(dataset: str, variants: dict, ks, seeds, out, jobs: int = 2):
-    """The tidy :func:`essence.sweep.run_sweep` table (with a ``variant`` column) of method ``essence`` under each
-    variant ``label -> {parameter: value}`` over ``ks`` x ``seeds``, cached in ``out/<label>``; seed ``s`` is
-    split ``s`` and selector seed ``s`` for every variant."""
+    """:func:`essence.sweep.run_sweep`'s tidy table (plus ``variant``) of ``essence`` under each variant ``label ->
+    {parameter: value}`` over ``ks`` x ``seeds`` (seed = split = selector seed), cached in ``out/<label>``."""
     import pandas as pd
 
     from ..sweep import run_sweep

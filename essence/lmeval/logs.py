@@ -73,8 +73,7 @@ class LoggedDoc:
         strings = [v for v in self.doc.values() if isinstance(v, str) and v.strip()]
         text = next((v for v in strings if " " in v.strip()), strings[0] if strings else "")
         text = " ".join(text.split("\n\n")[-1].split())
-        if len(text) > 60:
-            text = text[:57] + "..."
+        text = text if len(text) <= 60 else text[:57] + "..."
         return f"{self.where} (doc_id {self.doc_id}, {text!r})"
 
 
@@ -105,8 +104,6 @@ def model_from_path(path: Path) -> str:
     folder = path.resolve().parent
     name = folder.name or "model"
     args = _model_args(folder, path)
-    if not args:
-        return name
     gguf = args.get("gguf_file")
     if isinstance(gguf, str) and gguf:
         return Path(gguf).name.removesuffix(".gguf")
@@ -148,7 +145,7 @@ def read_samples(paths, model: str | None = None) -> list[LoggedDoc]:
     if not paths:
         raise InputError("no samples files given; pass the samples_<task>_<date>.jsonl files of lm_eval --log_samples")
     out: list[LoggedDoc] = []
-    seen: set[Path] = set()
+    seen = set()
     for path in paths:
         if not path.is_file():
             raise InputError(f"{path}: no such file; pass the samples_<task>_<date>.jsonl files that lm_eval "
@@ -160,8 +157,7 @@ def read_samples(paths, model: str | None = None) -> list[LoggedDoc]:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise InputError(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
-        task = task_from_path(path)
-        who = model or model_from_path(path)
+        task, who = task_from_path(path), model or model_from_path(path)
         records: list[tuple[int, object]] = []
         if path.suffix.lower() == ".json" or text.lstrip().startswith("["):
             try:
@@ -174,8 +170,7 @@ def read_samples(paths, model: str | None = None) -> list[LoggedDoc]:
                     "pass the samples_<task>_<date>.jsonl files written with --log_samples")
             if not isinstance(obj, list):
                 raise InputError(f"{path}: expected a list of samples, got a JSON {type(obj).__name__}")
-            records = [(i + 1, r) for i, r in enumerate(obj)]
-            unit = "sample"
+            records, unit = list(enumerate(obj, start=1)), "sample"
         else:
             for lineno, line in enumerate(text.splitlines(), start=1):
                 if not line.strip():
@@ -221,11 +216,17 @@ def pick_filter(docs: list[LoggedDoc], want: str | None, notes: list[str]) -> li
             notes.append(f"{head}: {len(names)} filter pipelines ({', '.join(names)}); used {chosen!r} "
                          "(choose with --filter)")
         kept = [d for d in docs if d.filter == chosen]
-        _refuse_duplicate_ids(kept, head)
-        return kept
-    kept = [d for group in group_by(docs, lambda d: d.path).values()
-            for d in _pick_unnamed_copy(group, want, head, notes)]
-    _refuse_duplicate_ids(kept, head)
+    else:
+        kept = [d for group in group_by(docs, lambda d: d.path).values()
+                for d in _pick_unnamed_copy(group, want, head, notes)]
+    dups = [g for g in group_by([d for d in kept if d.doc_id is not None], lambda d: json.dumps(d.doc_id)).values()
+            if len(g) > 1]
+    if dups:
+        g = dups[0]
+        raise InputError(
+            f"{head}: duplicate documents: {len(dups)} doc_id(s) logged more than once, e.g. doc_id {g[0].doc_id} "
+            f"at {g[0].where} and {g[1].where}; pass each task's samples once (a file given twice? two runs of the "
+            "task? pass only the latest)")
     return kept
 
 
@@ -241,9 +242,8 @@ def _pick_unnamed_copy(docs: list[LoggedDoc], want: str | None, head: str, notes
                              "field, each document once)")
         return docs
     if len(n_copies) > 1:
-        return docs  # uneven repeats: not filter pipelines; _refuse_duplicate_ids reports them
-    n = n_copies.pop()
-    pos = 0
+        return docs  # uneven repeats: not filter pipelines; pick_filter reports them
+    n, pos = n_copies.pop(), 0
     if want is not None:
         if not (want.isdigit() and int(want) < n):
             raise InputError(f"{head}: {docs[0].path} names no filters (older lm-eval); each document appears {n} "
@@ -259,21 +259,9 @@ def _pick_unnamed_copy(docs: list[LoggedDoc], want: str | None, head: str, notes
     return [group[pos] for group in copies.values()]
 
 
-def _refuse_duplicate_ids(docs: list[LoggedDoc], head: str) -> None:
-    by_id = group_by([d for d in docs if d.doc_id is not None], lambda d: json.dumps(d.doc_id))
-    dups = [g for g in by_id.values() if len(g) > 1]
-    if dups:
-        g = dups[0]
-        raise InputError(
-            f"{head}: duplicate documents: {len(dups)} doc_id(s) logged more than once, e.g. doc_id {g[0].doc_id} "
-            f"at {g[0].where} and {g[1].where}; pass each task's samples once (a file given twice? two runs of the "
-            "task? pass only the latest)")
-
-
 def _run_stamp(path: Path) -> tuple[str, float]:
     """Sort key of a samples file's run: the date in its name, then its modification time."""
-    stem = path.name.rsplit(".json", 1)[0]
-    m = _SAMPLES_NAME.match(stem)
+    m = _SAMPLES_NAME.match(path.name.rsplit(".json", 1)[0])
     return (m.group("date") if m else "", path.stat().st_mtime)
 
 
@@ -282,8 +270,7 @@ def newest_per_task(paths, model: str | None = None) -> tuple[list[Path], list[s
     :func:`read_samples` to report), and a note naming the files left out."""
     paths = [Path(p) for p in paths]
     groups = group_by([p for p in paths if p.is_file()], lambda p: (model or model_from_path(p), task_from_path(p)))
-    drop: set[Path] = set()
-    notes = []
+    drop, notes = set(), []
     for (who, task), files in groups.items():
         distinct = list(dict.fromkeys(f.resolve() for f in files))
         if len(distinct) < 2:

@@ -35,16 +35,13 @@ def doc_key(doc: dict, field: str, record_hash: str | None = None) -> str | None
     value = doc.get(field)
     if value is None or isinstance(value, (dict, list)):
         return None
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return str(value)
+    return str(int(value) if isinstance(value, float) and value.is_integer() else value)
 
 
 class Matcher:
     """Indexes of DATA's items for the four attempts of :data:`MATCH_ORDER`."""
 
     def __init__(self, data: Responses, id_field: str | None, id_prefix: str):
-        self.data = data
         self.ids = {str(s): i for i, s in enumerate(data.items)}
         self.prompts: dict[str, list[int]] = defaultdict(list)
         self.prompt_sha: dict[str, list[int]] = defaultdict(list)

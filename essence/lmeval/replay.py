@@ -30,14 +30,6 @@ class ReplayTask:
     source_yaml: Path
 
 
-def _source_config(source_yaml: Path) -> dict:
-    _, loader, _ = _harness()
-    cfg = loader(source_yaml, True)
-    if not isinstance(cfg, dict):
-        raise InputError(f"{source_yaml}: not a task YAML")
-    return cfg
-
-
 def replay_task(samples, source_task: str, out_dir, task: str | None = None, include_paths=(),
                 force: bool = False) -> ReplayTask:
     """Write ``<task>.jsonl`` + ``<task>.yaml`` (default ``replay_<source_task>``) under ``out_dir``, replaying the
@@ -48,7 +40,10 @@ def replay_task(samples, source_task: str, out_dir, task: str | None = None, inc
     if not task.replace("_", "").replace("-", "").isalnum():
         raise InputError(f"task name {task!r}: use letters, digits, '_' and '-' only")
     source_yaml = find_task_yaml(source_task, include_paths)
-    cfg = _source_config(source_yaml)
+    _, loader, _ = _harness()
+    cfg = loader(source_yaml, True)
+    if not isinstance(cfg, dict):
+        raise InputError(f"{source_yaml}: not a task YAML")
     shots = cfg.get("num_fewshot") or 0
     if shots and any(cfg.get(k) for k in ("fewshot_split", "training_split", "validation_split")):
         raise InputError(f"{source_task}: draws {shots} few-shot examples from another split of its dataset; "
@@ -70,19 +65,9 @@ def replay_task(samples, source_task: str, out_dir, task: str | None = None, inc
     lines = [json.dumps(docs[k], ensure_ascii=False) for k in keys]
     yaml = "\n".join([
         f"# replays the {len(lines)} documents of {source_task}'s samples log ({task}.jsonl); written by essence",
-        f"include: {json.dumps(str(source_yaml))}",
-        f"task: {task}",
-        "tag: []",
-        "dataset_path: json",
-        "dataset_name: null",
-        "dataset_kwargs:",
-        "  data_files:",
-        f"    {SPLIT}: {json.dumps(str(paths[0].resolve()))}",
-        "process_docs: null",
-        "training_split: null",
-        "validation_split: null",
-        f"test_split: {SPLIT}",
-        "",
+        f"include: {json.dumps(str(source_yaml))}", f"task: {task}", "tag: []", "dataset_path: json",
+        "dataset_name: null", "dataset_kwargs:", "  data_files:", f"    {SPLIT}: {json.dumps(str(paths[0].resolve()))}",
+        "process_docs: null", "training_split: null", "validation_split: null", f"test_split: {SPLIT}", "",
     ])
     write_atomic(paths[0], "\n".join(lines) + "\n", overwrite=True)
     try:

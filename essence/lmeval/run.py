@@ -6,8 +6,10 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -15,7 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..artifact.compressed import Compressed
 from ..data.errors import InputError
+from .export import export_task
+from .logs import read_samples
+from .samples import import_samples
 
 __all__ = ["RunResult", "run_artifact", "run_task", "smollm2_args", "model_label", "chance_from_logs"]
 
@@ -24,8 +30,7 @@ def smollm2_args() -> str:
     """``model_args`` of the shipped SmolLM2-135M-Instruct GGUF."""
     from ..features.lm import GGUF_FILE, gguf_path
 
-    path = gguf_path()
-    return f"pretrained={path.parent},gguf_file={GGUF_FILE}"
+    return f"pretrained={gguf_path().parent},gguf_file={GGUF_FILE}"
 
 
 def model_label(model: str, model_args: str) -> str:
@@ -38,18 +43,6 @@ def model_label(model: str, model_args: str) -> str:
     if pre.startswith(("/", ".", "~")):
         return Path(pre).expanduser().name or model
     return pre or model
-
-
-def _offline() -> None:
-    """No network: the Hugging Face switches, in the environment and in modules already imported."""
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ["HF_DATASETS_OFFLINE"] = "1"
-    import sys
-
-    for mod, attr in (("huggingface_hub.constants", "HF_HUB_OFFLINE"), ("datasets.config", "HF_HUB_OFFLINE"),
-                      ("datasets.config", "HF_DATASETS_OFFLINE")):
-        if mod in sys.modules and hasattr(sys.modules[mod], attr):
-            setattr(sys.modules[mod], attr, True)
 
 
 def chance_from_logs(docs, metric: str, output_type: str | None) -> float | None:
@@ -84,11 +77,6 @@ def run_artifact(artifact, model: str, model_args: str = "", *, name: str | None
     """Run ``model`` (a harness model type, or ``"smollm2"``) on the artifact's chosen items and estimate its full
     score. ``logs``: where to keep the harness output and ``task/`` (default: a scratch folder, removed);
     ``offline``: default for ``smollm2`` only; the export options are :func:`~essence.lmeval.export.export_task`'s."""
-    from ..artifact.compressed import Compressed
-    from .export import export_task
-    from .samples import import_samples
-    from .logs import read_samples
-
     art = artifact if isinstance(artifact, Compressed) else Compressed.load(artifact)
     model, model_args, device = _resolve_model(model, model_args, device, offline)
     label = name or model_label(model, model_args)
@@ -134,8 +122,13 @@ def _resolve_model(model: str, model_args: str, device, offline):
         model, model_args = "hf", smollm2_args()
         offline = True if offline is None else offline
         device = device or "cpu"
-    if offline:
-        _offline()
+    if offline:  # no network: the Hugging Face switches, in the environment and in modules already imported
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        os.environ["HF_DATASETS_OFFLINE"] = "1"
+        for mod, attr in (("huggingface_hub.constants", "HF_HUB_OFFLINE"), ("datasets.config", "HF_HUB_OFFLINE"),
+                          ("datasets.config", "HF_DATASETS_OFFLINE")):
+            if mod in sys.modules and hasattr(sys.modules[mod], attr):
+                setattr(sys.modules[mod], attr, True)
     return model, model_args, device
 
 
@@ -154,8 +147,6 @@ def exp_include(include_path) -> list[Path]:
 
 def _evaluate(model, model_args, task, include, out_dir, device, batch_size, limit) -> dict:
     """``lm_eval.simple_evaluate`` results with samples logged under ``out_dir``, plus ``model_dir``, ``date``, ``table``."""
-    import logging
-
     from lm_eval import simple_evaluate
     from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager

@@ -1,17 +1,12 @@
-"""lm-evaluation-harness ``--log_samples`` files in: per-document results -> a `Responses`.
-
-A samples file holds one JSON object per document; used fields: ``doc`` (after ``process_docs``), ``arguments``,
-``doc_id``, ``doc_hash``, ``prompt_hash``, ``filter`` and one per metric. A document is matched to the one item
-of DATA named by the first attempt of :data:`MATCH_ORDER` that names exactly one:
-
-1. ``request text``: a request's context (``arg_0``) equals the item's prompt (``item_extras["prompts"]``; for
-   partial scoring, as winogrande, the prompt with the answer).
-2. ``hash``: ``prompt_hash`` is SHA-256 of the item's prompt, or ``doc_hash`` / ``prompt_hash`` is the item id.
-3. ``id field``: ``prefix + str(doc[field])`` is the item id (``id_field="doc_hash"``: the document's hash).
-4. ``document text``: a top-level string of ``doc`` (or its last paragraph) equals the item's text (or its first
-   line).
-
-Without DATA every document is its own item, named by the id field (3).
+"""lm-evaluation-harness ``--log_samples`` files in: per-document results -> a `Responses`. Used fields of a samples
+line: ``doc`` (after ``process_docs``), ``arguments``, ``doc_id``, ``doc_hash``, ``prompt_hash``, ``filter`` and one
+per metric. A document is matched to the one item of DATA named by the first attempt of :data:`MATCH_ORDER` that
+names exactly one: ``request text`` (a request's context, ``arg_0``, equals the item's prompt,
+``item_extras["prompts"]``; for partial scoring, as winogrande, the prompt with the answer); ``hash``
+(``prompt_hash`` is SHA-256 of the item's prompt, or ``doc_hash`` / ``prompt_hash`` is the item id); ``id field``
+(``prefix + str(doc[field])`` is the item id; ``id_field="doc_hash"``: the document's hash); ``document text`` (a
+top-level string of ``doc``, or its last paragraph, equals the item's text or its first line). Without DATA every
+document is its own item, named by the id field.
 """
 
 from __future__ import annotations
@@ -21,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
-from ..data import Responses, from_arrays
+from ..data import Responses, from_arrays, load
 from ..data._io import atomic_path
 from ..data.errors import InputError
 from .logs import LoggedDoc, group_by, newest_per_task, pick_filter, read_samples
@@ -49,11 +45,8 @@ class TaskReport:
 
     def line(self, data_name: str | None, n_items: int | None, metric: str) -> str:
         how = ", ".join(f"{n} by {a}" for a, n in self.by_attempt.items() if n)
-        if data_name is None:
-            s = f"{self.model} / {self.task}: {self.n_docs} documents -> {self.n_matched} items"
-        else:
-            s = (f"{self.model} / {self.task}: {self.n_docs} documents -> {self.n_matched} of {n_items} "
-                 f"{data_name} items matched ({how})")
+        what = "items" if data_name is None else f"of {n_items} {data_name} items matched ({how})"
+        s = f"{self.model} / {self.task}: {self.n_docs} documents -> {self.n_matched} {what}"
         if self.n_skipped:
             s += f"; {self.n_skipped} unmatched documents skipped"
         return s + f"; metric {metric}"
@@ -86,10 +79,9 @@ def _metric_value(d: LoggedDoc, metric: str) -> float:
     rec = d.record
     if metric not in rec:
         named = rec.get("metrics")
-        if isinstance(named, list) and named:
-            fields = [str(m) for m in named if not str(m).startswith("essence_")]  # the export's estimate metrics
-        else:
-            fields = [k for k, v in rec.items() if k not in _NON_METRIC and isinstance(v, (int, float, bool))]
+        fields = ([str(m) for m in named if not str(m).startswith("essence_")]  # the export's estimate metrics
+                  if isinstance(named, list) and named
+                  else [k for k, v in rec.items() if k not in _NON_METRIC and isinstance(v, (int, float, bool))])
         have = ", ".join(fields) if fields else "none"
         raise InputError(f"{d.where}: no metric field {metric!r}; this log's metric fields are: {have} "
                          "(choose one with --metric)")
@@ -110,17 +102,13 @@ def import_samples(paths, data: Responses | str | Path | None = None, metric: st
                    model: str | None = None, filter: str | None = None, id_field: str | None = None,
                    id_prefix: str | None = None, skip_unmatched: bool = False) -> ImportResult:
     """Per-item scores of DATA's items from harness samples files (any models and tasks; a file's model is ``model``
-    or its folder's name).
-
-    ``data``: a `Responses`, name or path whose items the documents are matched to (:data:`MATCH_ORDER`); None:
-    every document is an item ``id_prefix + doc[id_field]``. ``metric``: the per-item field in [0, 1] (default
-    :func:`~essence.lmeval.matching.default_metric`); ``filter``: a pipeline name or position (default the first);
-    ``skip_unmatched``: leave out documents that match no item instead of refusing them. InputError for unreadable
-    lines, documents matching no item or several, a missing metric and duplicate documents.
-    """
+    or its folder's name). ``data``: a `Responses`, name or path whose items the documents are matched to
+    (:data:`MATCH_ORDER`); None: every document is an item ``id_prefix + doc[id_field]``. ``metric``: the per-item
+    field in [0, 1] (default :func:`~essence.lmeval.matching.default_metric`); ``filter``: a pipeline name or position
+    (default the first); ``skip_unmatched``: leave out documents that match no item instead of refusing them.
+    InputError for unreadable lines, documents matching no item or several, a missing metric and duplicate
+    documents."""
     if data is not None and not isinstance(data, Responses):
-        from ..data import load
-
         data = load(data)
     metric = metric or default_metric(data)
     id_given = id_field is not None
@@ -149,10 +137,8 @@ def import_samples(paths, data: Responses | str | Path | None = None, metric: st
                 notes.append(f"{key[0]} / {key[1]}: the default id mapping ({id_prefix}<{id_field}>) is not used for "
                              "this task: no document confirmed it by request text or hash")
     new_ids: dict[str, int] = {}  # without DATA: id -> position, in order of first appearance
-    cells: dict[tuple[str, int], LoggedDoc] = {}
-    values: dict[tuple[str, int], float] = {}
-    none: list[LoggedDoc] = []
-    several: list[tuple[LoggedDoc, str, set[int]]] = []
+    cells, values = {}, {}  # (model, item position) -> its LoggedDoc, its score
+    none, several = [], []  # documents that match no item; (document, attempt, positions) of those matching several
     reports: dict[tuple[str, str], TaskReport] = {}
     for d in kept:
         rep = reports.setdefault((d.model, d.task), TaskReport(d.model, d.task, [], 0, 0, dict.fromkeys(MATCH_ORDER, 0)))
@@ -175,10 +161,9 @@ def import_samples(paths, data: Responses | str | Path | None = None, metric: st
             pos, how = new_ids.setdefault(id_prefix + key, len(new_ids)), "id field"
         cell = (d.model, pos)
         if cell in cells:
-            other = cells[cell]
             name = data.items[pos] if data is not None else list(new_ids)[pos]
             raise InputError(
-                f"duplicate documents: item {name!r} is logged twice for model {d.model!r}: {other.short()} and "
+                f"duplicate documents: item {name!r} is logged twice for model {d.model!r}: {cells[cell].short()} and "
                 f"{d.short()}; pass each task's samples once (and one filter pipeline, see --filter)")
         values[cell] = _metric_value(d, metric)
         cells[cell] = d
@@ -191,25 +176,22 @@ def import_samples(paths, data: Responses | str | Path | None = None, metric: st
         raise InputError(
             f"{len(several)} document(s) match several items of {target}: {shown}; the data has duplicate prompts or "
             "texts: give --id-field FIELD to match by a document field")
-    if none:
-        if skip_unmatched:
-            for d in none:
-                reports[(d.model, d.task)].n_skipped += 1
-        else:
-            shown = "; ".join(x.short() for x in none[:2])
-            tasks = sorted({x.task for x in none})
-            raise InputError(
-                f"{len(none)} of {len(kept)} document(s) match no item of {target} (task(s) {', '.join(tasks)}), e.g. "
-                f"{shown}; check --data (the logs must be of the benchmark DATA holds), or give --id-field FIELD "
-                "[--id-prefix P] naming the item ids, or pass --skip-unmatched to leave them out")
+    if none and skip_unmatched:
+        for d in none:
+            reports[(d.model, d.task)].n_skipped += 1
+    elif none:
+        shown, tasks = "; ".join(x.short() for x in none[:2]), sorted({x.task for x in none})
+        raise InputError(
+            f"{len(none)} of {len(kept)} document(s) match no item of {target} (task(s) {', '.join(tasks)}), e.g. "
+            f"{shown}; check --data (the logs must be of the benchmark DATA holds), or give --id-field FIELD "
+            "[--id-prefix P] naming the item ids, or pass --skip-unmatched to leave them out")
     if not values:
         raise InputError(f"no document matched an item of {target}; nothing to write")
 
     models = list(dict.fromkeys(m for m, _ in values))
     if data is not None:
         used = sorted({p for _, p in values})
-        ids = data.items[used]
-        texts = None if data.texts is None else data.texts[used]
+        ids, texts = data.items[used], None if data.texts is None else data.texts[used]
     else:
         used = list(range(len(new_ids)))
         ids, texts = np.array(list(new_ids), dtype=str), None
@@ -218,11 +200,9 @@ def import_samples(paths, data: Responses | str | Path | None = None, metric: st
     row = {m: i for i, m in enumerate(models)}
     for (m, p), v in values.items():
         R[row[m], col[p]] = v
-    # a model whose values are all NaN (metric missing everywhere) cannot be kept
     name = data.name if data is not None else "lmeval"
-    extras = {}
-    if data is not None and "item_version" in data.item_extras:
-        extras["item_version"] = data.item_extras["item_version"][used]
+    versioned = data is not None and "item_version" in data.item_extras
+    extras = {"item_version": data.item_extras["item_version"][used]} if versioned else {}
     resp = from_arrays(R, models=np.array(models, dtype=str), items=ids, texts=texts, name=name, item_extras=extras)
     return ImportResult(responses=resp, reports=list(reports.values()), metric=metric, notes=notes, runs=run_notes,
                         data_name=None if data is None else data.name,
@@ -247,17 +227,10 @@ def write_responses(resp: Responses, path, force: bool = False) -> Path:
                 arrays["item_version"] = resp.item_extras["item_version"].astype(str)
             np.savez_compressed(f, **arrays)
         else:
-            df = _wide(resp)
+            df = pd.DataFrame(resp.responses, columns=[str(c) for c in resp.items])
+            df.insert(0, "model", resp.models.astype(str))
             if suffix == ".csv":
                 f.write(df.to_csv(index=False).encode("utf-8"))
             else:
                 df.to_parquet(f, index=False)
     return path
-
-
-def _wide(resp: Responses):
-    import pandas as pd
-
-    df = pd.DataFrame(resp.responses, columns=[str(c) for c in resp.items])
-    df.insert(0, "model", resp.models.astype(str))
-    return df

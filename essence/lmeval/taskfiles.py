@@ -48,16 +48,11 @@ def group_yaml(name: str, parts, art_label: str, fp: str, metric: str | None) ->
     lines = [
         f"# Written by `essence export-lmeval` (essence {__version__}) from {art_label} (fingerprint {fp}).",
         "# The chosen items live in two source tasks; this group runs both subset tasks.",
-        f"group: {_q(name)}",
-        "task:",
-        *[f"  - {_q(p.task)}" for p in parts],
-        "aggregate_metric_list:",
+        f"group: {_q(name)}", "task:", *[f"  - {_q(p.task)}" for p in parts], "aggregate_metric_list:",
         *([f"  - metric: {_q(metric)}", "    aggregation: mean", "    weight_by_size: true"] if metric else []),
         *[x for m in ESTIMATE_METRICS for x in (f"  - metric: {m}", "    aggregation: mean",
                                                  "    weight_by_size: false")],
-        "metadata:",
-        "  version: 1.0",
-        f"  essence_fingerprint: {_q(fp)}",
+        "metadata:", "  version: 1.0", f"  essence_fingerprint: {_q(fp)}",
     ]
     return "\n".join(lines) + "\n"
 

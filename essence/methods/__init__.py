@@ -1,5 +1,4 @@
-"""Item-selection methods behind one interface (:mod:`essence.methods.base`); :data:`METHOD_TABLE` holds one row
-per method, by real import. Heavy libraries are imported inside the methods, so importing this package stays light."""
+"""Item-selection methods behind one interface (:mod:`essence.methods.base`); :data:`METHOD_TABLE` lists them."""
 
 from __future__ import annotations
 
@@ -24,8 +23,7 @@ __all__ = ["BASELINES", "COMPARED", "METHODS", "METHOD_TABLE", "METHOD_INFO", "M
 
 @dataclass(frozen=True)
 class MethodInfo:
-    """One row of the method table: registry name, Selector class, display label, colour in every figure, and
-    relative cost of one run (the comparison sweep starts the costliest first)."""
+    """One row of the method table: registry name, Selector class, display label, colour, relative cost of a run."""
 
     name: str
     cls: type
@@ -34,8 +32,7 @@ class MethodInfo:
     cost: float
 
 
-#: every method, in the survey's order (the order of every table and figure): the compared methods, ``auto``, and
-#: the audit's baselines (:mod:`essence.methods.baselines`: random items read by one fixed reconstructor)
+#: every method, in the order of every table and figure: the compared methods, ``auto``, the audit's baselines
 METHOD_TABLE: tuple[MethodInfo, ...] = (
     MethodInfo("random", RandomSelector, "Random", "#8c8c8c", 0.3),
     MethodInfo("kmeans", KMeansSelector, "K-Means", "#1f77b4", 0.5),
@@ -49,8 +46,7 @@ METHOD_TABLE: tuple[MethodInfo, ...] = (
     MethodInfo("random_mean", RandomMeanSelector, "Random + mean", "#c7c7c7", 0.1),
     MethodInfo("random_line", RandomLineSelector, "Random + line", "#7f7f7f", 0.1),
     MethodInfo("random_ridge", RandomRidgeSelector, "Random + ridge", "#bcbd22", 0.1),
-    MethodInfo("aipw", AIPWSelector, "AIPW", "#8c564b", 0.2),
-)
+    MethodInfo("aipw", AIPWSelector, "AIPW", "#8c564b", 0.2))
 
 #: registry name -> its :class:`MethodInfo`
 METHOD_INFO: dict[str, MethodInfo] = {m.name: m for m in METHOD_TABLE}
@@ -72,8 +68,7 @@ def get_method(name: str) -> type:
 
 
 def make_method(name: str, k: int, seed: int = 0, progress: bool = True, **params) -> Selector:
-    """The method ``name``, its parameters checked before any work; InputError naming an unknown name or parameter
-    or a value outside its domain."""
+    """The method ``name``, its parameters checked before any work (InputError naming the first bad one)."""
     cls = get_method(name)
     params = cls.route_params(params)
     accepted = set(cls._param_names())

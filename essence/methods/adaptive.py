@@ -1,15 +1,6 @@
-"""Computerised adaptive testing on an item bank (:class:`essence.features.bank.ItemBank`).
-
-Ability: the posterior on a grid (10 nodes per unit on [-grid_lim, grid_lim]; Student-t(``prior_df``) prior of
-scale ``prior_sd``, normal when ``prior_df`` is None) times ``P^y (1 - P)^(1 - y)`` per answer (graded ``y``
-allowed); estimate = its mean (EAP). Next item: the unused one of maximum ``a^2 P (1 - P)`` at the EAP
-(``n_random_start``, ``top_m``: exposure controls); items without a result are skipped. Full score (pp): the
-posterior mean of the score map at ``(answers + sum of unanswered P_j) / J``; model sd^2 = posterior variance +
-unanswered binomial variance + map residual variance. Interval: ``estimate +- z sqrt(sd^2 + (s(n) g)^2)``, ``g``
-= d estimate / d theta, ``s(n)`` calibrated on held-out references (:func:`calibrate`). Stop: ``max_items``, no
-item left, or half-width <= ``target_halfwidth``. :func:`simulate` (recorded answers) and :class:`Session` (live)
-share the arithmetic; random draws are seeded by ``(seed, key)``, one key per model.
-"""
+"""Computerised adaptive testing on an item bank (:class:`essence.features.bank.ItemBank`): EAP ability, next item of
+maximum information, interval ``estimate +- z sqrt(sd^2 + (s(n) g)^2)`` (:func:`calibrate`). :func:`simulate` and
+:class:`Session` share the arithmetic; random draws are seeded by ``(seed, key)``, one key per model."""
 
 from __future__ import annotations
 
@@ -29,7 +20,7 @@ __all__ = ["Policy", "POLICY_FIELDS", "Trajectory", "Session", "grid", "simulate
 
 @dataclass(frozen=True)
 class Policy:
-    """How items are chosen, abilities scored and tests stopped (module docstring)."""
+    """How items are chosen, abilities scored (Student-t prior, normal when ``prior_df`` is None) and tests stopped."""
 
     rule: str = "fisher"
     top_m: int = 1
@@ -216,8 +207,7 @@ def simulate(bank: ItemBank, X, n_max: int, policy: Policy = Policy(), calibrati
 
 
 class Session:
-    """One model's live test: ``next_items(n)``, ``record(j, y)``, ``estimate()``, ``done()``; ``unavailable``
-    ``(J,)``: items it cannot be given; ``key``: its random stream."""
+    """One model's live test; ``unavailable`` ``(J,)``: items it cannot be given; ``key``: its random stream."""
 
     def __init__(self, bank: ItemBank, policy: Policy = Policy(), max_items: int = 50, calibration: dict | None = None,
                  seed: int = 0, key: int = 0, unavailable=None):
@@ -247,8 +237,7 @@ class Session:
             self.given.append(j)
 
     def estimate(self) -> dict:
-        """``estimate``, ``lower``, ``upper``, ``sd``, ``slope`` (pp), ``theta`` and ``n``; bounds NaN without a
-        calibration; ``halfwidth`` unclipped."""
+        """``estimate``, ``lower``, ``upper``, ``halfwidth``, ``sd``, ``slope`` (pp), ``theta``, ``n``."""
         s = {k: float(v[0]) for k, v in self._st.stats().items()}
         n, cal = len(self.given), self.calibration
         lo, hi, h = (np.nan,) * 3 if cal is None else (*interval(cal, s["estimate"], s["sd"], s["slope"], n),
@@ -264,11 +253,9 @@ class Session:
 
 def calibrate(R, y, n_max: int, policy: Policy = Policy(), *, level: float = 0.9, folds: int = 5,
               top_frac: float = 0.2, seed: int = 0, fit_kw: dict | None = None) -> tuple[dict, dict]:
-    """Calibrate the interval's misfit on references only (``R`` ``(N, J)``, full scores ``y`` ``(N,)`` pp):
-    ``folds`` random folds and one top fold (the strongest ``top_frac`` held out), each refitting the bank
-    (``fit_kw``) on the others and testing the held-out ones for ``n_max`` items. Returns ``(calibration,
-    out_of_fold)``: ``{"level", "z", "s_in", "s_out" (n_max + 1,), "thr", "ref_range"}`` and the random folds'
-    ``{"estimate", "sd", "slope"}`` ``(N, n_max + 1)``."""
+    """Calibrate the interval's misfit on references (``R`` ``(N, J)``, ``y`` ``(N,)`` pp) over ``folds`` random folds
+    and a top fold (the strongest ``top_frac``). Returns ``({"level", "z", "s_in", "s_out" (n_max + 1,), "thr",
+    "ref_range"}, out_of_fold {"estimate", "sd", "slope"} (N, n_max + 1))``."""
     R, y = np.asarray(R, dtype=np.float64), np.asarray(y, dtype=np.float64)
     N, fixed = len(y), Policy(**{**asdict(policy), "target_halfwidth": None})
     perm = np.random.default_rng(seed).permutation(N)

@@ -1,14 +1,4 @@
-"""The one interface every item-selection method follows: a scikit-learn-style estimator.
-
-``__init__(k, seed=0, progress=True, **params)`` stores parameters only; ``fit(train, val)`` sees only the
-training and validation models (two :class:`~essence.data.Responses` with the same items; the test models are
-split off before, by :func:`essence.artifact.compressed.compress`) and sets ``items_`` ``(k,)`` (positions into
-``train.items``), ``reconstructor_`` (chosen among the method's candidates, the few-model kinds and, with
-``predictors="all"``, the stronger ones by cross-validation over training + validation models, then refitted on
-all of them), ``reconstructor_choice_``, ``reconstructor_scores_`` (cross-validated RMSE, pp) and ``info_``
-(JSON-able diagnostics). Subclasses implement :meth:`Selector.select` and, where they need other
-reconstructors than the GAM on the subset score, :meth:`Selector.reconstructor_candidates`.
-"""
+"""The one interface every item-selection method follows: a scikit-learn-style estimator (:class:`Selector`)."""
 
 from __future__ import annotations
 
@@ -42,17 +32,13 @@ def check_k(k, n_available: int, what: str = "items") -> int:
 def require_texts(data: Responses, method: str) -> np.ndarray:
     """The item texts ``(n_items,)`` of ``data``; InputError when it has none (or some are empty)."""
     if data.texts is None:
-        raise InputError(
-            f"dataset {data.name!r} has no item texts; {method} chooses by item text: use a dataset with texts "
-            "or another method (random, kmeans, essence, irt, ...)"
-        )
+        raise InputError(f"dataset {data.name!r} has no item texts; {method} chooses by item text: use a dataset "
+                         "with texts or another method (random, kmeans, essence, irt, ...)")
     empty = np.flatnonzero(np.char.str_len(np.char.strip(data.texts.astype(str))) == 0)
     if empty.size:
-        raise InputError(
-            f"dataset {data.name!r}: {empty.size} item(s) have an empty text, e.g. "
-            f"{', '.join(map(repr, data.items[empty[:3]].tolist()))}; {method} chooses by item text: "
-            "fill in those texts or drop the items"
-        )
+        raise InputError(f"dataset {data.name!r}: {empty.size} item(s) have an empty text, e.g. "
+                         f"{', '.join(map(repr, data.items[empty[:3]].tolist()))}; {method} chooses by item text: "
+                         "fill in those texts or drop the items")
     return data.texts
 
 
@@ -70,8 +56,7 @@ def require_models(selector, train: Responses) -> None:
 
 
 def irt_item_params(selector, train: Responses):
-    """``(params, Rb)`` of :func:`essence.features.irt.fit_item_params` on ``train`` with ``selector.irt``
-    (:class:`~essence.features.irt.IRTConfig`); the fit's record goes to ``selector.info_["irt_fit"]``."""
+    """``(params, Rb)`` of :func:`essence.features.irt.fit_item_params` on ``train`` with ``selector.irt``."""
     cfg = selector.irt
     params, Rb, record = fit_item_params(train, method=selector.name, binarize=cfg.binarize, cache=cfg.cache,
                                          progress=selector.progress, seed=selector.seed, **cfg.fit_settings())
@@ -80,12 +65,10 @@ def irt_item_params(selector, train: Responses):
 
 
 class Selector(BaseEstimator):
-    """Base class (a scikit-learn ``BaseEstimator``: ``get_params``, ``set_params``, ``clone``). ``name``: the
-    registry name; ``signal``: what the method chooses from; ``needs_no_models``: chooses without model results;
-    ``item_limit``: most pool items taken (``fit`` refuses more up front, naming ``item_limit_reason``);
-    ``plain_mean_choices``: whether the plain-mean reconstructors are candidates; ``_configs``: constructor
-    parameters holding a settings object (a frozen dataclass with ``check``), name -> class;
-    ``_domains``: parameter -> allowed values (:mod:`essence.data.checks`), checked before any work."""
+    """Base class (a scikit-learn ``BaseEstimator``): ``fit(train, val)`` sets ``items_`` ``(k,)``, ``reconstructor_``
+    (by CV), ``reconstructor_choice_``, ``reconstructor_scores_`` (pp), ``info_``; subclasses implement :meth:`select`.
+    ``item_limit``: most pool items taken; ``plain_mean_choices``: plain-mean candidates too; ``_configs``: parameter ->
+    settings class; ``_domains``: parameter -> allowed values (:mod:`essence.data.checks`)."""
 
     name = "base"
     signal = "responses"
@@ -109,8 +92,7 @@ class Selector(BaseEstimator):
 
     @classmethod
     def route_params(cls, params: dict) -> dict:
-        """Constructor keyword arguments from ``params``, where a settings object of ``_configs`` may be given whole
-        (the object or a dict of its fields) or field by field (``field`` or ``group.field``)."""
+        """Constructor keywords from ``params``: a settings object whole, a dict, or ``field`` / ``group.field``."""
         out, changes = {}, {g: {} for g in cls._configs}
         for name, value in params.items():
             group, _, field_ = name.rpartition(".")
@@ -144,8 +126,7 @@ class Selector(BaseEstimator):
         return self
 
     def fit(self, train: Responses, val: Responses, predictors: str = "all") -> "Selector":
-        """Choose ``k`` items and the reconstructor (module docstring). ``predictors``: ``"all"`` also weighs the
-        stronger kinds of :func:`essence.reconstructors.choose.pool_candidates`; ``"basic"`` does not."""
+        """Choose ``k`` items and the reconstructor (``predictors="all"``: with the stronger kinds too)."""
         if predictors not in ("all", "basic"):
             raise InputError(f"predictors: {predictors!r} is not a choice; use 'all' or 'basic'")
         self.predictors_ = predictors
@@ -205,8 +186,7 @@ def _config_from(cls: type, group: str, values) -> object:
 
 
 class TextOnlySelector(Selector):
-    """A selector that chooses from the item texts alone; its GAM extrapolates with the least-squares slope (nothing
-    keeps the strongest models inside the range its end slope was fitted on)."""
+    """A selector that chooses from the item texts alone; its GAM extrapolates with the least-squares slope."""
 
     def reconstructor_candidates(self, train: Responses, idx: np.ndarray) -> dict:
         return {"gam": lambda: GAMReconstructor(extrapolate="line")}

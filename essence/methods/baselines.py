@@ -1,15 +1,4 @@
-"""The audit's baselines (Zhang, Dorner & Hardt, NeurIPS 2025): ``k`` uniformly random items read by one fixed
-reconstructor, no choice among candidates:
-
-* ``random_mean``: the plain mean of the items (an unbiased estimate of a whole benchmark's score);
-* ``random_line``: a least-squares line of the full score on that mean (what a user tries first);
-* ``random_ridge``: ridge regression of the full score on the ``k`` answers, penalty by leave-one-out among
-  0.1, 1 and 10 (scikit-learn's ``RidgeCV`` default, the audit's "random sampling and learn");
-* ``aipw``: AIPW (:mod:`essence.reconstructors.audit`), which with random sampling alone held up on models
-  stronger than every reference model.
-
-They stand beside every method in the comparisons. The items are those ``random`` draws with the same seed.
-"""
+"""The audit's baselines (Zhang, Dorner & Hardt, 2025): ``random``'s items read by one fixed reconstructor."""
 
 from __future__ import annotations
 
@@ -68,8 +57,7 @@ class RandomRidgeSelector(_RandomItems):
 
 
 class AIPWSelector(_RandomItems):
-    """Random items, AIPW (a fixed weighted mean of the answers computed from the references' answers on every
-    item; the identity map when the target is the pool mean)."""
+    """Random items, AIPW (a fixed weighted mean of the answers, from the references' answers on every item)."""
 
     name = "aipw"
     needs_no_models = False

@@ -1,11 +1,4 @@
-"""``disco``: DISCO-style selection (items where models disagree most) + a model-signature predictor.
-
-Disagreement of an item: the variance of its scores over the training models that answered it (``p (1 - p)``
-for 0/1 scores; a stand-in for DISCO's predictive diversity, which needs the answers themselves). Reconstruction:
-the ``K`` nearest training models of a PCA of the chosen items' responses
-(:class:`~essence.reconstructors.signature.SignatureKNNReconstructor`), with components and ``K`` chosen by
-cross-validation together with ``gam`` and ``ridge``.
-"""
+"""``disco``: DISCO-style selection (items where models disagree most) + a model-signature kNN predictor."""
 
 from __future__ import annotations
 
@@ -24,8 +17,7 @@ __all__ = ["DiscoSelector", "disagreement", "top_disagreement", "stratified_disa
 
 
 def disagreement(responses) -> np.ndarray:
-    """``(n_items,)`` variance (ddof=0) of each item's scores in ``responses`` ``(n_models, n_items)``, NaN ignored
-    (0 for an unanswered item)."""
+    """``(n_items,)`` variance of each item's scores in ``responses`` ``(n_models, n_items)``, NaN ignored."""
     R = np.asarray(responses, dtype=np.float64)
     if R.ndim != 2:
         raise InputError(f"responses: expected (n_models, n_items), got shape {R.shape}")
@@ -36,8 +28,7 @@ def disagreement(responses) -> np.ndarray:
 
 
 def stratified_disagreement(responses, k: int, seed: int = 0) -> np.ndarray:
-    """``(k,)`` item positions, one per difficulty stratum (``k`` near-equal groups of the items sorted by mean
-    score, easiest first): each stratum's item of highest :func:`disagreement`, ties in seeded random order."""
+    """``(k,)`` item positions: in each of ``k`` difficulty strata the item of highest :func:`disagreement`."""
     R = np.asarray(responses, dtype=np.float64)
     d = disagreement(R)
     if not 1 <= k <= d.size:
@@ -61,9 +52,8 @@ def top_disagreement(responses, k: int, seed: int = 0) -> np.ndarray:
 
 class DiscoSelector(Selector):
     """Items of highest disagreement; every pair of ``n_components`` and ``neighbors`` is a kNN candidate
-    ``knn_c<c>_k<K>``; ``n_splines``, ``lam``: the GAM's. ``selection``: ``"top"`` (the k most disagreed items,
-    DISCO's), ``"stratified"`` (:func:`stratified_disagreement`) or ``"auto"`` (the one of lower 5-fold CV RMSE
-    over training + validation models: on skewed pools the top items can all be of middling difficulty)."""
+    ``knn_c<c>_k<K>``; ``n_splines``, ``lam``: the GAM's. ``selection``: ``"top"``, ``"stratified"``
+    (:func:`stratified_disagreement`) or ``"auto"`` (the one of lower 5-fold CV RMSE)."""
 
     name = "disco"
     signal = "responses"

@@ -1,10 +1,4 @@
-"""``essence``: EssenceBench (arXiv 2510.10457), its stages from :mod:`essence.search`: the coarse filter
-(:func:`~essence.search.filter.build_pool`), the genetic search (:func:`~essence.search.genetic.genetic_search`)
-under a :class:`~essence.search.fitness.FitnessConfig` fitness, and the attribution-guided refinement
-(:func:`~essence.search.refine.refine`). The default fitness is a ridge on the subset's items, not the paper's
-GAM ruler, which rewards only subsets whose plain mean tracks the pool's. Only training and
-validation models influence any choice.
-"""
+"""``essence``: EssenceBench (arXiv 2510.10457) from the stages of :mod:`essence.search`."""
 
 from __future__ import annotations
 
@@ -61,8 +55,7 @@ class EssenceSelector(Selector):
             "fitness": self.fitness.kind, "fitness_models": models, "pool_size": int(pool.size), "k": k,
             "generations_run": ga.generations_run, "stopped_early": ga.stopped_early, "evaluations": ga.evaluations,
             "seconds": round(ga.seconds, 3), "best_fitness_rmse": round(-ga.best_fitness, 5),
-            "history": ga.history_summary(every=max(1, ga.generations_run // 40)),
-        }
+            "history": ga.history_summary(every=max(1, ga.generations_run // 40))}
         if pool.size == k and self.refine.rounds:
             self.info_["refinement_note"] = "pool size equals k: nothing to refine"
 

@@ -1,11 +1,4 @@
-"""``herding``: Kernel Herding on a small LM's last-layer hidden states of the item texts; GAM reconstruction.
-
-Each item is the SmolLM2-135M-Instruct final hidden state at its text's last token (:mod:`essence.features.lm`).
-With the RBF kernel ``K`` (``K_xx = 1``) and the pool's mean embedding ``m_i = 1/n sum_j K_ij``, each greedy step
-adds the unchosen item maximising ``m_x - (sum_{s in S} K_sx) / (t + 1)``: the exact greedy minimiser of the MMD
-between the subset and the pool. Bandwidth: the median pairwise distance (on 2000 items drawn with a fixed
-generator when the pool is larger) unless given. Memory O(block_size * n), never the n x n kernel.
-"""
+"""``herding``: Kernel Herding on a small LM's hidden states of the item texts (:mod:`essence.features.lm`)."""
 
 from __future__ import annotations
 
@@ -43,8 +36,7 @@ def _sq_dists(A: np.ndarray, B: np.ndarray, a2: np.ndarray | None = None, b2: np
 
 
 def median_heuristic(X, max_points: int = MEDIAN_MAX_POINTS) -> float:
-    """``median_{i<j} ||x_i - x_j||`` over the rows of ``X`` ``(n, d)`` (above ``max_points`` rows, over
-    ``max_points`` drawn by ``default_rng(0)``); InputError with fewer than 2 rows or a median of 0."""
+    """``median_{i<j} ||x_i - x_j||`` over the rows of ``X`` ``(n, d)`` (at most ``max_points``, drawn seeded)."""
     X = _features(X)
     n = X.shape[0]
     if n < 2:
@@ -55,18 +47,16 @@ def median_heuristic(X, max_points: int = MEDIAN_MAX_POINTS) -> float:
     iu = np.triu_indices(n, k=1)
     sigma = float(np.median(np.sqrt(_sq_dists(X, X)[iu])))
     if not sigma > 0:
-        raise InputError(
-            "X: the median pairwise distance is 0 (most items have identical features); pass bandwidth= explicitly"
-        )
+        raise InputError("X: the median pairwise distance is 0 (most items have identical features); "
+                         "pass bandwidth= explicitly")
     return sigma
 
 
 def kernel_herding(X, k: int, bandwidth: float | None = None, seed: int = 0, block_size: int = 1024,
                    progress: bool = False) -> tuple[np.ndarray, dict]:
-    """``(idx, info)``: ``k`` rows of ``X`` ``(n, d)`` chosen greedily (module docstring), in the order chosen, and
+    """``(idx, info)``: ``k`` rows of ``X`` ``(n, d)`` in the order greedy MMD minimisation chooses them, and
     ``{"bandwidth", "mmd" (after each step), "score" (each winner's)}``. ``bandwidth``: RBF sigma (None: the
-    median heuristic); ``seed`` only breaks ties (within a relative 1e-12) by ``default_rng(seed).permutation``;
-    ``block_size``: kernel rows held at once."""
+    median heuristic); ``seed`` only breaks ties; ``block_size``: kernel rows held at once."""
     X = _features(X)
     n = X.shape[0]
     k = check_k(k, n)
@@ -110,9 +100,8 @@ def kernel_herding(X, k: int, bandwidth: float | None = None, seed: int = 0, blo
 
 
 class HerdingSelector(TextOnlySelector):
-    """Kernel Herding on the item texts' LM hidden states (no model results); ``seed`` only breaks ties;
-    ``bandwidth``: RBF sigma (None: median heuristic); ``max_length``: tokens per text; ``batch_size``: texts per
-    forward pass. Fitted: ``items_`` (in the order chosen), ``bandwidth_``, ``mmd_`` ``(k,)``."""
+    """Kernel Herding on the item texts' LM hidden states (no model results); ``bandwidth``: RBF sigma (None: median
+    heuristic); ``max_length``: tokens per text; ``batch_size``: texts per pass. Fitted: ``bandwidth_``, ``mmd_``."""
 
     name = "herding"
     signal = "text (LM hidden states)"

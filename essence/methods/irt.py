@@ -1,10 +1,4 @@
-"""``irt``: MetaBench-style selection by 2PL Fisher information across ability quantiles.
-
-A 2PL model (:func:`essence.features.irt.fit_item_params`) is fitted on the training models; their MAP abilities
-are cut into ``k`` equal-count bins, and each bin, lowest first, takes the not-yet-chosen item of largest Fisher
-information at any ability inside it (:func:`select_by_information`). Reconstructors: ``irt_gam`` (GAM on the
-ability and the subset score, MetaBench's), ``theta_gam`` (on the ability alone), ``gam`` and ``ridge``.
-"""
+"""``irt``: MetaBench-style selection by 2PL Fisher information across ability quantiles."""
 
 from __future__ import annotations
 
@@ -33,10 +27,8 @@ def select_by_information(a, b, theta, k: int) -> np.ndarray:
         raise InputError(f"k: {k} must be between 1 and the {n_items} items")
     if theta.size == 0:
         raise InputError("theta: no training abilities to define the quantile bins")
-    if theta.size >= k:
-        groups = np.array_split(theta, k)
-    else:  # fewer models than bins: use k evenly spaced quantiles of the abilities
-        groups = [np.atleast_1d(q) for q in np.quantile(theta, (np.arange(k) + 0.5) / k)]
+    groups = (np.array_split(theta, k) if theta.size >= k  # fewer models than bins: k evenly spaced quantiles
+              else [np.atleast_1d(q) for q in np.quantile(theta, (np.arange(k) + 0.5) / k)])
     taken = np.zeros(n_items, dtype=bool)
     chosen = []
     for g in groups:
@@ -50,8 +42,7 @@ def select_by_information(a, b, theta, k: int) -> np.ndarray:
 
 class IRTSelector(Selector):
     """One item of highest 2PL Fisher information per ability-quantile bin. ``irt``: the 2PL fit's settings
-    (:class:`~essence.features.irt.IRTConfig`); ``n_splines``, ``lam``: the GAMs'; ``min_models``: fewest training
-    models accepted (with tens of models two parameters per item are noise)."""
+    (:class:`~essence.features.irt.IRTConfig`); ``n_splines``, ``lam``: the GAMs'; ``min_models``: fewest accepted."""
 
     name = "irt"
     signal = "responses"
@@ -86,5 +77,4 @@ class IRTSelector(Selector):
             "irt_gam": lambda: IRTGAMReconstructor(use_score=True, **common),
             "theta_gam": lambda: IRTGAMReconstructor(use_score=False, **common),
             "gam": lambda: GAMReconstructor(n_splines=self.n_splines, lam=self.lam),
-            "ridge": RidgeReconstructor,
-        }
+            "ridge": RidgeReconstructor}

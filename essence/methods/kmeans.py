@@ -1,12 +1,4 @@
-"""``kmeans``: cluster the items by their score vectors over the training models; one anchor per cluster.
-
-K-Means (:func:`~essence.search.anchors.kmeans_anchors`) groups items of the same difficulty profile; the item
-nearest each centroid represents its cluster, weighted by the cluster's size. The anchors' plain mean is the wrong
-summary (an outlier alone in its cluster would count as much as the anchor of forty), so every reconstructor here
-reads the cluster-weighted mean (``plain_mean_choices = False``). Refused on graded scores (most cells strictly
-between 0 and 1) with fewer than ``min_models_continuous`` training models: the clusters are loose and a few
-anchors carry most of the weight.
-"""
+"""``kmeans``: one anchor item per K-Means cluster of the items' score vectors, weighted by the cluster's size."""
 
 from __future__ import annotations
 
@@ -14,12 +6,8 @@ import numpy as np
 
 from ..data.checks import ListOf, OneOf, Real, Whole
 from ..data.errors import InputError
-from ..reconstructors.simple import (
-    GAMReconstructor,
-    RidgeReconstructor,
-    WeightedLineReconstructor,
-    WeightedMeanReconstructor,
-)
+from ..reconstructors.simple import (GAMReconstructor, RidgeReconstructor, WeightedLineReconstructor,
+                                     WeightedMeanReconstructor)
 from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES
 from ..search.anchors import kmeans_anchors
 from .base import Selector, pick_candidates
@@ -31,10 +19,8 @@ _CANDIDATES = ("weighted_line", "weighted_mean", "gam", "gam_unweighted", "ridge
 
 class KMeansSelector(Selector):
     """K-Means anchor items with cluster-size weights: ``n_init`` seeded restarts of ``max_iter`` iterations; the
-    GAM candidates' ``n_splines``, ``lam``; ``min_models_continuous`` (module docstring); ``candidates`` among
-    ``weighted_line`` (a line on the weighted anchor mean), ``weighted_mean`` (that mean as is, tinyBenchmarks'
-    anchor estimate of the pool's accuracy), ``gam`` (on the weighted mean), ``gam_unweighted`` (on the plain
-    mean) and ``ridge``, chosen by cross-validation."""
+    GAMs' ``n_splines``, ``lam``; ``min_models_continuous``: fewest training models on graded scores; ``candidates``
+    among ``_CANDIDATES`` (weighted-mean based, ``gam_unweighted`` and ``ridge``), chosen by cross-validation."""
 
     name = "kmeans"
     signal = "responses"
@@ -75,5 +61,4 @@ class KMeansSelector(Selector):
             "weighted_mean": lambda: WeightedMeanReconstructor(weights=w),
             "gam": lambda: GAMReconstructor(n_splines=self.n_splines, lam=self.lam, weights=w),
             "gam_unweighted": lambda: GAMReconstructor(n_splines=self.n_splines, lam=self.lam),
-            "ridge": RidgeReconstructor,
-        })
+            "ridge": RidgeReconstructor})

@@ -1,9 +1,4 @@
-"""``ppl``: perplexity-stratified sampling; GAM reconstruction.
-
-Each item text gets its perplexity under SmolLM2-135M-Instruct (:func:`essence.features.lm.perplexity`); the
-items are cut into ``n_bins`` equal-count bins of it, the ``k`` draws shared among the bins in proportion to
-their sizes (largest remainder), each bin's share drawn uniformly (seeded).
-"""
+"""``ppl``: sampling stratified by the item texts' perplexity (:func:`essence.features.lm.perplexity`)."""
 
 from __future__ import annotations
 
@@ -40,8 +35,7 @@ def _check_bins(n_bins, n: int) -> int:
 
 
 def quantile_bins(values, n_bins: int = DEFAULT_BINS) -> np.ndarray:
-    """``(n,)`` int in ``0..n_bins-1`` (0 = lowest): ``rank * n_bins // n``, ties ordered by position, so bin sizes
-    differ by at most one even when values repeat."""
+    """``(n,)`` bin in ``0..n_bins-1`` (0 = lowest): ``rank * n_bins // n``, ties ordered by position."""
     v = _values(values)
     n_bins = _check_bins(n_bins, v.size)
     rank = np.empty(v.size, dtype=np.int64)
@@ -50,9 +44,7 @@ def quantile_bins(values, n_bins: int = DEFAULT_BINS) -> np.ndarray:
 
 
 def largest_remainder(sizes, k: int, seed: int = 0) -> np.ndarray:
-    """``(n_strata,)`` int draws per stratum of ``sizes`` (non-negative ints), summing to ``k``: the floors of
-    ``k * sizes / sum(sizes)``, the leftovers to the largest remainders (equal ones ordered by
-    ``default_rng(seed)``)."""
+    """``(n_strata,)`` draws per stratum of ``sizes``, summing to ``k``, proportional by largest remainder."""
     sizes = np.asarray(sizes)
     if sizes.ndim != 1 or sizes.size == 0 or sizes.dtype.kind not in "iu" or (sizes < 0).any():
         raise InputError("sizes: expected a non-empty 1-D array of non-negative whole numbers (items per stratum)")
@@ -71,8 +63,7 @@ def largest_remainder(sizes, k: int, seed: int = 0) -> np.ndarray:
 
 
 def stratified_sample(values, k: int, n_bins: int = DEFAULT_BINS, seed: int = 0) -> tuple[np.ndarray, dict]:
-    """``(idx, info)``: ``k`` sorted item positions drawn stratified by ``values`` ``(n,)`` into ``n_bins`` quantile
-    bins, and ``{"bin_edges" (n_bins + 1), "bin_sizes", "bin_draws"}``."""
+    """``(idx, info)``: ``k`` sorted positions drawn stratified by ``values`` into ``n_bins`` quantile bins."""
     v = _values(values)
     k = check_k(k, v.size)
     bins = quantile_bins(v, n_bins)
@@ -87,9 +78,8 @@ def stratified_sample(values, k: int, n_bins: int = DEFAULT_BINS, seed: int = 0)
 
 
 class PPLSelector(TextOnlySelector):
-    """Perplexity-stratified random sample (no model results): ``n_bins`` equal-count bins (1: plain random);
-    ``max_length``: tokens per text; ``batch_size``: texts per forward pass. Fitted: ``perplexity_`` ``(n_items,)``,
-    ``bin_edges_`` ``(n_bins + 1,)``."""
+    """Perplexity-stratified random sample (no model results) in ``n_bins`` bins; ``max_length``: tokens per text;
+    ``batch_size``: texts per forward pass. Fitted: ``perplexity_`` ``(n_items,)``, ``bin_edges_``."""
 
     name = "ppl"
     signal = "text (LM perplexity)"

@@ -1,14 +1,4 @@
-"""``tinybench``: tinyBenchmarks' anchor points and its gp-IRT estimator (Maia Polo et al., 2024).
-
-Anchors: K-Means on the training models' correctness vectors (:func:`~essence.search.anchors.kmeans_anchors`),
-each weighted by its cluster's share of the pool. For a model's anchor answers: the anchor estimate ``A``
-(weighted mean), p-IRT ``P`` (its seen answers plus the 2PL curves of the unseen pool items at its MAP ability)
-and gp-IRT ``G = lambda A + (1 - lambda) P`` with ``lambda = b^2 / (v + b^2)``
-(:func:`~essence.reconstructors.irt.gp_lambda`), ``v`` and ``b^2`` the mean squared errors of ``A`` and ``P`` against the pool mean on the validation models (with
-training models added below ``min_val_models``). These estimate the pool's accuracy; ``gpirt_gam`` calibrates
-``G`` to the target with a GAM, ``weighted_line`` fits a line on ``A``. The plain-mean candidates are left out
-(``plain_mean_choices = False``): the anchors' plain mean is the wrong summary.
-"""
+"""``tinybench``: tinyBenchmarks' anchor points and its gp-IRT estimator (Maia Polo et al., 2024)."""
 
 from __future__ import annotations
 
@@ -26,10 +16,9 @@ __all__ = ["TinyBenchSelector"]
 
 
 class TinyBenchSelector(Selector):
-    """K-Means anchors (``n_init``, ``max_iter``) + gp-IRT. ``irt``: the 2PL fit's settings (shared, and cached,
-    with ``irt``); ``min_val_models``: fewest validation models ``lambda`` is set on alone; ``n_splines``, ``lam``:
-    the calibration GAM's; ``min_models``: fewest training models accepted (a 2PL fit); ``candidates`` among
-    ``gpirt`` (the paper's), ``gpirt_gam`` and ``weighted_line``, chosen by cross-validation."""
+    """K-Means anchors (``n_init``, ``max_iter``) + gp-IRT (2PL settings ``irt``); ``min_val_models``: fewest validation
+    models ``lambda`` is set on alone; ``n_splines``, ``lam``: the calibration GAM's; ``min_models``: fewest training
+    models; ``candidates`` among ``gpirt``, ``gpirt_gam`` and ``weighted_line``, chosen by cross-validation."""
 
     name = "tinybench"
     signal = "responses"
@@ -61,10 +50,8 @@ class TinyBenchSelector(Selector):
         self.weights_ = sizes / sizes.sum()
         self.params_, _ = irt_item_params(self, train)
 
-        if val.n_models >= self.min_val_models:
-            R, used = val.responses, "validation"
-        else:
-            R, used = np.vstack([train.responses, val.responses]), "train+validation"
+        R, used = ((val.responses, "validation") if val.n_models >= self.min_val_models
+                   else (np.vstack([train.responses, val.responses]), "train+validation"))
         A, P = gpirt_components(R[:, idx], self.params_, idx, self.weights_, self.irt.binarize, self.irt.prior_sd)
         pool = np.nanmean(R, axis=1)
         v = float(np.mean((A - pool) ** 2))
@@ -73,8 +60,7 @@ class TinyBenchSelector(Selector):
         self.info_.update({
             "cluster_shares": round_list(self.weights_, 8), "kmeans_inertia": inertia,
             "gp_lambda": self.gp_lambda_, "pirt_rmse_pp": 100 * b, "anchor_rmse_pp": 100 * np.sqrt(v),
-            "lambda_models": used, "lambda_n_models": int(R.shape[0]),
-        })
+            "lambda_models": used, "lambda_n_models": int(R.shape[0])})
         return idx
 
     def reconstructor_candidates(self, train, idx) -> dict:
@@ -86,5 +72,4 @@ class TinyBenchSelector(Selector):
         return pick_candidates(self.candidates, {
             "gpirt": lambda: GPIRTReconstructor(calibrate=False, **common),
             "gpirt_gam": lambda: GPIRTReconstructor(calibrate=True, **common),
-            "weighted_line": lambda: WeightedLineReconstructor(weights=self.weights_.tolist()),
-        })
+            "weighted_line": lambda: WeightedLineReconstructor(weights=self.weights_.tolist())})

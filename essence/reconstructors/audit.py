@@ -1,18 +1,5 @@
-"""The audit's estimator: AIPW (Zhang, Dorner & Hardt, "How Benchmark Prediction from Fewer Data Misses the Mark",
-NeurIPS 2025), which with random sampling alone held up on models stronger than every reference model.
-
-Per new model, a ridge regression over *items* (the features of item ``j`` are the reference models' answers on
-it, a vector of ``n_ref`` numbers; the label is the new model's answer) is fitted on the ``k`` sampled items and
-predicts the ``N - k`` others; the estimate of the pool mean is
-
-    x_bar + (mean of the predictions on the other items - mean on the sampled ones) / (1 + k / (N - k)).
-
-The ridge's features do not depend on the new model, so the estimate is linear in its answers: a weighted mean
-``sum_j w_j x_j`` with weights ``w`` ``(k,)`` that sum to 1, computed once from the references (dual form of the
-ridge: ``w = 1/k + c (a - mean a)``, ``a = (Z Z' + alpha I)^-1 Z (z_rest - z_bar)`` with ``Z`` the sampled items'
-centred features). Where the target is not the pool mean (a pre-selected pool of a larger benchmark), a
-least-squares line on the references maps the weighted mean to it; otherwise the map is the identity.
-"""
+"""The audit's estimator: AIPW (Zhang, Dorner & Hardt, NeurIPS 2025) as a weighted mean ``sum_j w_j x_j`` of the
+new model's answers, weights from a ridge over items whose features are the reference models' answers."""
 
 from __future__ import annotations
 
@@ -45,10 +32,8 @@ def aipw_weights(R, items, alpha: float = 10.0) -> np.ndarray:
 
 
 class AIPWReconstructor(WeightedLineReconstructor):
-    """AIPW on the chosen items (module docstring): ``intercept + slope * 100 * sum_j w_j x_j`` with the identity
-    map when the target is the pool mean. ``items``: positions of the chosen items among the columns of ``R``;
-    ``alpha``: the ridge penalty (the audit's 10). Fitted as ``fit(X, y, R=R)`` (it reads every item's reference
-    answers); its artifact stores only the ``k`` weights and the map."""
+    """Full score = ``intercept + slope * 100 * sum_j w_j x_j``; ``items``: the chosen items' columns of ``R``,
+    ``alpha``: the ridge penalty. Fitted as ``fit(X, y, R=R)``."""
 
     kind = "aipw"
     needs_pool = True

@@ -1,17 +1,8 @@
-"""The reconstructor contract and the registry of kinds.
+"""The reconstructor contract and the registry of kinds (:data:`KINDS`, filled as each kind's class is defined).
 
-A reconstructor maps a model's results on the chosen items to its full-benchmark score:
-
-* it is a scikit-learn ``BaseEstimator``: ``__init__`` stores its parameters unchanged, ``get_params()``
-  returns them and ``sklearn.base.clone`` gives an unfitted copy; values are checked in ``fit``;
-* ``fit(X, y)``: ``X`` ``(n_models, k)`` in [0, 1] (NaN = missing), ``y`` ``(n_models,)`` in percentage
-  points; returns ``self``;
-* ``predict(X)`` returns ``(n_models,)`` estimates in percentage points, clipped to [0, 100];
-* ``to_dict()`` gives the fitted state as plain JSON numbers (no pickle) and :func:`reconstructor_from_dict`
-  rebuilds an object whose ``predict`` gives the same numbers.
-
-Every subclass that names a ``kind`` is registered under it when its class is defined (:data:`KINDS`), so
-the registry holds real classes; :mod:`essence.reconstructors` imports every kind's module.
+A reconstructor is a scikit-learn ``BaseEstimator``: ``fit(X, y)`` with ``X`` ``(n_models, k)`` in [0, 1] (NaN =
+missing) and ``y`` ``(n_models,)`` pp returns ``self``; ``predict(X)`` gives ``(n_models,)`` pp clipped to [0, 100];
+``to_dict()`` the fitted state as plain JSON numbers, which :func:`reconstructor_from_dict` rebuilds.
 """
 
 from __future__ import annotations
@@ -25,19 +16,15 @@ from ..data._io import jsonable
 from ..data.errors import InputError
 from . import forward
 
-__all__ = ["encode_answers", "decode_answers", "Reconstructor", "KINDS", "reconstructor_class", "reconstructor_from_dict", "subset_score", "check_X",
-           "model_folds", "fit_reconstructor"]
+__all__ = ["encode_answers", "decode_answers", "Reconstructor", "KINDS", "reconstructor_class",
+           "reconstructor_from_dict", "subset_score", "check_X", "model_folds", "fit_reconstructor"]
 
 #: kind name -> reconstructor class; filled as each class is defined
 KINDS: dict[str, type] = {}
 
 
 class Reconstructor(BaseEstimator):
-    """Base of every reconstructor: scikit-learn's parameter handling, the registry and the artifact helpers.
-
-    ``kind`` names the class in :data:`KINDS`; :meth:`params_dict` is ``get_params()`` as plain JSON values
-    (what ``to_dict`` stores under ``"params"`` and ``from_dict`` passes back).
-    """
+    """Base of every reconstructor; ``kind`` names the class in :data:`KINDS`."""
 
     kind = "base"
 
@@ -62,9 +49,8 @@ class Reconstructor(BaseEstimator):
         return self.__dict__["_state"]
 
     def predict(self, X) -> np.ndarray:
-        """Estimates ``(n_models,)`` in pp, clipped to [0, 100], of answers ``X`` ``(n_models, k)``: the kind's
-        forward pass on its fitted state (:mod:`essence.reconstructors.forward`), the same code an exported
-        harness task runs, so a saved and reloaded artifact predicts the same numbers."""
+        """Estimates ``(n_models,)`` in pp, clipped to [0, 100], of answers ``X`` ``(n_models, k)``, by
+        :mod:`essence.reconstructors.forward` on the fitted state."""
         state = self.state()
         return forward.predict(state, check_X(X, state.get("k")))
 
@@ -96,11 +82,8 @@ def check_X(X, k: int | None = None) -> np.ndarray:
 
 
 def subset_score(X: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
-    """Score on the chosen items, pp: ``100 * weighted nanmean(X, axis=1)``; ``X`` is ``(n_models, k)``.
-
-    Missing cells are left out of the mean (and their weight with them). A model with no result on any
-    chosen item raises ValueError.
-    """
+    """``100 * weighted nanmean(X, axis=1)`` (pp) of ``X`` ``(n_models, k)``; InputError for bad weights or a
+    model with no result on any chosen item."""
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise InputError(f"X: expected (n_models, k), got shape {X.shape}")
@@ -119,7 +102,6 @@ def subset_score(X: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray
 _DIGITS = 10  # decimals kept in the artifact; predictions are made from the rounded numbers
 
 
-
 def _rounded(a) -> np.ndarray:
     return np.round(np.asarray(a, dtype=np.float64), _DIGITS)
 
@@ -133,9 +115,8 @@ def model_folds(n: int, folds: int = 5, seed: int = 0) -> np.ndarray:
 
 
 def fit_reconstructor(rec, X, y, R=None):
-    """``rec.fit(X, y)``, or ``rec.fit(X, y, R=R)`` for a kind that says ``needs_pool`` (it models the
-    training models' answers on every pool item: ``R`` ``(n, n_pool)``, the same rows as ``X``). Returns
-    the fitted ``rec``; InputError when such a kind gets no ``R``."""
+    """``rec.fit(X, y)``, or ``rec.fit(X, y, R=R)`` for a kind that says ``needs_pool`` (``R`` ``(n, n_pool)``:
+    the same models' answers on every pool item; InputError when it is None). Returns the fitted ``rec``."""
     if getattr(rec, "needs_pool", False):
         if R is None:
             raise InputError(f"{rec.kind}: needs the training models' answers on every pool item (R)")
@@ -148,8 +129,8 @@ _LEVEL_CHARS = "abcdefghijklmnopqrstu"  # value i / _LEVELS -> _LEVEL_CHARS[i] (
 
 
 def encode_answers(T) -> dict:
-    """A matrix of answers ``(n, k)`` in [0, 1] as JSON: one string per row of ``"0"``/``"1"`` when binary, of
-    ``"a"``..``"u"`` when on the grid of twentieths, else rounded numbers. :func:`decode_answers` inverts it."""
+    """Answers ``(n, k)`` in [0, 1] as JSON rows: ``"0"``/``"1"`` strings when binary, ``"a"``..``"u"`` on the
+    grid of twentieths, else rounded numbers; :func:`decode_answers` inverts it."""
     T = np.asarray(T, dtype=np.float64)
     if np.isin(T, (0.0, 1.0)).all():
         return {"binary": True, "rows": ["".join("1" if v else "0" for v in r) for r in T.astype(bool)]}

@@ -1,10 +1,5 @@
-"""Gradient-boosted trees on the chosen items (``boost``): a nonlinear reconstructor that errs unlike the smooth ones.
-
-Features: each model's answers on the chosen items and its mean answer over each *block* of them (in a suite,
-the items chosen from each member). Boosting is scikit-learn's ``HistGradientBoostingRegressor`` (least
-squares, no early stopping, so a fit is deterministic); the fitted trees are stored as plain node arrays
-(feature or -1 for a leaf, threshold or leaf value, children, where a missing answer goes) and
-:meth:`BoostReconstructor.predict` walks them itself: no pickle, no private scikit-learn classes."""
+"""Gradient-boosted trees on the chosen items (``boost``): scikit-learn's ``HistGradientBoostingRegressor`` on
+``[block means, answers]``, its trees stored as plain node arrays that the forward pass walks."""
 
 from __future__ import annotations
 
@@ -14,16 +9,13 @@ import numpy as np
 
 from ..data.checks import Real, Whole, check_params
 from ..data.errors import InputError
-from .base import Reconstructor, check_X
+from .base import _DIGITS, Reconstructor, check_X
 
 __all__ = ["BoostReconstructor", "block_means"]
 
-_DIGITS = 10
-
 
 def block_means(X: np.ndarray, blocks) -> np.ndarray:
-    """``(n, len(blocks))``: each model's mean answer over each block's columns of ``X`` ``(n, k)``, missing
-    cells left out (NaN where a model answered none of a block)."""
+    """``(n, len(blocks))``: each model's mean answer over each block's columns of ``X`` ``(n, k)`` (NaN: none)."""
     out = np.empty((X.shape[0], len(blocks)))
     obs = ~np.isnan(X)
     for j, cols in enumerate(blocks):
@@ -34,13 +26,8 @@ def block_means(X: np.ndarray, blocks) -> np.ndarray:
 
 
 class BoostReconstructor(Reconstructor):
-    """Gradient-boosted regression trees on ``[block means, answers]`` (see the module docstring).
-
-    ``blocks``: lists of positions among the ``k`` chosen items whose mean answer is a feature (empty: one block of
-    all items); ``trees`` boosting rounds, ``learning_rate``, ``leaves`` per tree, ``min_leaf`` models per leaf,
-    ``l2`` penalty on leaf values, ``seed`` (scikit-learn's ``random_state``; nothing is drawn without early
-    stopping). ``X`` ``(n, k)`` in [0, 1] (NaN: the trees learn which way it goes), ``y`` ``(n,)`` pp; predictions
-    clipped to [0, 100].
+    """Boosted trees on ``[block means, answers]``: ``blocks`` lists of positions among the ``k`` chosen items
+    (empty: one block of all); ``trees`` rounds, ``leaves`` per tree, ``min_leaf`` models per leaf, ``l2`` penalty.
     """
 
     kind = "boost"

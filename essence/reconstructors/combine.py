@@ -1,39 +1,23 @@
-"""A weighted average of reconstructors (``average``) and how out-of-fold predictions of several kinds are
-combined (the best unweighted average, or a greedy ensemble)."""
+"""A weighted average of reconstructors (``average``) and how out-of-fold predictions of several kinds combine."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..data.errors import InputError
-from .base import Reconstructor, check_X
+from .base import Reconstructor, check_X, fit_reconstructor, reconstructor_class, reconstructor_from_dict
 
-__all__ = ["AverageReconstructor", "greedy_ensemble",
-           "best_equal_average", "combine_oof", "COMBINES", "GREEDY_STEPS"]
+__all__ = ["AverageReconstructor", "greedy_ensemble", "best_equal_average", "combine_oof", "COMBINES", "GREEDY_STEPS"]
 
-
-# ----------------------------------------------------------------------------------------------
-# An average of several kinds, chosen by the same cross-validation
-# ----------------------------------------------------------------------------------------------
-def _part_spec(rec) -> dict:
-    return {"kind": rec.kind, "params": rec.params_dict()}
-
-
-#: How :func:`essence.reconstructors.choose.choose_average_by_cv` combines candidates: ``equal`` (the best unweighted average of a few) or
-#: ``greedy`` (a weighted greedy ensemble, :func:`greedy_ensemble`).
+#: How :func:`essence.reconstructors.choose.choose_average_by_cv` combines candidates.
 COMBINES = ("equal", "greedy")
 #: The greedy ensemble's steps: its weights are multiples of 1 / GREEDY_STEPS.
 GREEDY_STEPS = 20
 
 
 class AverageReconstructor(Reconstructor):
-    """Full score = the mean of several reconstructors' estimates (each clipped to [0, 100]), unweighted or weighted.
-
-    ``parts``: ``[{"kind", "params"}]``, kinds of :data:`essence.reconstructors.base.KINDS` except ``average``,
-    each fitted on the same ``X``, ``y`` (and ``R`` when it needs the pool); ``part_weights``: one non-negative
-    weight per part summing to 1 (the greedy ensemble), or None (the plain mean). The artifact stores every fitted
-    part's JSON under ``"fitted"``.
-    """
+    """Full score = the (``part_weights``-weighted, else plain) mean of the clipped estimates of ``parts``
+    (``[{"kind", "params"}]``, kinds other than ``average``), each fitted on the same data."""
 
     kind = "average"
 
@@ -43,8 +27,6 @@ class AverageReconstructor(Reconstructor):
 
     @property
     def needs_pool(self) -> bool:
-        from .base import reconstructor_class
-
         return any(bool(getattr(reconstructor_class(p["kind"])(**dict(p.get("params") or {})), "needs_pool", False))
                    for p in self._specs())
 
@@ -52,16 +34,15 @@ class AverageReconstructor(Reconstructor):
         parts = self.parts
         if (not isinstance(parts, (list, tuple)) or not parts
                 or any(not isinstance(p, dict) or not isinstance(p.get("kind"), str) for p in parts)):
-            raise InputError(f"average: parts must be a non-empty list of {{'kind': ..., 'params': {{...}}}}, got {parts!r}")
-        bad = [p["kind"] for p in parts if p["kind"] == self.kind]
-        if bad:
+            raise InputError("average: parts must be a non-empty list of {'kind': ..., 'params': {...}}, "
+                             f"got {parts!r}")
+        if any(p["kind"] == self.kind for p in parts):
             raise InputError("average: a part cannot itself be an average; list the kinds to average")
         self._weights(len(parts))
         return list(parts)
 
     def _weights(self, n: int) -> np.ndarray:
-        """``(n,)`` the parts' weights (equal when ``part_weights`` is None); InputError unless one finite,
-        non-negative weight per part, summing to 1."""
+        """``(n,)`` the parts' weights; InputError unless one weight >= 0 per part, summing to 1."""
         if self.part_weights is None:
             return np.full(n, 1.0 / n)
         try:
@@ -74,9 +55,6 @@ class AverageReconstructor(Reconstructor):
         return w
 
     def fit(self, X, y, R=None):
-        from .base import reconstructor_class
-        from .base import fit_reconstructor
-
         X = check_X(X)
         self.k_ = X.shape[1]
         self.parts_ = [fit_reconstructor(reconstructor_class(p["kind"])(**dict(p.get("params") or {})), X, y, R)
@@ -85,9 +63,9 @@ class AverageReconstructor(Reconstructor):
 
     @classmethod
     def of_fitted(cls, fitted, k: int, part_weights=None):
-        """The average of reconstructors already fitted on the same ``k`` chosen items (each as its factory
-        made it); the same as ``fit`` on their specs. ``part_weights``: as the constructor's (None: unweighted)."""
-        obj = cls([_part_spec(p) for p in fitted], None if part_weights is None else [float(w) for w in part_weights])
+        """The average of reconstructors already fitted on the same ``k`` chosen items."""
+        obj = cls([{"kind": p.kind, "params": p.params_dict()} for p in fitted],
+                  None if part_weights is None else [float(w) for w in part_weights])
         obj._specs()
         obj.parts_, obj.k_ = list(fitted), int(k)
         return obj
@@ -98,8 +76,6 @@ class AverageReconstructor(Reconstructor):
 
     @classmethod
     def from_dict(cls, d: dict):
-        from .base import reconstructor_from_dict
-
         obj = cls(**d["params"])
         obj._specs()
         obj.k_ = int(d["k"])
@@ -110,11 +86,8 @@ class AverageReconstructor(Reconstructor):
 
 
 def greedy_ensemble(oof: dict, y, steps: int = GREEDY_STEPS) -> dict:
-    """Weights of a greedy ensemble (forward selection with replacement, Caruana et al. 2004) on out-of-fold
-    predictions: ``steps`` times, add the candidate whose addition gives the lowest RMSE of the running
-    (equally weighted) sum; a candidate may be added again. ``oof`` label -> ``(n,)`` pp, ``y`` ``(n,)`` pp.
-    Returns label -> weight (the times chosen / ``steps``), for the labels chosen at least once, in the order
-    of ``oof``; ties go to the earlier label."""
+    """label -> weight (times chosen / ``steps``) of a greedy ensemble (Caruana et al. 2004) on out-of-fold
+    predictions ``oof`` (label -> ``(n,)`` pp) against ``y`` ``(n,)`` pp; ties go to the earlier label."""
     y = np.asarray(y, dtype=np.float64)
     labels = list(oof)
     P = np.array([oof[c] for c in labels], dtype=np.float64)
@@ -129,9 +102,8 @@ def greedy_ensemble(oof: dict, y, steps: int = GREEDY_STEPS) -> dict:
 
 
 def best_equal_average(oof: dict, y, max_parts: int = 3) -> tuple:
-    """The labels of the unweighted average of 1..``max_parts`` distinct candidates whose averaged out-of-fold
-    predictions (``oof`` label -> ``(n,)`` pp) have the lowest RMSE against ``y`` ``(n,)`` pp; ties go to
-    fewer parts, then the earlier labels (in the order of ``oof``)."""
+    """The labels of the best unweighted average of 1..``max_parts`` of ``oof``'s candidates by RMSE against ``y``;
+    ties go to fewer parts, then the earlier labels."""
     from itertools import combinations
 
     y = np.asarray(y, dtype=np.float64)
@@ -145,15 +117,10 @@ def best_equal_average(oof: dict, y, max_parts: int = 3) -> tuple:
 
 
 def combine_oof(oof: dict, y, combine: str = "equal", max_parts: int = 3, steps: int = GREEDY_STEPS) -> dict:
-    """label -> weight of the candidates :func:`essence.reconstructors.choose.choose_average_by_cv` combines, from their out-of-fold
-    predictions ``oof`` (label -> ``(n,)`` pp) and the targets ``y`` ``(n,)`` pp: ``"equal"`` weights
-    :func:`best_equal_average`'s parts alike, ``"greedy"`` is :func:`greedy_ensemble` over ``steps`` steps.
-    Labels in the order of ``oof``."""
+    """label -> weight: :func:`best_equal_average`'s parts alike (``"equal"``) or :func:`greedy_ensemble`."""
     if combine == "greedy":
         return greedy_ensemble(oof, y, steps)
     if combine != "equal":
         raise InputError(f"combine: {combine!r} is not one of {', '.join(COMBINES)}")
     combo = best_equal_average(oof, y, max_parts)
     return {c: 1.0 / len(combo) for c in combo}
-
-

@@ -1,14 +1,5 @@
-"""Every reconstructor kind's forward pass, on its fitted state (``to_dict()``): standard library + numpy only.
-
-Each kind's ``predict`` runs this code on its own state (:meth:`essence.reconstructors.base.Reconstructor.predict`),
-and ``export-lmeval`` copies this file, as it is, next to an exported harness task (``essence_NAME_estimator.py``),
-so that the harness run itself reports the estimated full score with the very same arithmetic. It must not import
-anything from essence.
-
-``estimate(spec, scores)``: ``spec`` is ``{"items": [k ids], "reconstructor": {...}, "interval": {...}}`` (what
-``export-lmeval`` writes under ``"estimator"`` in ``NAME.items.json``); ``scores`` maps item id -> score in [0, 1]
-(missing items: NaN). Returns ``(estimate, lower, upper)`` in percentage points.
-"""
+"""Every reconstructor kind's forward pass on its fitted state (``to_dict()``); standard library + numpy only, as
+``export-lmeval`` copies this file next to an exported harness task (``essence_NAME_estimator.py``)."""
 
 import math
 
@@ -18,13 +9,11 @@ THETA_MAX = 6.0  # abilities are clipped to +-THETA_MAX (essence.methods.irt)
 
 
 def _table(d, v):
-    """``Table1D``: linear interpolation on the stored grid, constant beyond its ends."""
     v = np.asarray(v, dtype=np.float64)
     return np.interp(v.ravel(), np.asarray(d["x"], float), np.asarray(d["y"], float)).reshape(v.shape)
 
 
 def _subset_score(X, weights=None):
-    """``100 * weighted nanmean(X, axis=1)`` (pp); ``X`` ``(n, k)``."""
     w = np.ones(X.shape[1]) if weights is None else np.asarray(weights, dtype=np.float64)
     obs = ~np.isnan(X)
     den = obs.astype(np.float64) @ w
@@ -42,7 +31,6 @@ def _binarize(X, threshold):
 
 
 def _ability(X, a, b, prior_sd=1.0, max_iter=100, tol=1e-10):
-    """MAP 2PL ability ``(n,)`` under N(0, prior_sd^2): damped Newton steps (essence.features.irt.estimate_ability)."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     obs = ~np.isnan(X)
@@ -125,7 +113,6 @@ def _mean_ridge(d, X):
 
 
 def _mlp(d, X):
-    """essence.reconstructors.mlp.MLPReconstructor: one tanh hidden layer on the (filled) answers."""
     f = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
     W1 = f(d["W1"]).reshape(X.shape[1], -1)
     h = np.tanh(_filled(d, X) @ W1 + f(d["b1"]))
@@ -133,8 +120,7 @@ def _mlp(d, X):
 
 
 def answers(stored, k):
-    """The ``(n, k)`` answers of ``essence.reconstructors.base.encode_answers``' output: rows of ``0``/``1``
-    characters (binary), of ``a``..``u`` (twentieths), or of numbers."""
+    """The ``(n, k)`` answers of ``essence.reconstructors.base.encode_answers``' output."""
     rows = stored["rows"]
     if stored.get("binary"):
         return np.array([[c == "1" for c in r] for r in rows], dtype=np.float64).reshape(-1, k)
@@ -145,7 +131,6 @@ def answers(stored, k):
 
 
 def _kernel(d, X):
-    """The RBF kernel ridge over the stored training answers (``kernel``)."""
     f = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
     k = int(d["k"])
     T = answers(d["train"], k)
@@ -157,7 +142,6 @@ def _kernel(d, X):
 
 
 def _boost(d, X):
-    """essence.reconstructors.boost.BoostReconstructor: the stored trees walked on [block means, answers]."""
     k = int(d["k"])
     blocks = [[int(c) for c in b] for b in d["params"]["blocks"]] or [list(range(k))]
     obs = ~np.isnan(X)
@@ -202,13 +186,10 @@ _erf = np.vectorize(math.erf, otypes=[float])
 
 
 def _ncdf(z):
-    """The standard normal cdf, elementwise."""
     return 0.5 * (1.0 + _erf(np.asarray(z, dtype=np.float64) / math.sqrt(2.0)))
 
 
 def _factor_ability(X, A, b, prior_prec, iters=30):
-    """MAP abilities ``(n, d)`` of a logistic factor model from answers ``X`` ``(n, k)`` on items with loadings
-    ``A`` ``(k, d)`` and easiness ``b`` ``(k,)`` (essence.features.factor.map_ability)."""
     n, dd = X.shape[0], A.shape[1]
     theta = np.zeros((n, dd))
     if dd == 0:
@@ -251,7 +232,6 @@ def frontier_d(d, X):
 
 
 def _mixture_quantile(q, w, m0, s0, m1, s1, iters=60):
-    """The ``q`` quantile of ``(1 - w) N(m0, s0^2) + w N(m1, s1^2)``, elementwise, by bisection."""
     lo = np.minimum(m0 - 8 * s0, m1 - 8 * s1)
     hi = np.maximum(m0 + 8 * s0, m1 + 8 * s1)
     for _ in range(iters):
@@ -280,7 +260,6 @@ def frontier(d, X):
 
 
 def _average(d, X):
-    """essence.reconstructors.combine.AverageReconstructor: its parts' mean, weighted by ``part_weights`` when given."""
     preds = np.array([np.clip(_PREDICT[p["kind"]](p, X), 0.0, 100.0) for p in d["fitted"]])
     w = d["params"].get("part_weights")
     return preds.mean(axis=0) if w is None else np.asarray(w, dtype=np.float64) @ preds
@@ -308,7 +287,7 @@ def interval(model: dict, est) -> tuple:
 
 
 def estimate(spec: dict, scores: dict) -> tuple:
-    """``(estimate, lower, upper)`` in pp from ``{item id: score}`` on the chosen items (see the module docstring)."""
+    """``(estimate, lower, upper)`` in pp from ``scores`` ``{item id: score in [0, 1]}`` on ``spec["items"]``."""
     x = np.array([[scores.get(i, math.nan) for i in spec["items"]]], dtype=np.float64)
     if np.isnan(x).all():
         return math.nan, math.nan, math.nan

@@ -1,27 +1,21 @@
 """The estimate that stays honest outside the references: regression inside, a shrinkage-free estimate outside.
 
-A regression ``G`` fitted on the reference models (any kind: a line on the subset mean, ridge, AIPW, ...) is the
-best estimate for a model like them, but it pulls every estimate toward their mean: a model stronger than every
-reference model is read low, and its interval, calibrated on models like the references, does not cover it.
-``D`` does not shrink: a low-rank logistic factor model of the references' answers on *every* item
-(:class:`essence.features.factor.FactorModel`) gives the new model's abilities from its own answers on the chosen
-items (a weak prior, so they may lie far beyond every reference model), and
+A regression ``G`` on the reference models pulls every estimate toward their mean, so a model stronger than every
+reference is read low and its interval misses. ``D`` does not shrink: a low-rank logistic factor model of the
+references' answers on every item (:class:`essence.features.factor.FactorModel`, weak prior on the abilities) and
 
-    D = mean over all N items of p_j(theta) + mean over the answered items of (answer_j - p_j(theta)),
+    D = mean over all N items of p_j(theta) + mean over the answered items of (answer_j - p_j(theta))
 
-the difference (GREG) form, whose correction term is design-unbiased where the items are a random sample. Its
-standard error comes from the residuals, ``sqrt((1 - k/N) v / k)`` with ``v`` the larger of their variance, the
-model's own Bernoulli variance and ``1 / (k + 2)``, times a factor ``c_d >= 1`` calibrated on held-out
-reference models. Which one answers is decided per model from its own answers, never from a shrunk estimate:
+(the GREG form, design-unbiased where the items are a random sample), standard error ``sqrt((1 - k/N) v / k)``
+(``v``: the largest of the residual variance, the Bernoulli variance and ``1 / (k + 2)``) times ``c_d >= 1``
+calibrated on held-out references. Per model, from its own answers:
 
     p_out = P(the true score lies outside the references' range | D)    (flat prior; D ~ N(truth, s_D^2))
-    w     = posterior probability of "outside" in a mixture whose inside component is the references' scores
-            (a Gaussian kernel of width s_D on each) and whose outside one is flat, prior ``pi_out``
+    w     = posterior of "outside" (prior ``pi_out``; inside: a Gaussian kernel of width s_D on each reference score)
     estimate = (1 - w) G + w D;   interval = the ``level`` quantiles of (1 - p_out) N(G, s_G^2) + p_out N(D, s_D^2)
 
-with ``s_G`` from the regression's cross-validated residuals; *outside* means ``w > 0.5``. Where the target is not
-the pool mean (a pre-selected pool), a least-squares line on the references maps D's pool mean to it (its residual
-sd joins ``s_D``).
+``s_G`` from G's cross-validated residuals; *outside* means ``w > 0.5``. Where the target is not the pool mean (a
+pre-selected pool), a least-squares line maps D's pool mean to it (its residual sd joins ``s_D``).
 """
 
 from __future__ import annotations
@@ -91,9 +85,7 @@ class FrontierReconstructor(Reconstructor):
     d, s_inner, c_d : the rank and the two calibrations, when a caller's own cross-validation gave them
         (all three, or None to compute them here on the fixed items).
 
-    ``fit(X, y, R=R)``: ``X`` ``(n, k)`` answers on the chosen items, ``y`` ``(n,)`` pp, ``R`` ``(n, N)`` the same
-    models' answers on every item. ``predict(X)`` gives the estimate; ``predict_interval(X)`` also the bounds,
-    the weight ``w`` and whether each model is outside the references.
+    ``fit(X, y, R=R)``: ``X`` ``(n, k)`` chosen answers, ``y`` ``(n,)`` pp, ``R`` ``(n, N)`` every answer.
     """
 
     kind = "frontier"

@@ -1,11 +1,5 @@
-"""Prediction intervals for estimated full scores: normalised split-conformal.
-
-An estimate ``y_hat`` (pp) gets ``y_hat +/- q * s(y_hat)``. ``s(g)`` is the local residual scale (pp): a
-Gaussian-kernel (``bandwidth`` pp) root mean square of *cross-fitted* training residuals around ``g`` (errors near
-a benchmark's floor are smaller than in its middle). ``q`` is the conformal quantile of ``|y - y_hat| / s(y_hat)``
-on validation models, the ``ceil((n + 1) * level)``-th smallest of ``n``; when validation is too small for the
-level (``n < 1 / (1 - level) - 1``) the cross-fitted training residuals join it. Coverage that matters is measured
-on test models, which every artifact reports."""
+"""Normalised split-conformal intervals ``y_hat +/- q * s(y_hat)`` (pp): ``s`` a kernel RMS of cross-fitted
+training residuals, ``q`` the conformal quantile of ``|y - y_hat| / s(y_hat)`` on validation models."""
 
 from __future__ import annotations
 
@@ -15,6 +9,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ..data.errors import InputError
+from .choose import oof_predictions
 from .tables import Table1D
 
 __all__ = ["IntervalModel", "cross_fitted_predictions"]
@@ -78,17 +73,6 @@ class IntervalModel:
 
 
 def cross_fitted_predictions(reconstructor, X, y, n_folds: int = 5, seed: int = 0, R=None) -> np.ndarray:
-    """Out-of-fold predictions ``(n,)`` (pp): each fold predicted by a clone fitted on the other folds.
-    ``R`` ``(n, n_pool)``: the models' answers on every pool item, for kinds that say ``needs_pool``."""
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    n = len(y)
-    n_folds = max(2, min(n_folds, n))
-    folds = np.random.default_rng(seed).permutation(n) % n_folds
-    out = np.empty(n)
-    for f in range(n_folds):
-        te = folds == f
-        rec = clone(reconstructor)
-        rec = rec.fit(X[~te], y[~te], R=R[~te]) if getattr(rec, "needs_pool", False) else rec.fit(X[~te], y[~te])
-        out[te] = rec.predict(X[te])
-    return out
+    """Out-of-fold predictions ``(n,)`` (pp) of clones of ``reconstructor``:
+    :func:`essence.reconstructors.choose.oof_predictions`."""
+    return oof_predictions(lambda: clone(reconstructor), X, y, n_folds, seed, R)

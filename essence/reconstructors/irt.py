@@ -1,6 +1,5 @@
-"""Reconstructors on a 2PL ability: MetaBench's GAM on (ability, subset score) (``irt_gam``) and
-tinyBenchmarks' gp-IRT estimate (``gpirt``). Abilities are on the standardised logit scale
-(:mod:`essence.features.irt`); estimates in pp."""
+"""Reconstructors on a 2PL ability (:mod:`essence.features.irt`): MetaBench's GAM on (ability, subset score)
+(``irt_gam``) and tinyBenchmarks' gp-IRT estimate (``gpirt``); estimates in pp."""
 
 from __future__ import annotations
 
@@ -12,25 +11,17 @@ from ..data.checks import Flag, Real, Whole, check_params
 from ..data.errors import InputError
 from ..features.irt import ItemParams, binarize, estimate_ability
 from .base import Reconstructor, subset_score
+from .forward import THETA_MAX
 from .tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table
 
-__all__ = ["THETA_MAX", "fit_gam2_tables", "IRTGAMReconstructor", "gp_lambda", "gpirt_components", "GPIRTReconstructor"]
-
-#: abilities are clipped to [-THETA_MAX, THETA_MAX] before the GAM (the tables' grid)
-THETA_MAX = 6.0
-
+__all__ = ["THETA_MAX", "fit_gam2_tables", "IRTGAMReconstructor", "gp_lambda", "gpirt_components",
+           "GPIRTReconstructor"]
 
 
 def fit_gam2_tables(Z, y, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, theta_max: float = THETA_MAX,
                     n_grid_theta: int = 2401, n_grid_score: int = 2001):
-    """Fit pygam ``LinearGAM(s(0) + s(1))`` on ``Z = [theta, score]`` ``(n, 2)`` -> ``y`` (pp).
-
-    Returns ``(intercept, t_theta, t_score, gam)``: the prediction is
-    ``intercept + t_theta(theta) + t_score(score)``, each term a :class:`Table1D` on
-    ``[-theta_max, theta_max]`` (step 0.005) and ``[0, 100]`` pp (step 0.05), which reproduce pygam's
-    predictions within 1e-3 pp inside those ranges. ValueError when either column has fewer than 4
-    distinct values (the spline terms are then not identifiable).
-    """
+    """``(intercept, t_theta, t_score, gam)`` of pygam's ``LinearGAM(s(0) + s(1))`` on ``Z = [theta, score]``
+    ``(n, 2)`` -> ``y`` (pp), each term a :class:`Table1D`; InputError for fewer than 4 distinct values a column."""
     from pygam import LinearGAM, s
 
     Z = np.asarray(Z, dtype=np.float64)
@@ -54,16 +45,9 @@ def fit_gam2_tables(Z, y, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, 
     return intercept, Table1D(gt, ft), Table1D(gs, fs), gam
 
 
-
 class IRTGAMReconstructor(Reconstructor):
-    """Full score from the chosen items through the 2PL ability: GAM on (theta, subset score) or on theta alone.
-
-    ``a``, ``b`` ``(k,)``: 2PL discrimination and difficulty of the chosen items; ``threshold``: answers are
-    binarised (``x >= threshold``) for the MAP ability (prior N(0, ``prior_sd``^2)), the subset score uses the raw
-    answers; ``use_score``: ``y ~ s(theta) + s(score)`` (MetaBench) or ``y ~ s(theta)``; ``n_splines``, ``lam`` of
-    each term. ``X`` ``(n, k)`` in [0, 1], NaN left out of both; predictions in pp, clipped to [0, 100]; the GAM is
-    stored as lookup tables.
-    """
+    """Full score = GAM on (theta, subset score) (``use_score``) or on theta alone; theta the MAP 2PL ability of
+    the answers binarised at ``threshold``, on items with ``a``, ``b`` ``(k,)``."""
 
     kind = "irt_gam"
     _domains = {"threshold": Real(0.0, 1.0), "prior_sd": Real(0.0, open_min=True), "use_score": Flag(),
@@ -131,12 +115,8 @@ class IRTGAMReconstructor(Reconstructor):
 
 
 def gp_lambda(b: float, v: float) -> float:
-    """gp-IRT mixing weight ``b^2 / (v + b^2)`` of the anchor estimate (the rest goes to p-IRT).
-
-    ``b``: error scale (bias / RMSE) of p-IRT; ``v``: variance (MSE) of the anchor estimator; both in
-    the same units (fractions or pp, squared for ``v``). A noisy anchor estimate (large ``v``) shifts the
-    weight to p-IRT, a biased p-IRT (large ``b``) to the anchors. 0.5 when both are 0.
-    """
+    """gp-IRT's weight ``b^2 / (v + b^2)`` of the anchor estimate (0.5 when both are 0): ``b`` p-IRT's error scale,
+    ``v`` the anchor estimate's MSE, in the same units. InputError unless finite with ``v >= 0``."""
     b, v = float(b), float(v)
     if not (np.isfinite(b) and np.isfinite(v)) or v < 0:
         raise InputError(f"gp_lambda: need finite b and v >= 0, got b={b}, v={v}")
@@ -144,16 +124,10 @@ def gp_lambda(b: float, v: float) -> float:
     return 0.5 if den == 0 else b * b / den
 
 
-
 def gpirt_components(X, params: ItemParams, anchors, weights, threshold: float = 0.5,
                      prior_sd: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """Anchor estimate and p-IRT estimate (fractions, each ``(n_models,)``) from anchor responses.
-
-    ``X``: ``(n_models, k)`` responses on the anchors (NaN = missing: such an anchor counts as unseen);
-    ``params``: 2PL parameters of all ``N`` pool items; ``anchors``: ``(k,)`` their positions in the
-    pool; ``weights``: ``(k,)`` anchor weights (normalised here). The seen part of p-IRT uses the raw
-    responses; the ability uses them binarised at ``threshold``.
-    """
+    """``(anchor estimate, p-IRT estimate)``, fractions ``(n_models,)`` each, from answers ``X`` ``(n_models, k)`` on
+    the ``anchors`` ``(k,)`` (pool positions; NaN: unseen) with ``weights`` ``(k,)``; ``params``: the pool's."""
     X = np.asarray(X, dtype=np.float64)
     anchors = np.asarray(anchors, dtype=np.intp)
     w = np.asarray(weights, dtype=np.float64)
@@ -174,17 +148,9 @@ def gpirt_components(X, params: ItemParams, anchors, weights, threshold: float =
     return anchor_est, pirt
 
 
-
 class GPIRTReconstructor(Reconstructor):
-    """tinyBenchmarks' gp-IRT estimate of the pool score, optionally calibrated to the target by a GAM.
-
-    ``pool_a``, ``pool_b``, ``pool_p_fixed`` ``(N,)``: 2PL parameters of every pool item (``pool_p_fixed``: None, or
-    the fixed probability of items constant over the training models, :class:`essence.features.irt.ItemParams`);
-    ``anchors`` ``(k,)`` positions of the anchors in the pool (``X``'s columns), ``weights`` ``(k,)`` their cluster
-    shares; ``gp_lambda`` the anchor estimate's weight (:func:`gp_lambda`); ``threshold``, ``prior_sd`` of the
-    ability; ``calibrate``: False gives ``100 * G`` (pp), True a GAM (``n_splines``, ``lam``) of the target on it.
-    Predictions in pp, clipped to [0, 100].
-    """
+    """tinyBenchmarks' gp-IRT estimate ``G`` (pp), or with ``calibrate`` a GAM of the target on it; ``pool_*``
+    ``(N,)``: :class:`essence.features.irt.ItemParams`; ``anchors`` ``(k,)``: pool positions of ``X``'s columns."""
 
     kind = "gpirt"
     _domains = {"gp_lambda": Real(0.0, 1.0), "threshold": Real(0.0, 1.0), "prior_sd": Real(0.0, open_min=True),
@@ -226,17 +192,12 @@ class GPIRTReconstructor(Reconstructor):
         d["pool_p_fixed"] = [None if (v is None or np.isnan(v)) else float(v) for v in self.pool_p_fixed]
         return d
 
-    def components(self, X) -> tuple[np.ndarray, np.ndarray]:
-        """``(anchor, pirt)`` estimates in pp, each ``(n_models,)``."""
-        params, anchors, weights = self._state()
-        A, P = gpirt_components(X, params, anchors, weights, float(self.threshold), float(self.prior_sd))
-        return 100.0 * A, 100.0 * P
-
     def gpirt(self, X) -> np.ndarray:
         """Uncalibrated gp-IRT estimate of the pool score, pp, ``(n_models,)``."""
-        A, P = self.components(X)
+        params, anchors, weights = self._state()
+        A, P = gpirt_components(X, params, anchors, weights, float(self.threshold), float(self.prior_sd))
         lam = float(self.gp_lambda)
-        return lam * A + (1.0 - lam) * P
+        return lam * (100.0 * A) + (1.0 - lam) * (100.0 * P)
 
     def fit(self, X, y):
         check_params(self)

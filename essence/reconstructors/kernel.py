@@ -1,11 +1,5 @@
-"""Kernel ridge on the chosen items (``kernel``): a smooth nonlinear reconstructor chosen in closed form.
-
-``estimate(x) = ybar + sd * sum_i beta_i exp(-gamma * d(x, x_i))`` over the training models ``x_i``, with
-``d(x, x') = sum_j s_j (x_j - x'_j)^2``, ``s_j = 1 + w`` on the ``own`` columns (a suite member's own items)
-and 1 elsewhere, ``gamma = scale / sum_j s_j``. ``w``, ``scale`` and the ridge penalty ``alpha`` are chosen by
-exact leave-one-out error (one eigendecomposition of the kernel matrix per ``(w, scale)``). The artifact
-stores the training models' filled answers ``(n, k)`` (compact strings when binary or on the grid of
-twentieths) and the dual coefficients ``beta`` ``(n,)``."""
+"""Kernel ridge on the chosen items (``kernel``): ``ybar + sd * sum_i beta_i exp(-gamma * d(x, x_i))`` over the
+training models ``x_i``, ``d(x, x') = sum_j s_j (x_j - x'_j)^2``, ``s_j = 1 + w`` on the ``own`` columns, else 1."""
 
 from __future__ import annotations
 
@@ -13,25 +7,19 @@ import numpy as np
 
 from ..data.checks import ListOf, Real, check_params
 from ..data.errors import InputError
-from .base import Reconstructor, check_X, decode_answers, encode_answers
+from .base import _DIGITS, Reconstructor, check_X, decode_answers, encode_answers
 
 __all__ = ["KernelReconstructor", "loo_kernel_ridge"]
-
-_DIGITS = 10
 
 
 def _sqdist(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """``(len(A), len(B))`` squared Euclidean distances between rows (already column-scaled)."""
-    d = (A * A).sum(axis=1)[:, None] + (B * B).sum(axis=1)[None, :] - 2.0 * (A @ B.T)
-    return np.maximum(d, 0.0)
+    return np.maximum((A * A).sum(axis=1)[:, None] + (B * B).sum(axis=1)[None, :] - 2.0 * (A @ B.T), 0.0)
 
 
 def loo_kernel_ridge(K: np.ndarray, z: np.ndarray, alphas) -> np.ndarray:
-    """Leave-one-out mean squared error of kernel ridge ``(K + alpha I) beta = z`` for each alpha.
-
-    ``K`` ``(n, n)`` symmetric PSD, ``z`` ``(n,)``, ``alphas`` ``(m,)`` > 0. Returns ``(m,)``. Exact: the LOO
-    residual of a linear smoother is ``(z_i - zhat_i) / (1 - H_ii)`` with ``H = K (K + alpha I)^-1``.
-    """
+    """Exact leave-one-out MSE ``(m,)`` of kernel ridge ``(K + alpha I) beta = z`` (``K`` ``(n, n)`` PSD, ``z``
+    ``(n,)``) for each of ``alphas`` ``(m,)`` > 0."""
     w, V = np.linalg.eigh(K)
     w = np.maximum(w, 0.0)
     Vz = V.T @ z
@@ -45,13 +33,8 @@ def loo_kernel_ridge(K: np.ndarray, z: np.ndarray, alphas) -> np.ndarray:
 
 
 class KernelReconstructor(Reconstructor):
-    """RBF kernel ridge on the chosen items' answers (see the module docstring).
-
-    ``own``: positions among the ``k`` chosen items whose distance counts ``1 + w`` times (empty: ``own_weights`` not
-    searched); ``own_weights`` (``w`` >= 0), ``scales`` (> 0) and ``alphas`` (ridge penalties on the standardised
-    target): the grid ``fit`` searches by leave-one-out error (``loo_rmse_``, pp). ``X`` ``(n, k)`` in [0, 1] (a
-    missing cell counts as its item's training mean), ``y`` ``(n,)`` pp.
-    """
+    """RBF kernel ridge; ``own_weights``, ``scales`` and ``alphas``: the grid searched by leave-one-out error
+    (``loo_rmse_``, pp); a missing cell counts as its item's training mean."""
 
     kind = "kernel"
     _domains = {"own_weights": ListOf(Real(0.0)), "scales": ListOf(Real(0.0, open_min=True)),

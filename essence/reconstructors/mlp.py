@@ -1,5 +1,4 @@
-"""``mlp``: scikit-learn's ``MLPRegressor`` (one tanh hidden layer, L-BFGS, L2 penalty) on the chosen items'
-answers, the target standardised; the artifact stores the weights and ``predict`` is its own forward pass."""
+"""``mlp``: scikit-learn's ``MLPRegressor`` (one tanh hidden layer, L-BFGS) on the chosen items' answers."""
 
 from __future__ import annotations
 
@@ -13,17 +12,9 @@ __all__ = ["MIN_MODELS_MLP", "MLPReconstructor"]
 MIN_MODELS_MLP = 300
 
 
-
-# ----------------------------------------------------------------------------------------------
-# A small neural network on the chosen items
-# ----------------------------------------------------------------------------------------------
 class MLPReconstructor(Reconstructor):
-    """Full score = ``ybar + sd * (tanh(x W1 + b1) W2 + b2)``: a one-hidden-layer network on the chosen items.
-
-    ``hidden`` tanh units, ``alpha`` L2 penalty (scikit-learn's ``MLPRegressor``), ``max_iter`` L-BFGS iterations,
-    ``seed`` of the initial weights. ``X`` ``(n, k)`` in [0, 1] (a missing cell counts as its item's training mean,
-    stored), ``y`` pp (standardised for the fit); predictions use the stored (rounded) weights.
-    """
+    """Full score = ``ybar + sd * (tanh(x W1 + b1) W2 + b2)``: ``hidden`` tanh units, ``alpha`` L2 penalty,
+    ``max_iter`` L-BFGS iterations; a missing cell counts as its item's training mean."""
 
     kind = "mlp"
     _domains = {"hidden": Whole(1), "alpha": Real(0.0), "max_iter": Whole(1), "seed": Whole(0)}

@@ -1,5 +1,4 @@
-"""``signature_knn``: DISCO's estimate: a model's answers on the chosen (high-disagreement) items as its
-signature, PCA, then the mean full score of its nearest reference models (pp)."""
+"""``signature_knn``: DISCO's estimate, the nearest reference models' full score in PCA space of the answers."""
 
 from __future__ import annotations
 
@@ -16,12 +15,8 @@ __all__ = ["SignatureKNNReconstructor"]
 
 
 class SignatureKNNReconstructor(Reconstructor):
-    """Full score = distance-weighted mean target of the K nearest training models in PCA space (DISCO).
-
-    ``n_components`` PCA components (at most ``k`` and ``n_train - 1``), ``n_neighbors`` ``K``. ``X`` ``(n, k)``
-    (NaN: the item's training mean, stored), ``y`` pp. Weights ``1 / distance``; a model within 1e-4 of training
-    models (stored signatures are rounded to 1e-5) gets their mean target. Predictions in pp, clipped to [0, 100].
-    """
+    """Full score = the ``1 / distance``-weighted mean target of the ``n_neighbors`` nearest training models on
+    ``n_components`` PCA components (at most ``k`` and ``n_train - 1``); NaN: the item's training mean."""
 
     kind = "signature_knn"
     _domains = {"n_components": Whole(1), "n_neighbors": Whole(1)}
@@ -30,15 +25,12 @@ class SignatureKNNReconstructor(Reconstructor):
         self.n_components = n_components
         self.n_neighbors = n_neighbors
 
-    def _fill(self, X) -> np.ndarray:
+    def transform(self, X) -> np.ndarray:
+        """PCA coordinates ``(n_models, n_components_)`` of signatures ``X`` ``(n_models, k)``."""
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.fill_.size:
             raise InputError(f"X: expected (n_models, {self.fill_.size}) responses on the chosen items, got {X.shape}")
-        return np.where(np.isnan(X), self.fill_[None, :], X)
-
-    def transform(self, X) -> np.ndarray:
-        """PCA coordinates ``(n_models, n_components_)`` of signatures ``X`` ``(n_models, k)``."""
-        return (self._fill(X) - self.mean_) @ self.components_.T
+        return (np.where(np.isnan(X), self.fill_[None, :], X) - self.mean_) @ self.components_.T
 
     def fit(self, X, y):
         check_params(self)
@@ -51,8 +43,7 @@ class SignatureKNNReconstructor(Reconstructor):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             m = np.nanmean(X, axis=0)
-        # every stored array is rounded here exactly as to_dict writes it, so a reloaded artifact
-        # predicts bit for bit what the fitted object predicts
+        # rounded as to_dict writes it: a reloaded artifact predicts bit for bit the same
         self.fill_ = np.round(np.where(np.isnan(m), 0.0, m), 10)
         F = np.where(np.isnan(X), self.fill_[None, :], X)
         self.mean_ = np.round(F.mean(axis=0), 10)

@@ -1,6 +1,5 @@
-"""The simple reconstructors (contract: :mod:`essence.reconstructors.base`): a GAM on the subset score, ridge on the
-answers, ridge followed by a GAM on its index, a line on the subset mean, the line plus shrunk item weights,
-weighted means. Smooth 1-D functions are stored as lookup tables (:class:`~essence.reconstructors.tables.Table1D`)."""
+"""The simple reconstructors: a GAM on the subset score, ridge on the answers, ridge then a GAM on its index, a line
+on the subset mean, the line plus shrunk item weights, weighted means."""
 
 from __future__ import annotations
 
@@ -17,12 +16,10 @@ __all__ = ["GAMReconstructor", "RidgeReconstructor", "RidgeGAMReconstructor", "W
            "LineReconstructor", "MeanRidgeReconstructor", "WeightedLineReconstructor", "FEW_MODEL_CHOICES",
            "RECONSTRUCTOR_CHOICES", "reconstructor_makers"]
 
-# ----------------------------------------------------------------------------------------------
-# GAM on the subset score
-# ----------------------------------------------------------------------------------------------
+
 def _line_beyond(table: Table1D, s: np.ndarray, y: np.ndarray) -> Table1D:
-    """``table`` with its values outside ``[min(s), max(s)]`` replaced by the table's value at that end plus
-    the least-squares slope of ``y`` on ``s`` (``(n,)`` pp each) times the distance from it."""
+    """``table`` continued beyond ``[min(s), max(s)]`` from its end values with the least-squares slope of ``y`` on
+    ``s`` (``(n,)`` pp each)."""
     slope = float(np.polyfit(s, y, 1)[0])
     lo, hi = float(s.min()), float(s.max())
     x = np.union1d(table.x, [lo, hi])  # the ends join the grid, so values inside the range stay the table's
@@ -34,12 +31,8 @@ def _line_beyond(table: Table1D, s: np.ndarray, y: np.ndarray) -> Table1D:
 
 
 class GAMReconstructor(Reconstructor):
-    """Full score = g(subset score): a GAM (pygam, ``s(0)``) on the (weighted) mean over the chosen items, pp.
-
-    ``weights`` ``(k,)`` or None (the plain subset accuracy). ``extrapolate``: beyond the fitted models' range of
-    subset scores, ``"gam"`` follows the spline's end slope, ``"line"`` continues from the spline's end value with
-    the slope of the least-squares line over all fitted models (the end slope rests on the last few models).
-    """
+    """Full score = g(subset score, ``weights`` ``(k,)`` or None) by pygam; beyond the fitted scores ``extrapolate``
+    ``"gam"`` keeps the spline's end slope, ``"line"`` the least-squares line's."""
 
     kind = "gam"
     _domains = {"n_splines": Whole(4), "lam": Real(0.0), "extrapolate": OneOf("gam", "line")}
@@ -71,13 +64,9 @@ class GAMReconstructor(Reconstructor):
         return obj
 
 
-# ----------------------------------------------------------------------------------------------
-# Ridge on the item responses
-# ----------------------------------------------------------------------------------------------
 def _ridge_cv(X: np.ndarray, y, alphas) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """Ridge of ``y`` on ``X`` ``(n, k)`` with its penalty chosen among ``alphas`` by RidgeCV's leave-one-out
-    error; a missing cell counts as its item's mean (0 when the item has none). Returns ``(fill (k,),
-    coef (k,), intercept, alpha)``."""
+    """RidgeCV of ``y`` on ``X`` ``(n, k)`` (a missing cell: its item's mean, else 0) over ``alphas``. Returns
+    ``(fill (k,), coef (k,), intercept, alpha)``."""
     from sklearn.linear_model import RidgeCV
 
     means = np.nanmean(X, axis=0) if X.shape[0] else np.zeros(X.shape[1])
@@ -87,11 +76,8 @@ def _ridge_cv(X: np.ndarray, y, alphas) -> tuple[np.ndarray, np.ndarray, float, 
 
 
 class RidgeReconstructor(Reconstructor):
-    """Full score = ``b + X w``: ridge regression on the chosen items' responses, pp.
-
-    The penalty is chosen among ``alphas`` by efficient leave-one-out CV (scikit-learn's RidgeCV) on
-    the training models. Missing cells are filled with the item's training mean (stored in the artifact).
-    """
+    """Full score = ``b + X w``: ridge on the chosen items' answers, penalty among ``alphas`` by RidgeCV's
+    leave-one-out error; a missing cell counts as its item's training mean (stored)."""
 
     kind = "ridge"
     _domains = {"alphas": ListOf(Real(0.0, open_min=True))}
@@ -117,25 +103,14 @@ class RidgeReconstructor(Reconstructor):
         obj = cls(**d["params"])
         obj.k_ = int(d["k"])
         obj.coef_ = np.asarray(d["coef"], dtype=np.float64)
-        obj.intercept_ = float(d["intercept"])
-        obj.alpha_ = float(d["alpha"])
+        obj.intercept_, obj.alpha_ = float(d["intercept"]), float(d["alpha"])
         obj.fill_ = np.asarray(d["fill"], dtype=np.float64)
         return obj
 
 
-# ----------------------------------------------------------------------------------------------
-# Ridge index, then a GAM on it (a single-index model)
-# ----------------------------------------------------------------------------------------------
 class RidgeGAMReconstructor(RidgeReconstructor):
-    """Full score = g(b + X w): ridge on the chosen items' responses gives a linear index (pp), and a 1-D GAM
-    ``g`` bends it where the full score is not linear in the items (floors and ceilings of the scale).
-
-    ``w`` and ``b`` are :class:`RidgeReconstructor`'s (penalty by leave-one-out CV on the training models).
-    ``g`` is fitted on *out-of-fold* indices (``folds``-fold cross-fitting of the ridge with the chosen
-    penalty), so it learns how the index errs on models it was not fitted on rather than on in-sample
-    predictions, which overfit when there are few models per item. ``g`` is stored as a
-    :class:`Table1D` over the range of those indices (constant beyond it). Missing cells: as ridge.
-    """
+    """Full score = g(b + X w): :class:`RidgeReconstructor`'s index, then a 1-D GAM ``g`` fitted on the
+    ``folds``-fold cross-fitted indices, over their range (constant beyond it)."""
 
     kind = "ridge_gam"
     _domains = {**RidgeReconstructor._domains, "n_splines": Whole(4), "lam": Real(0.0), "folds": Whole(2),
@@ -185,15 +160,8 @@ class RidgeGAMReconstructor(RidgeReconstructor):
         return obj
 
 
-# ----------------------------------------------------------------------------------------------
-# Weighted mean (no fitting): tinyBenchmarks' anchor estimator
-# ----------------------------------------------------------------------------------------------
 class WeightedMeanReconstructor(Reconstructor):
-    """Full score = ``100 * sum_j w_j x_j / sum_j w_j``: the anchor-weighted mean, pp. Nothing is fitted.
-
-    It estimates the mean over the *pool*; where the target is a score over a larger benchmark (the
-    metabench pools) it is biased by the difference, which the GAM variant corrects.
-    """
+    """Full score = ``100 * sum_j w_j x_j / sum_j w_j`` (pp); nothing is fitted."""
 
     kind = "weighted_mean"
 
@@ -219,11 +187,10 @@ class WeightedMeanReconstructor(Reconstructor):
 RECONSTRUCTOR_CHOICES = ("gam", "ridge", "ridge_gam")
 
 
-def reconstructor_makers(names=RECONSTRUCTOR_CHOICES, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM) -> dict[str, Callable[[], object]]:
-    """Zero-argument factories, by label, for :func:`essence.reconstructors.choose.choose_on_validation`: ``"gam"`` (a
-    :class:`GAMReconstructor` with ``n_splines`` and ``lam`` on the subset mean, the paper's), ``"ridge"``
-    (:class:`RidgeReconstructor` on the items) and ``"ridge_gam"`` (:class:`RidgeGAMReconstructor`: ridge,
-    then a GAM on its index). EssenceBench chooses among all three; ValueError names an unknown label."""
+def reconstructor_makers(names=RECONSTRUCTOR_CHOICES, n_splines: int = GAM_N_SPLINES,
+                         lam: float = GAM_LAM) -> dict[str, Callable[[], object]]:
+    """Zero-argument factories by label among ``"gam"`` (:class:`GAMReconstructor` with ``n_splines``, ``lam``),
+    ``"ridge"`` and ``"ridge_gam"``; InputError names an unknown label."""
     names = tuple(names)
     unknown = [n for n in names if n not in RECONSTRUCTOR_CHOICES]
     if unknown or not names:
@@ -233,14 +200,9 @@ def reconstructor_makers(names=RECONSTRUCTOR_CHOICES, n_splines: int = GAM_N_SPL
     return {n: makers[n] for n in names}
 
 
-# ----------------------------------------------------------------------------------------------
-# Few-model reconstructors and the cross-validated choice
-# ----------------------------------------------------------------------------------------------
 class LineReconstructor(Reconstructor):
-    """Full score = ``a + b * m``: a least-squares line on the subset score ``m`` (pp, plain mean of the
-    chosen items). Two numbers to learn, so it holds with a handful of models; the baseline a user tries
-    first ("random items + a straight line"). With one distinct ``m`` it predicts the mean target.
-    """
+    """Full score = ``a + b * m``: a least-squares line on the subset score ``m`` (pp); with one distinct ``m``,
+    the mean target."""
 
     kind = "line"
     #: item weights of the subset score (None: the plain mean); the weighted subclass makes it a parameter
@@ -251,11 +213,8 @@ class LineReconstructor(Reconstructor):
         y = np.asarray(y, dtype=np.float64)
         self.k_ = X.shape[1]
         m = subset_score(X, self.weights)
-        if np.unique(m).size < 2:
-            self.slope_, self.intercept_ = 0.0, float(y.mean())
-        else:
-            slope, icpt = np.polyfit(m, y, 1)
-            self.slope_, self.intercept_ = float(slope), float(icpt)
+        slope, icpt = (0.0, y.mean()) if np.unique(m).size < 2 else np.polyfit(m, y, 1)
+        self.slope_, self.intercept_ = float(slope), float(icpt)
         return self
 
     def to_dict(self) -> dict:
@@ -271,12 +230,8 @@ class LineReconstructor(Reconstructor):
 
 
 class MeanRidgeReconstructor(Reconstructor):
-    """Full score = ``a + b * m + X w``: the :class:`LineReconstructor` on the subset score ``m`` plus a ridge
-    on the chosen items' responses fitted to the line's residuals, i.e. item weights shrunk toward equal
-    weights (the plain mean). The penalty is chosen among ``alphas`` by efficient leave-one-out CV
-    (RidgeCV); the largest penalties give back the line, so with few models it degrades to the line
-    rather than overfitting ``k`` weights. Missing cells: filled with the item's training mean (stored).
-    """
+    """Full score = ``a + b * m + X w``: the :class:`LineReconstructor` plus a ridge (RidgeCV over ``alphas``) on
+    the answers fitted to its residuals; a missing cell counts as its item's training mean."""
 
     kind = "mean_ridge"
 
@@ -313,14 +268,7 @@ FEW_MODEL_CHOICES = {"line": LineReconstructor, "mean_ridge": MeanRidgeReconstru
 
 
 class WeightedLineReconstructor(LineReconstructor):
-    """Full score = ``a + b * m_w``: a least-squares line on the weighted subset score ``m_w`` (pp,
-    ``100 * sum_j w_j x_j / sum_j w_j``, :func:`essence.reconstructors.simple.subset_score`).
-
-    The anchor-weighted mean estimates the item pool's accuracy; the line maps it to the target (a whole
-    benchmark of which the pool is a part, or another scale) with two numbers, so it holds with a handful
-    of models. With one distinct ``m_w`` it predicts the mean target. ``X`` ``(n_models, k)``; pp out,
-    clipped to [0, 100]. Fit, prediction and JSON are :class:`essence.reconstructors.simple.LineReconstructor`'s.
-    """
+    """Full score = ``a + b * m_w``: :class:`LineReconstructor` on the ``weights``-weighted subset score."""
 
     kind = "weighted_line"
 

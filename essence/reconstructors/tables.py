@@ -1,9 +1,4 @@
-"""Smooth 1-D functions as lookup tables, and the GAM settings every reconstructor and ruler shares.
-
-A function fitted with pygam is exported as its values on a fine grid (:class:`Table1D`): plain JSON
-numbers in an artifact, and cheap to evaluate on a whole GA population at once. This module sits below
-:mod:`essence.reconstructors.simple`, :mod:`essence.reconstructors.intervals` and :mod:`essence.search`, which all use it.
-"""
+"""Smooth 1-D functions as lookup tables (:class:`Table1D`), and the GAM settings every reconstructor shares."""
 
 from __future__ import annotations
 
@@ -27,10 +22,8 @@ def round_list(a, digits: int = 10) -> list[float]:
 
 
 class Table1D:
-    """A 1-D function stored as values on a sorted grid; linear interpolation, constant beyond the ends.
-
-    ``x`` and ``y`` are ``(n_grid,)``. Evaluating on an array of any shape returns the same shape.
-    """
+    """A 1-D function as values ``y`` on a sorted grid ``x`` (``(n_grid,)`` each); linear interpolation, constant
+    beyond the ends; evaluating keeps the input's shape."""
 
     def __init__(self, x, y):
         self.x = np.asarray(x, dtype=np.float64)
@@ -54,12 +47,8 @@ class Table1D:
 
 def fit_gam_table(x, y, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, lo: float = 0.0, hi: float = 100.0,
                   n_grid: int = 2001) -> Table1D:
-    """Fit ``y ~ s(x)`` with pygam's LinearGAM and export it as a :class:`Table1D` on ``[lo, hi]``.
-
-    ``x``, ``y`` are ``(n,)``, both in percentage points. With fewer than 4 distinct x values a
-    GAM is not identifiable; a least-squares line (or the mean, for one distinct value) is used instead.
-    The grid step (0.05 pp by default) keeps the table within 1e-3 pp of pygam's own predictions.
-    """
+    """``y ~ s(x)`` (``(n,)`` each, pp) by pygam's LinearGAM as a :class:`Table1D` on ``[lo, hi]``; with fewer
+    than 4 distinct ``x``, a least-squares line (one distinct value: the mean)."""
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     grid = np.linspace(lo, hi, n_grid)

@@ -8,9 +8,6 @@ from .genetic import GAResult, genetic_search, random_masks, repair
 from .redundancy import (FilterResult, coarse_filter, item_prefilter, normalise_rows, rank_redundancy,
                          standardise_items, text_redundancy)
 
-__all__ = [
-    "AttributionResult", "attribution_groups", "ebm_attribution", "shape_norms",
-    "GAResult", "GAMRulerFitness", "genetic_search", "random_masks", "repair",
-    "FilterResult", "coarse_filter", "item_prefilter", "normalise_rows", "rank_redundancy",
-    "standardise_items", "text_redundancy",
-]
+__all__ = ["AttributionResult", "attribution_groups", "ebm_attribution", "shape_norms", "GAResult", "GAMRulerFitness",
+           "genetic_search", "random_masks", "repair", "FilterResult", "coarse_filter", "item_prefilter",
+           "normalise_rows", "rank_redundancy", "standardise_items", "text_redundancy"]

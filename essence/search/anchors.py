@@ -1,5 +1,4 @@
-"""K-Means anchor items (shared by the ``kmeans`` and ``tinybench`` methods): cluster the items by their score
-vectors over the models (NaN filled with the item's mean), keep the item nearest each centroid."""
+"""K-Means anchor items (``kmeans`` and ``tinybench``): the item nearest each centroid of the items' score vectors."""
 
 from __future__ import annotations
 
@@ -26,8 +25,7 @@ def item_features(responses) -> np.ndarray:
 
 
 def _exact_low_dim(F: np.ndarray) -> np.ndarray:
-    """The same points in at most ``n_items`` coordinates (SVD of the centred points), pairwise distances
-    unchanged: K-Means is cheaper when there are more models than items."""
+    """The same points in at most ``n_items`` coordinates (SVD), pairwise distances unchanged."""
     n, d = F.shape
     if d <= n:
         return F
@@ -37,10 +35,8 @@ def _exact_low_dim(F: np.ndarray) -> np.ndarray:
 
 
 def kmeans_anchors(responses, k: int, seed: int = 0, n_init: int = 10, max_iter: int = 300):
-    """``(idx, sizes, inertia)`` of training ``responses`` ``(n_models, n_items)``: ``idx`` ``(k,)`` increasing
-    item positions (each cluster's member nearest its centroid, ties: lowest index), ``sizes`` ``(k,)`` cluster
-    sizes (sum ``n_items``), the K-Means inertia. With fewer than ``k`` distinct score vectors the missing
-    anchors are the items farthest from every anchor so far, each item counted to its nearest anchor."""
+    """``(idx, sizes, inertia)`` of ``responses`` ``(n_models, n_items)``: ``idx`` ``(k,)`` increasing positions
+    of each cluster's item nearest its centroid, ``sizes`` ``(k,)`` cluster sizes, the K-Means inertia."""
     from sklearn.cluster import KMeans
 
     n_items = np.shape(responses)[1] if np.ndim(responses) == 2 else 0

@@ -1,10 +1,4 @@
-"""EssenceBench step 3: item attribution by Explainable Boosting Machines fitted on the GA's elite subsets.
-
-For each elite mask ``m`` an EBM (no interactions) learns the training models' full score (pp) from their
-answers on the items of ``m``; item ``l``'s attribution in it is the bin-count-weighted L2 norm of its shape
-function, ``||f_l^m|| = sqrt(sum_b w_b f_l^m(b)^2 / sum_b w_b)`` (pp), averaged over the elites that hold it
-(0 for items no elite holds). :func:`attribution_groups` then splits the pool into High / Low / Random groups.
-"""
+"""EssenceBench step 3: item attribution (pp) by Explainable Boosting Machines fitted on the GA's elite subsets."""
 
 from __future__ import annotations
 
@@ -33,8 +27,7 @@ class AttributionResult:
 
 
 def fit_ebm(X, y, *, seed: int = 0, max_rounds: int = 2000):
-    """An ``ExplainableBoostingRegressor`` without interactions (one bag, on one core) fitted on ``X`` ``(n, k)`` ->
-    ``y`` ``(n,)`` pp."""
+    """An ``ExplainableBoostingRegressor`` without interactions fitted on ``X`` ``(n, k)`` -> ``y`` ``(n,)`` pp."""
     from interpret.glassbox import ExplainableBoostingRegressor
 
     ebm = ExplainableBoostingRegressor(interactions=0, outer_bags=1, learning_rate=0.04, max_rounds=max_rounds,
@@ -46,8 +39,7 @@ def fit_ebm(X, y, *, seed: int = 0, max_rounds: int = 2000):
 
 
 def shape_norms(ebm, n_features: int) -> np.ndarray:
-    """``(n_features,)`` bin-count-weighted L2 norm of each feature's main-effect shape function (pp; 0 for a
-    feature the EBM dropped)."""
+    """``(n_features,)`` bin-count-weighted L2 norm (pp) of each feature's main-effect shape function."""
     out = np.zeros(n_features)
     for term, scores, weights in zip(ebm.term_features_, ebm.term_scores_, ebm.bin_weights_):
         if len(term) != 1:
@@ -61,9 +53,7 @@ def shape_norms(ebm, n_features: int) -> np.ndarray:
 
 def ebm_attribution(R_train, y_train, masks, *, max_models: int | None = 400, seed=0, progress: bool = False,
                     max_rounds: int = 2000) -> AttributionResult:
-    """Attribution of every pool item from EBMs fitted on elite ``masks`` ``(n_elites, M)`` bool; ``R_train``
-    ``(n_train, M)`` in [0, 1], ``y_train`` ``(n_train,)`` pp; ``max_models``: training models drawn once (seeded)
-    for all EBMs (None = all); ``max_rounds``: each EBM's boosting rounds (:func:`fit_ebm`)."""
+    """Attribution of every pool item from EBMs on elite ``masks`` ``(n_elites, M)`` (``max_models`` None: all)."""
     t0 = time.perf_counter()
     R = np.asarray(R_train, dtype=np.float64)
     y = np.asarray(y_train, dtype=np.float64)
@@ -74,9 +64,8 @@ def ebm_attribution(R_train, y_train, masks, *, max_models: int | None = 400, se
         raise InputError(f"masks: expected (n_elites >= 1, {R.shape[1]}) bool, got shape {masks.shape}")
     rng = np.random.default_rng(seed)
     n = R.shape[0]
-    rows = np.arange(n)
-    if max_models is not None and n > int(max_models):
-        rows = np.sort(rng.choice(n, size=int(max_models), replace=False))
+    rows = (np.sort(rng.choice(n, size=int(max_models), replace=False))
+            if max_models is not None and n > int(max_models) else np.arange(n))
     seeds = rng.integers(0, 2**31 - 1, size=masks.shape[0])
     per = np.full(masks.shape, np.nan)
     from tqdm.auto import tqdm
@@ -93,8 +82,7 @@ def ebm_attribution(R_train, y_train, masks, *, max_models: int | None = 400, se
 
 
 def attribution_groups(attribution, k: int, seed=0, group_fraction: float = 0.75) -> dict[str, np.ndarray]:
-    """``{"high", "low", "random"}``: sorted positions of the ``min(M, max(k, ceil(group_fraction * M)))`` items of
-    largest and smallest ``attribution`` ``(M,)`` (ties by position) and as many drawn uniformly (seeded)."""
+    """``{"high", "low", "random"}``: sorted positions of the top, bottom and random ``group_fraction`` of items."""
     A = np.asarray(attribution, dtype=np.float64)
     if A.ndim != 1 or not np.isfinite(A).all():
         raise InputError("attribution: expected a finite 1-D array (one value per pool item)")

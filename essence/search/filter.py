@@ -1,6 +1,5 @@
-"""EssenceBench step 1 as one call: the optional pre-filter (:func:`~essence.search.redundancy.item_prefilter`),
-the pre-screen of pools above ``max_pool`` items (:func:`~essence.search.screen.screen_pool`) and the redundancy
-filter (:func:`~essence.search.redundancy.coarse_filter`), on the training models."""
+"""EssenceBench step 1 as one call, on the training models: the optional pre-filter, the pre-screen of pools above
+``max_pool`` items (:mod:`essence.search.screen`) and the redundancy filter (:mod:`essence.search.redundancy`)."""
 
 from __future__ import annotations
 
@@ -20,9 +19,7 @@ __all__ = ["FilterConfig", "build_pool"]
 
 @dataclass(frozen=True)
 class FilterConfig:
-    """The filter's settings: text and rank redundancy thresholds (``>= 1``: off), whether constant items are
-    dropped, the pre-filter (``max_item_mean``, ``min_item_pbis``; None = off), the pre-screen's pool size (None =
-    none), criterion and accuracy bins (:mod:`essence.search.screen`)."""
+    """The filter's settings: redundancy thresholds (``>= 1``: off), pre-filter and pre-screen (None: off)."""
 
     tau_text: float = 0.95
     tau_rank: float = 0.9
@@ -44,8 +41,7 @@ class FilterConfig:
 
 
 def build_pool(train, k: int, config: FilterConfig, seed: int = 0, progress: bool = False) -> tuple[np.ndarray, dict]:
-    """``(pool, info)``: increasing positions into ``train.items`` (the training models' Responses) a search may
-    choose from, and a JSON-able record; InputError when fewer than ``k`` items remain, naming what to change."""
+    """``(pool, info)``: positions into ``train.items`` a search may choose from, and a JSON record."""
     R, y = train.responses, train.target
     info: dict = {}
     seconds: dict = {}
@@ -55,8 +51,7 @@ def build_pool(train, k: int, config: FilterConfig, seed: int = 0, progress: boo
         "max_item_mean": config.max_item_mean, "min_item_pbis": config.min_item_pbis,
         "n_dropped_too_easy": int(pre["too_easy"].size), "n_dropped_low_pbis": int(pre["low_pbis"].size),
         "dropped_too_easy": train.items[pre["too_easy"][:50]].tolist(),
-        "dropped_low_pbis": train.items[pre["low_pbis"][:50]].tolist(),
-    }
+        "dropped_low_pbis": train.items[pre["low_pbis"][:50]].tolist()}
     t0 = time.perf_counter()
     if config.max_pool is not None:
         scr = screen_pool(R[:, cand] if cand.size < train.n_items else R, y, int(config.max_pool), config.screen,

@@ -1,14 +1,6 @@
-"""The GA's fitness: ``-RMSE`` (pp) of every candidate subset of a population at once.
-
-* :class:`GAMRulerFitness` (the paper's): a fixed GAM ruler on the subset accuracy, fitted once on the
-  training models, scored on the validation models.
-* :class:`RidgeFitness` (the default): a ridge on the candidate's items, fitted on the training models, scored
-  in-sample on them or on other models.
-* :class:`LOORidgeFitness` (few models): closed-form leave-one-out RMSE of that ridge over all the models given.
-
-:class:`FitnessConfig` names one and :func:`pool_fitness` builds it for a pool. Masks are ``(P, M)`` bool over
-the pool's ``M`` items; responses ``(n_models, M)`` in [0, 1], NaN = missing; scores ``y`` in pp.
-"""
+"""The GA's fitness: ``-RMSE`` (pp) of every candidate subset of a population at once (:class:`GAMRulerFitness`,
+:class:`RidgeFitness`, :class:`LOORidgeFitness`; :func:`pool_fitness` builds one). Masks are ``(P, M)`` bool over
+the pool's ``M`` items; responses ``(n_models, M)`` in [0, 1], NaN = missing; scores ``y`` in pp."""
 
 from __future__ import annotations
 
@@ -28,10 +20,9 @@ __all__ = ["FitnessConfig", "pool_fitness", "GAMRulerFitness", "RidgeFitness", "
 
 @dataclass(frozen=True)
 class FitnessConfig:
-    """The GA's fitness: ``kind`` ``"ridge"`` or ``"gam"``; ``fitness_models`` it is scored on: ``"auto"`` (ridge:
-    in-sample on the training models when there are at least ``10 k``, else leave-one-out over training +
-    validation; gam: validation), ``"train"``, ``"val"``, ``"train+val"`` or ``"loo"``; the ridge penalty
-    ``ridge_alpha``; the leave-one-out penalties tried, ``loo_alphas``; the GAM ruler's ``gam_splines``, ``gam_lam``."""
+    """The GA's fitness: ``kind`` ``"ridge"`` or ``"gam"``; ``fitness_models``: ``"auto"`` (ridge: ``"train"`` with at
+    least ``10 k`` training models, else ``"loo"``; gam: ``"val"``), ``"train"``, ``"val"``, ``"train+val"`` or
+    ``"loo"``; penalties ``ridge_alpha``, ``loo_alphas``; the GAM ruler's ``gam_splines``, ``gam_lam``."""
 
     kind: str = "ridge"
     fitness_models: str = "auto"
@@ -50,9 +41,7 @@ class FitnessConfig:
 
 
 def pool_fitness(config: FitnessConfig, R_train, y_train, R_val, y_val, k: int):
-    """``(make, models)``: ``make(cols)`` builds the fitness of a GA on the sub-pool ``cols`` (positions into the
-    columns of ``R_train`` ``(n_train, M)`` / ``R_val`` ``(n_val, M)``); ``models`` is the resolved
-    ``fitness_models``. Ridge fitnesses are restricted (same value in any sub-pool); the GAM ruler is refitted."""
+    """``(make, models)``: ``make(cols)`` builds the fitness on pool columns ``cols``; ``models``: the resolved kind."""
     M = R_train.shape[1]
     fm = config.fitness_models
     if fm == "auto":
@@ -74,11 +63,14 @@ def pool_fitness(config: FitnessConfig, R_train, y_train, R_val, y_val, k: int):
     return make, fm
 
 
-class LOORidgeFitness:
-    """``-LOO RMSE`` (pp) of a ridge ``y ~ b + X_m w`` on each candidate's items, over the ``n`` models of ``R``
-    ``(n, M)`` / ``y`` ``(n,)``; penalty ``alpha_`` chosen from ``alphas`` on the first call. Leverages
-    ``h_i = x_i' (X'X + alpha I)^-1 x_i + 1/n``; a generation costs ``O(P (k^3 + n k^2))``, so more than
-    ``max_models`` models are refused (use :class:`RidgeFitness`)."""
+class _NegRMSE:
+    def __call__(self, masks) -> np.ndarray:
+        return -self.rmse(masks)
+
+
+class LOORidgeFitness(_NegRMSE):
+    """``-LOO RMSE`` (pp) of a ridge on each candidate's items over ``R`` ``(n, M)`` / ``y`` ``(n,)``; penalty
+    ``alpha_`` chosen from ``alphas`` on the first call; at most ``max_models`` models."""
 
     def __init__(self, R, y, alphas=(1.0, 10.0, 100.0), max_models: int = 2000):
         X = _matrix(R, "R")
@@ -130,18 +122,11 @@ class LOORidgeFitness:
         e = (self.yc[None, :] - pred) / np.maximum(1.0 - h, 1e-6)
         return np.sqrt(np.mean(e * e, axis=1))
 
-    def __call__(self, masks) -> np.ndarray:
-        return -self.rmse(masks)
 
-
-class GAMRulerFitness:
-    """The paper's fixed ruler: ``fitness(m) = -RMSE_val(g(s(m)), y)`` (pp) for a whole population at once.
-
-    ``s_i(m)``: model i's accuracy on the items of mask ``m`` (pp, NaN cells left out). ``g``: a GAM
-    (:func:`~essence.reconstructors.tables.fit_gam_table`, ``n_splines``, ``lam``) fitted once on the training
-    models' mean accuracy over all pool items, so it does not depend on the candidate judged. ``R_train``
-    ``(n_train, M)`` / ``R_val`` ``(n_val, M)`` in [0, 1], ``y_train`` / ``y_val`` full scores (pp).
-    """
+class GAMRulerFitness(_NegRMSE):
+    """The paper's fixed ruler: ``fitness(m) = -RMSE_val(g(s(m)), y)`` (pp), ``s(m)`` the accuracy on the items of
+    ``m``, ``g`` a GAM (:func:`~essence.reconstructors.tables.fit_gam_table`) fitted once on the training models'
+    accuracy over the pool. ``R_train`` ``(n_train, M)`` / ``R_val`` ``(n_val, M)``, ``y_train`` / ``y_val`` pp."""
 
     def __init__(self, R_train, y_train, R_val, y_val, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM):
         R_train = _matrix(R_train, "R_train")
@@ -171,8 +156,7 @@ class GAMRulerFitness:
         self._Ot = np.ascontiguousarray(obs.T, dtype=self._dtype) if self.has_missing else None  # (M, n_val)
 
     def rmse(self, masks) -> np.ndarray:
-        """``(P,)`` validation RMSE (pp) of ``g`` of each model's accuracy (pp) on each mask's items, clipped to
-        [0, 100]; models with no answer on a mask are left out (``inf`` when none is left)."""
+        """``(P,)`` validation RMSE (pp) of each mask (models with no answer on it left out; none left: ``inf``)."""
         masks = np.asarray(masks)
         if masks.ndim != 2 or masks.shape[1] != self.n_items:
             raise InputError(f"masks: expected (P, {self.n_items}) bool, got shape {masks.shape}")
@@ -192,13 +176,9 @@ class GAMRulerFitness:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(n > 0, np.sqrt(sq.sum(axis=1) / np.maximum(n, 1)), np.inf)
 
-    def __call__(self, masks) -> np.ndarray:
-        return -self.rmse(masks)
-
 
 def mask_positions(masks, n_items: int) -> np.ndarray:
-    """``(P, k)`` sorted item positions of each row of ``masks`` ``(P, n_items)`` bool; InputError when the shape
-    is wrong or the rows hold different numbers of items."""
+    """``(P, k)`` sorted item positions of each row of ``masks`` ``(P, n_items)`` bool (InputError: bad shape)."""
     masks = np.asarray(masks, dtype=bool)
     if masks.ndim != 2 or masks.shape[1] != n_items:
         raise InputError(f"masks: expected (P, {n_items}) bool, got shape {masks.shape}")
@@ -208,11 +188,9 @@ def mask_positions(masks, n_items: int) -> np.ndarray:
     return np.nonzero(masks)[1].reshape(masks.shape[0], k)  # row-major: sorted positions per row
 
 
-class RidgeFitness:
-    """``-RMSE`` (pp) of a ridge ``y ~ b + X_m w`` (penalty ``alpha``, intercept unpenalised) on each candidate's
-    items, fitted on the training models: in-sample from the Gram matrix alone (``R_fit is None``) or on the
-    models ``R_fit`` / ``y_fit`` (predictions clipped to [0, 100]). Keeps the pool's ``(M, M)`` Gram matrix, so
-    pools above ``max_items`` are refused."""
+class RidgeFitness(_NegRMSE):
+    """``-RMSE`` (pp) of a ridge ``y ~ b + X_m w`` (penalty ``alpha``) on each candidate's items, fitted on the
+    training models: in-sample (``R_fit is None``) or on ``R_fit`` / ``y_fit``; at most ``max_items`` pool items."""
 
     def __init__(self, R_train, y_train, R_fit=None, y_fit=None, alpha: float = 1.0, max_items: int = 8000):
         X = _matrix(R_train, "R_train")
@@ -223,8 +201,7 @@ class RidgeFitness:
                              "(EssenceSelector: max_pool)")
         if not alpha > 0:
             raise InputError(f"alpha: the ridge penalty must be > 0, got {alpha}")
-        X, fill = fill_means(X)
-        self.fill = fill
+        X, self.fill = fill_means(X)
         self.mu = X.mean(axis=0)
         Xc = X - self.mu
         self.ym = float(y.mean())
@@ -241,7 +218,7 @@ class RidgeFitness:
             if Rf.shape[1] != self.n_items:
                 raise InputError(f"R_fit: {Rf.shape[1]} items, but R_train has {self.n_items}; give both on the same pool")
             self.y_fit = _vector(y_fit, Rf.shape[0], "y_fit")
-            self._Xt = np.ascontiguousarray((np.where(np.isnan(Rf), fill, Rf) - self.mu).T)  # (M, n_fit)
+            self._Xt = np.ascontiguousarray((np.where(np.isnan(Rf), self.fill, Rf) - self.mu).T)  # (M, n_fit)
 
     def restrict(self, cols) -> "RidgeFitness":
         """The same fitness on a sub-pool (``cols`` positions): slices the Gram matrix, refits nothing."""
@@ -271,9 +248,6 @@ class RidgeFitness:
         np.put_along_axis(W, idx, w, axis=1)
         pred = np.clip(W @ self._Xt + self.ym, 0.0, 100.0)
         return np.sqrt(np.mean((pred - self.y_fit) ** 2, axis=1))
-
-    def __call__(self, masks) -> np.ndarray:
-        return -self.rmse(masks)
 
 
 def _copy(obj, **changes):

@@ -1,12 +1,4 @@
-"""EssenceBench step 2: a genetic search over k-subsets of a candidate pool.
-
-An individual is a ``(M,)`` bool mask with exactly ``k`` ones. One generation: the ``elites`` fittest pass
-unchanged; each child takes two parents, each the fittest of ``tournament`` individuals drawn with replacement;
-uniform crossover; each item flipped with probability ``mutation_rate`` (default ``1/k``); :func:`repair` to
-``k`` ones; all children scored in one vectorised call. Fitness is ``-RMSE`` (pp, :mod:`essence.search.fitness`).
-Every draw comes from one Generator seeded by ``seed`` and products run on one BLAS thread: the same seed gives
-the same subset, bit for bit.
-"""
+"""EssenceBench step 2: a genetic search over k-subsets (``(M,)`` bool masks) of a pool; same seed, same subset."""
 
 from __future__ import annotations
 
@@ -34,8 +26,7 @@ def _lowest_k(keys: np.ndarray, k: int) -> np.ndarray:
 
 
 def repair(masks, k: int, rng) -> np.ndarray:
-    """A new ``(P, M)`` bool array: each row of ``masks`` with exactly ``k`` ones, changing as few cells as
-    possible (surplus ones dropped, missing ones added, uniformly at random)."""
+    """A new ``(P, M)`` bool array: each row of ``masks`` with exactly ``k`` ones, fewest cells changed at random."""
     masks = np.asarray(masks, dtype=bool)
     if masks.ndim != 2:
         raise InputError(f"masks: expected (P, M), got shape {masks.shape}")
@@ -52,10 +43,9 @@ def random_masks(P: int, M: int, k: int, rng) -> np.ndarray:
 
 @dataclass
 class GAResult:
-    """Outcome of :func:`genetic_search` (positions into the pool's ``M`` items): ``best`` ``(k,)`` sorted,
-    ``best_fitness`` (-RMSE, pp); ``population`` ``(P, M)`` final masks, fittest first, and their ``fitness``
-    ``(P,)``; ``history`` / ``mean_history`` ``(generations_run + 1,)`` best / mean fitness per generation (0 = the
-    initial population); ``evaluations``: individuals scored; ``seconds``; ``ruler``: the GAM ruler, if any."""
+    """Outcome of :func:`genetic_search`: ``best`` ``(k,)`` sorted pool positions, ``best_fitness`` (-RMSE, pp);
+    ``population`` ``(P, M)`` fittest first, its ``fitness`` ``(P,)``; ``history`` / ``mean_history``
+    ``(generations_run + 1,)`` best / mean fitness per generation; ``ruler``: the GAM ruler, if any."""
 
     best: np.ndarray
     best_fitness: float
@@ -83,9 +73,7 @@ class GAResult:
 
 @dataclass(frozen=True)
 class GAConfig:
-    """The search's settings: individuals per generation, generations (0 = score the initial population only),
-    individuals per tournament, elites carried unchanged, per-item flip probability (None = ``1/k``) and early
-    stop after ``patience`` generations without improvement (None = never)."""
+    """The search's settings; ``mutation_rate`` None: ``1/k``; ``patience`` None: no early stop."""
 
     population: int = 200
     generations: int = 300
@@ -108,9 +96,8 @@ class GAConfig:
 
 def genetic_search(fitness, k: int, config: GAConfig = GAConfig(), *, init=None, seed=0, progress: bool = False,
                    desc: str = "GA") -> GAResult:
-    """The fittest k-subset of a pool under ``fitness``: an object with ``n_items`` (``M``) and
-    ``__call__(masks (P, M) bool) -> (P,)`` fitness. ``init``: optional ``(P0, M)`` bool masks (or ``(P0, k)``
-    positions) placed in the initial population, repaired to ``k`` ones. ``seed``: int or Generator."""
+    """The fittest k-subset of a pool under ``fitness`` (``n_items`` ``M`` and ``__call__(masks (P, M)) -> (P,)``).
+    ``init``: optional ``(P0, M)`` bool masks or ``(P0, k)`` positions seeding the population."""
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
     M = fitness.n_items
@@ -159,8 +146,7 @@ def genetic_search(fitness, k: int, config: GAConfig = GAConfig(), *, init=None,
         best=np.flatnonzero(pop[0]), best_fitness=float(fv[0]), population=pop, fitness=fv,
         history=np.asarray(history, dtype=np.float64), mean_history=np.asarray(mean_hist, dtype=np.float64),
         generations_run=len(history) - 1, evaluations=evaluations, seconds=time.perf_counter() - t0,
-        ruler=getattr(fitness, "ruler", None), stopped_early=stopped,
-    )
+        ruler=getattr(fitness, "ruler", None), stopped_early=stopped)
 
 
 def _mean_finite(fv: np.ndarray) -> float:

@@ -1,13 +1,5 @@
-"""EssenceBench step 1: the coarse redundancy filter.
-
-Two redundancies between items ``i`` and ``j``: **text**, the cosine similarity of their text embeddings
-(:func:`essence.features.text.embed_texts`); **rank**, the Pearson correlation of their scores over the
-training models, missing cells mean-imputed (they pull |r| towards 0). Constant items (one score, or fewer than
-two answers) are never rank-redundant and are dropped as uninformative unless ``drop_constant=False``.
-:func:`coarse_filter` scans items in order and keeps item ``i`` only if, against every earlier kept item ``j``,
-``R_text(j, i) <= tau_text`` and ``R_rank(j, i) <= tau_rank`` (a threshold ``>= 1`` switches that check off),
-in blocks of ``block_size`` items, never forming the ``(n_items, n_items)`` matrices.
-"""
+"""EssenceBench step 1: the coarse redundancy filter. Text redundancy: cosine similarity of item embeddings; rank
+redundancy: Pearson correlation of item scores over the training models, missing cells mean-imputed."""
 
 from __future__ import annotations
 
@@ -20,15 +12,8 @@ import numpy as np
 from ..data.checks import real_number, whole_number
 from ..data.errors import InputError
 
-__all__ = [
-    "FilterResult",
-    "coarse_filter",
-    "standardise_items",
-    "normalise_rows",
-    "rank_redundancy",
-    "text_redundancy",
-    "item_prefilter",
-]
+__all__ = ["FilterResult", "coarse_filter", "standardise_items", "normalise_rows", "rank_redundancy",
+           "text_redundancy", "item_prefilter"]
 
 
 def standardise_items(R, dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
@@ -69,8 +54,7 @@ def normalise_rows(E, dtype=np.float64) -> np.ndarray:
 
 
 def rank_redundancy(R) -> np.ndarray:
-    """Dense ``(n_items, n_items)`` rank redundancy of ``R`` ``(n_models, n_items)`` (for small inputs): pairs with
-    a constant item are NaN, the diagonal of the others 1."""
+    """Dense ``(n_items, n_items)`` rank redundancy of ``R`` ``(n_models, n_items)``; NaN for constant items."""
     Z, constant = standardise_items(R)
     out = Z @ Z.T
     out[constant, :] = np.nan
@@ -86,10 +70,9 @@ def text_redundancy(E) -> np.ndarray:
 
 @dataclass
 class FilterResult:
-    """What :func:`coarse_filter` kept and why it dropped the rest: ``kept`` / ``dropped`` increasing positions;
-    per drop, ``dropped_by`` (the earliest kept item it is redundant with, -1 for constant), ``reason``
-    (``"text"``, ``"rank"``, ``"text+rank"`` or ``"constant"``) and the pair's ``text_value`` / ``rank_value``
-    (NaN where not computed); ``constant``: positions of the items constant over the training models."""
+    """What :func:`coarse_filter` kept and why it dropped the rest: ``kept`` / ``dropped`` positions; per drop,
+    ``dropped_by`` (-1: constant), ``reason`` (``"text"``, ``"rank"``, ``"text+rank"``, ``"constant"``) and the
+    pair's ``text_value`` / ``rank_value`` (NaN where not computed); ``constant``: constant items' positions."""
 
     n_items: int
     kept: np.ndarray
@@ -118,8 +101,7 @@ class FilterResult:
         return {str(a): int(b) for a, b in zip(r, c)}
 
     def to_info(self, item_ids=None) -> dict:
-        """A JSON-able summary: counts, thresholds, notes and the first 50 drops and constant items (by item id
-        when ``item_ids`` ``(n_items,)`` is given, else by position)."""
+        """A JSON-able summary with the first 50 drops and constant items (by ``item_ids`` when given)."""
         max_listed = 50
         name = (lambda i: str(item_ids[i])) if item_ids is not None else (lambda i: int(i))
         value = (lambda v: None if np.isnan(v) else round(float(v), 4))
@@ -133,16 +115,15 @@ class FilterResult:
             "rank_missing_cells": self.missing, "drop_constant": bool(self.drop_constant),
             "constant_items": [name(i) for i in self.constant[:max_listed]], "n_constant": int(self.constant.size),
             "drops": drops, "drops_listed": len(drops), "notes": list(self.notes),
-            "seconds": round(float(self.seconds), 3),
-        }
+            "seconds": round(float(self.seconds), 3)}
 
 
 def coarse_filter(R_train, embeddings=None, tau_text: float = 0.9, tau_rank: float = 0.9,
                   drop_constant: bool = True, block_size: int = 1024, progress: bool = False,
                   texts_available: bool | None = None) -> FilterResult:
-    """The items of ``R_train`` ``(n_train_models, n_items)`` (NaN = missing) not text- or rank-redundant with an
-    earlier kept item (module docstring); ``embeddings`` ``(n_items, dim)`` or None (no text redundancy);
-    ``block_size``: items per blockwise product; ``texts_available``: for the notes only (texts not embedded)."""
+    """Keeps item ``i`` of ``R_train`` ``(n_models, n_items)`` only if, against every earlier kept item, text redundancy
+    <= ``tau_text`` and rank redundancy <= ``tau_rank`` (>= 1: off), and it is not constant (unless
+    ``drop_constant=False``). ``embeddings`` ``(n_items, dim)`` or None; ``texts_available``: for the notes only."""
     t0 = time.perf_counter()
     R = np.asarray(R_train, dtype=np.float64)
     if R.ndim != 2:
@@ -162,10 +143,8 @@ def coarse_filter(R_train, embeddings=None, tau_text: float = 0.9, tau_rank: flo
     if not rank_on and tau_rank >= 1.0:
         notes.append("rank redundancy off (tau_rank >= 1)")
     if constant.any():
-        notes.append(
-            f"{int(constant.sum())} item(s) constant over the training models: rank redundancy undefined, "
-            + ("dropped as uninformative" if drop_constant else "kept (drop_constant=False)")
-        )
+        notes.append(f"{int(constant.sum())} item(s) constant over the training models: rank redundancy undefined, "
+                     + ("dropped as uninformative" if drop_constant else "kept (drop_constant=False)"))
 
     text_on = embeddings is not None and tau_text < 1.0
     T = None
@@ -237,15 +216,11 @@ def coarse_filter(R_train, embeddings=None, tau_text: float = 0.9, tau_rank: flo
         reason=np.array([str(r) for r in reason[dropped]], dtype=str) if dropped.size else np.array([], dtype=str),
         text_value=tval[dropped], rank_value=rval[dropped], constant=np.flatnonzero(constant),
         tau_text=tau_text, tau_rank=tau_rank, drop_constant=bool(drop_constant), text_checked=bool(text_on),
-        rank_checked=bool(rank_on), notes=notes, seconds=time.perf_counter() - t0,
-    )
+        rank_checked=bool(rank_on), notes=notes, seconds=time.perf_counter() - t0)
 
 
 def item_prefilter(R_train, y_train, max_mean: float | None = None, min_pbis: float | None = None) -> dict:
-    """MetaBench-style pre-filter: ``{"keep": (n_items,) bool, "too_easy": positions, "low_pbis": positions}``,
-    dropping items of ``R_train`` ``(n_models, n_items)`` whose mean exceeds ``max_mean`` or whose |point-biserial
-    correlation| with ``y_train`` ``(n_models,)`` (mean-imputed; 0 for constant items) is below ``min_pbis``
-    (None: that rule off)."""
+    """MetaBench-style pre-filter by item mean and |point-biserial|: ``{"keep", "too_easy", "low_pbis"}``."""
     R = np.asarray(R_train, dtype=np.float64)
     y = np.asarray(y_train, dtype=np.float64)
     if R.ndim != 2 or y.shape != (R.shape[0],):

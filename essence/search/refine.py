@@ -1,10 +1,4 @@
-"""EssenceBench step 3: attribution-guided refinement, one loop for a benchmark and a suite.
-
-A round: ``attribute(elite masks)`` gives each pool item an attribution; High / Low / Random groups of
-``max(k, ceil(group_fraction * M))`` items (:func:`~essence.search.attribution.attribution_groups`); a GA in each
-group, seeded with the best subset so far; each group's best re-scored by the pool fitness. The global best is
-replaced only by a candidate of higher pool fitness; the next round's elites come from the winning group's GA.
-"""
+"""EssenceBench step 3: attribution-guided refinement, one loop for a benchmark and a suite."""
 
 from __future__ import annotations
 
@@ -23,9 +17,7 @@ __all__ = ["RefineConfig", "refine", "suite_attribution", "benchmark_attribution
 
 @dataclass(frozen=True)
 class RefineConfig:
-    """Refinement settings: rounds (0 = plain GA); each group's share of the pool; the group GAs' population and
-    generations (None: ``max(60, population // 3)``, ``max(200, generations // 2)`` of the main GA); whether the
-    best so far seeds each group; elites given an EBM each; training models per EBM (None = all); EBM rounds."""
+    """Refinement settings (``rounds`` 0: plain GA; group GA sizes None: derived from the main GA's)."""
 
     rounds: int = 2
     group_fraction: float = 0.75
@@ -62,8 +54,7 @@ class GroupFitness:
 
 
 def suite_attribution(R, Y, config: RefineConfig, seed=0, progress: bool = False) -> Callable:
-    """A suite's ``attribute``: elite masks ``(n, M)`` -> ``(A (M,), record)``, ``A`` the sum over members of the EBM
-    attributions for each member's score divided by its sd. ``R`` ``(n_train, M)``, ``Y`` ``(n_train, B)`` pp."""
+    """A suite's ``attribute``: the sum over members of their EBM attributions over the score's sd; ``Y`` ``(n, B)``."""
     Y = np.asarray(Y, dtype=np.float64)
     sd = np.where(Y.std(axis=0) > 0, Y.std(axis=0), 1.0)
 
@@ -80,8 +71,7 @@ def suite_attribution(R, Y, config: RefineConfig, seed=0, progress: bool = False
 
 
 def benchmark_attribution(R, y, config: RefineConfig, seed=0, progress: bool = False) -> Callable:
-    """One benchmark's ``attribute``: elite masks -> ``(A (M,) pp, record)`` by
-    :func:`~essence.search.attribution.ebm_attribution` on ``R`` ``(n_train, M)`` and ``y`` ``(n_train,)`` pp."""
+    """One benchmark's ``attribute``: elite masks -> ``(A (M,) pp, record)`` on ``R`` ``(n, M)``, ``y`` ``(n,)``."""
 
     def attribute(masks):
         att = ebm_attribution(R, y, masks, max_models=config.ebm_max_models, seed=seed, progress=progress,
@@ -95,10 +85,9 @@ def benchmark_attribution(R, y, config: RefineConfig, seed=0, progress: bool = F
 def refine(pool_fitness, group_fitness: Callable, attribute: Callable, ga: GAResult, best, k: int,
            config: RefineConfig, ga_config: GAConfig, rng, progress: bool = False,
            describe: Callable | None = None) -> tuple[np.ndarray, list]:
-    """``(best (k,) sorted pool positions, per-round records)`` after ``config.rounds`` rounds. ``pool_fitness``:
-    masks ``(P, M)`` -> ``(P,)`` -RMSE; ``group_fitness``: group positions -> a fitness on them; ``attribute``:
-    elite masks -> ``(A (M,), record)``; ``ga``: the main GA's result and ``best`` its best subset;
-    ``describe``: optional ``candidate (k,) -> dict`` added to each round's record."""
+    """``(best (k,) sorted pool positions, per-round records)``; the global best changes only for a higher pool
+    fitness. ``group_fitness``: group positions -> a fitness on them; ``attribute``: elite masks -> ``(A (M,),
+    record)``; ``ga``: the main GA's result; ``describe``: optional ``candidate -> dict`` for each record."""
     M = pool_fitness.n_items
 
     def error(local) -> float:

@@ -1,10 +1,4 @@
-"""A pre-screen that shrinks a whole benchmark's item pool before the redundancy filter and the search (the GA's
-mutation makes children of big pools mostly random; the ridge fitness's Gram matrix grows as ``M^2``).
-
-Criteria, on the training models: ``"stratified"`` (the items with the largest ``|r_j|``, point-biserial
-correlation with the full score, within each of ``bins`` equal-count bins of accuracy), ``"pbis"`` (the largest
-``|r_j|`` overall), ``"random"`` (seeded). Constant items (``r_j`` undefined) rank last.
-"""
+"""A pre-screen that shrinks a whole benchmark's item pool before the redundancy filter and the search."""
 
 from __future__ import annotations
 
@@ -22,9 +16,8 @@ SCREENS = ("stratified", "pbis", "random")
 
 
 def item_statistics(R, y, chunk: int = 2048) -> tuple[np.ndarray, np.ndarray]:
-    """``(p, r)`` ``(n_items,)`` each: every item's mean score (NaN when unanswered) and its point-biserial
-    correlation with ``y`` ``(n_models,)`` pp (0 for constant items), over ``R`` ``(n_models, n_items)`` in [0, 1]
-    (NaN mean-imputed), ``chunk`` columns at a time."""
+    """``(p, r)`` ``(n_items,)``: each item's mean score (NaN: unanswered) and point-biserial correlation with ``y``
+    (0: constant), over ``R`` ``(n_models, n_items)`` (NaN mean-imputed), ``chunk`` columns at a time."""
     R = np.asarray(R)
     y = np.asarray(y, dtype=np.float64)
     if R.ndim != 2 or y.shape != (R.shape[0],):
@@ -51,8 +44,7 @@ def item_statistics(R, y, chunk: int = 2048) -> tuple[np.ndarray, np.ndarray]:
 
 
 def screen_pool(R, y, max_items: int, method: str = "stratified", bins: int = 10, seed=0) -> dict:
-    """At most ``max_items`` columns of ``R`` ``(n_models, n_items)`` kept by ``method``; ``y`` ``(n_models,)`` pp.
-    Returns ``{"keep": increasing positions, "dropped": positions, "info": JSON-able record}``."""
+    """``{"keep", "dropped": positions, "info"}``: at most ``max_items`` columns of ``R`` kept by ``method``."""
     if method not in SCREENS:
         raise InputError(f"screen: {method!r}; choose one of {', '.join(SCREENS)}")
     max_items, bins = whole_number("max_pool", max_items, 1), whole_number("screen_bins", bins, 1)
@@ -67,10 +59,8 @@ def screen_pool(R, y, max_items: int, method: str = "stratified", bins: int = 10
     else:
         p, r = item_statistics(R, y)
         score = np.abs(r)
-        if method == "pbis":
-            keep = np.sort(np.argsort(-score, kind="stable")[:max_items])
-        else:
-            keep = _stratified(p, score, max_items, int(bins))
+        keep = (np.sort(np.argsort(-score, kind="stable")[:max_items]) if method == "pbis"
+                else _stratified(p, score, max_items, int(bins)))
         info["pbis_kept_min"] = round(float(score[keep].min()), 4)
         info["pbis_dropped_max"] = round(float(np.delete(score, keep).max()), 4)
         info["item_mean_kept_range"] = [round(float(np.nanmin(p[keep])), 4), round(float(np.nanmax(p[keep])), 4)]

@@ -1,7 +1,4 @@
-"""A swap search for the k items whose plain mean, read through a least-squares line, predicts the full score
-best, scored by the line's closed-form leave-one-out RMSE (pp; two parameters per subset, honest with a few
-dozen models). From a seeded random start, each step takes one chosen item at random and 16 random
-unchosen ones and swaps in the best of them when it lowers the score."""
+"""A swap search for the k items whose plain mean, through a line, predicts the full score best (LOO RMSE, pp)."""
 
 from __future__ import annotations
 
@@ -13,8 +10,7 @@ __all__ = ["loo_line_rmse", "swap_search"]
 
 
 def loo_line_rmse(s, y) -> np.ndarray:
-    """``(m,)`` leave-one-out RMSE (pp) of the line ``y ~ s`` for each column of ``s`` ``(n,)`` or ``(n, m)``;
-    ``y`` ``(n,)`` pp."""
+    """``(m,)`` leave-one-out RMSE (pp) of the line ``y ~ s`` for each column of ``s`` ``(n,)`` or ``(n, m)``."""
     s = np.asarray(s, dtype=np.float64)
     s = s[:, None] if s.ndim == 1 else s
     y = np.asarray(y, dtype=np.float64)
@@ -28,8 +24,7 @@ def loo_line_rmse(s, y) -> np.ndarray:
 
 
 def swap_search(R, y, k: int, seed: int = 0, checkpoints=(0, 3000)) -> dict[int, np.ndarray]:
-    """``{T: (k,) sorted item positions}``: the subset after ``T`` proposals of one search, for each ``T`` of
-    ``checkpoints`` (0 = the random start). ``R`` ``(n, N)`` in [0, 1] (NaN: the item's mean), ``y`` ``(n,)`` pp."""
+    """``{T: (k,) sorted item positions}``: the subset after ``T`` proposals, for each ``T`` of ``checkpoints``."""
     R = np.asarray(R, dtype=np.float64)
     if np.isnan(R).any():
         means = np.nanmean(np.where(np.isnan(R).all(axis=0), 0.5, R), axis=0)

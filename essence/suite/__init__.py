@@ -1,11 +1,4 @@
-"""Suites: several benchmarks compressed as one.
-
-``data``: :class:`Suite` (models present in every member, items kept apart by benchmark) and
-:func:`load_suite`; ``fitness``: :class:`JointRidgeFitness`, the GA fitness that scores every member at
-once; ``select``: :func:`select_suite` (joint EssenceBench, or any registered method on the pooled items);
-``artifact``: :func:`compress_suite` and :class:`SuiteCompressed` (one JSON file); ``study``: suite
-against separate artifacts on the same held-out models (benchmarks/suite.py, notebook 11).
-"""
+"""Suites: several benchmarks compressed as one (:class:`Suite`, :func:`select_suite`, :func:`compress_suite`)."""
 
 from .artifact import SUITE_SCHEMA, SuiteCompressed, compress_suite
 from .data import Suite, load_suite, make_suite

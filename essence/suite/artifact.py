@@ -1,10 +1,4 @@
-"""The compressed suite: k items chosen across several benchmarks, one reconstructor per member fitted on *all*
-chosen items, and the suite mean; one JSON file (no pickle).
-
-:func:`compress_suite` splits the shared models once (stratified on the suite mean), chooses with
-:func:`~essence.suite.select.select_suite`, and fits every member on both cores (:func:`fit_members`): a greedy
-ensemble, weighted by 5-fold CV, of :func:`member_candidates`, with a conformal interval per member and one for
-the suite mean (the mean of the member estimates)."""
+"""The compressed suite: k items across several benchmarks, a reconstructor and interval per member; one JSON file."""
 
 from __future__ import annotations
 
@@ -19,14 +13,12 @@ from ..data._runtime import single_thread
 from ..data.checks import whole_number
 from ..artifact.base import Artifact, check_answers, check_same_benchmark, format_figures, missing_items
 from ..artifact.compressed import _figures
-from ..data import Responses, split_models
+from ..data import split_models
 from ..data.errors import InputError
+from ..reconstructors.base import KINDS as RECONSTRUCTOR_KINDS, reconstructor_class
+from ..reconstructors.choose import choose_average_by_cv, choose_by_cv
 from ..reconstructors.intervals import IntervalModel, cross_fitted_predictions
-from ..reconstructors.choose import choose_average_by_cv
-from ..reconstructors.base import KINDS as RECONSTRUCTOR_KINDS
-from ..reconstructors.choose import choose_by_cv
-from ..reconstructors.base import reconstructor_class
-from .data import SEP, Suite
+from .data import SEP, Suite, shared_models
 from .select import select_suite
 
 __all__ = ["SuiteCompressed", "compress_suite", "SUITE_SCHEMA", "BASIC_RECONSTRUCTORS", "member_candidates",
@@ -40,14 +32,9 @@ BASIC_RECONSTRUCTORS = ("ridge", "ridge_gam", "mean_ridge")
 
 @dataclass
 class SuiteCompressed(Artifact):
-    """A compressed suite.
-
-    ``names``: member names, in compress order. ``items``: ``{name: [item ids chosen in that member]}``;
-    the reconstructors read the chosen items in member order, then in that order (:meth:`columns`).
-    ``reconstructors``, ``intervals``: one per member; ``mean_interval``: the suite mean's.
-    ``figures``: ``{"validation"|"test": {name|"mean": summary}}``. The suite mean's estimate is the mean of
-    the member estimates.
-    """
+    """``names``: members in compress order; ``items``: ``{name: [chosen item ids]}`` (read in the order of
+    :meth:`columns`); ``reconstructors``, ``intervals``: one per member; ``mean_interval``: the suite mean's
+    (its estimate is the mean of the member estimates); ``figures``: ``{"validation"|"test": {name|"mean": ...}}``."""
 
     names: list
     items: dict
@@ -70,16 +57,9 @@ class SuiteCompressed(Artifact):
 
     # -- estimates -------------------------------------------------------------------------------
     def _matrix(self, data) -> tuple[np.ndarray, np.ndarray, list]:
-        """``(models (n,), X (n, k), members)``: the chosen items of every member on the models present in
-        all of ``data`` (one Responses or path per member, in :attr:`names` order)."""
-        from ..data import load
-
-        data = self.inputs(data)
-        members = [d if isinstance(d, Responses) else load(d, allow_empty_items=True) for d in data]
-        common = set(members[0].models.tolist())
-        for m in members[1:]:
-            common &= set(m.models.tolist())
-        models = [s for s in members[0].models.tolist() if s in common]
+        """``(models (n,), X (n, k), members)`` on the models in all of ``data`` (one per member, in order)."""
+        members = [self._data(d) for d in self.inputs(data)]
+        models = shared_models(members)
         if not models:
             raise InputError(f"no model is in all {len(members)} results files; a suite estimate needs each model's "
                              "results on every member's chosen items")
@@ -91,25 +71,33 @@ class SuiteCompressed(Artifact):
                 raise InputError(f"{name} (file {m.name}): {len(missing)} of its {len(self.items[name])} chosen items "
                                  f"are missing: {missing_items(missing)}; is the file the right benchmark, in the "
                                  f"suite's order ({', '.join(self.names)})?")
-            sub = m.subset(models=models)
-            blocks.append(sub.responses[:, [pos[s] for s in self.items[name]]])
+            blocks.append(m.subset(models=models).responses[:, [pos[s] for s in self.items[name]]])
         X = np.hstack(blocks) if blocks else np.zeros((len(models), 0))
         check_answers(X, models)
         return np.asarray(models), X, members
 
     def estimate(self, data):
-        """Estimates (pp) with intervals: a DataFrame with ``model`` and, per member and for ``mean``,
-        ``NAME``, ``NAME_lower``, ``NAME_upper``."""
+        """DataFrame ``model`` + per member and ``mean``: ``NAME``, ``NAME_lower``, ``NAME_upper`` (pp)."""
         import pandas as pd
 
         models, X, _ = self._matrix(data)
         est = self._predict(X)
         cols = {"model": models}
         for name, e in est.items():
-            iv = self.mean_interval if name == "mean" else self.intervals[name]
-            lo, hi = iv.interval(e)
+            lo, hi = self._interval_of(name).interval(e)
             cols.update({name: e, f"{name}_lower": lo, f"{name}_upper": hi})
         return pd.DataFrame(cols)
+
+    def _interval_of(self, name: str) -> IntervalModel:
+        return self.mean_interval if name == "mean" else self.intervals[name]
+
+    def _all_figures(self, truth: dict, est: dict, what: str, warn_few: bool = True) -> dict:
+        """``{name|"mean": figures}`` of ``est`` against ``truth``; ``what``: the warnings' label, ``{}`` = name."""
+        out = {}
+        for name in [*self.names, "mean"]:
+            lo, hi = self._interval_of(name).interval(est[name])
+            out[name] = _figures(truth[name], est[name], lo, hi, what.format(name), warn_few=warn_few)
+        return out
 
     def _predict(self, X) -> dict:
         est = {n: np.asarray(self.reconstructors[n].predict(X), dtype=np.float64) for n in self.names}
@@ -123,16 +111,8 @@ class SuiteCompressed(Artifact):
         est = self._predict(X)
         truth = {n: m.subset(models=models).target for n, m in zip(self.names, members)}
         truth["mean"] = np.mean([truth[n] for n in self.names], axis=0)
-        out = {"n_models": int(len(models)), "benchmarks": {}}
-        for name in [*self.names, "mean"]:
-            iv = self.mean_interval if name == "mean" else self.intervals[name]
-            lo, hi = iv.interval(est[name])
-            fig = _figures(truth[name], est[name], lo, hi, f"{name} figures")
-            if name == "mean":
-                out["mean"] = fig
-            else:
-                out["benchmarks"][name] = fig
-        return out
+        figs = self._all_figures(truth, est, "{} figures")
+        return {"n_models": int(len(models)), "benchmarks": {n: figs[n] for n in self.names}, "mean": figs["mean"]}
 
     # -- what the command line prints -------------------------------------------------------------
     def summary_lines(self) -> list[str]:
@@ -162,8 +142,7 @@ class SuiteCompressed(Artifact):
             "members": {n: {"reconstructor": self.reconstructors[n].to_dict(),
                             "interval": self.intervals[n].to_dict()} for n in self.names},
             "mean_interval": self.mean_interval.to_dict(), "dataset": self.dataset, "split": self.split,
-            "figures": self.figures, "selection": self.selection,
-        }
+            "figures": self.figures, "selection": self.selection}
 
     @classmethod
     def _from_checked(cls, d: dict, source: str) -> "SuiteCompressed":
@@ -196,9 +175,8 @@ class SuiteCompressed(Artifact):
 
 def member_candidates(idx, member_of, b: int) -> dict:
     """label -> factory: the candidates of member ``b`` on the pooled items ``idx`` ``(k,)`` (``member_of``
-    ``(M,)``: the member of each pooled item): ridge followed by a GAM on its index, a line on the subset mean plus
-    a ridge on its residuals, the kernel ridge (the member's own items' distance weighted by leave-one-out among
-    0, 3, 9) and boosted trees on the answers and each member's sub-score (the mean over its chosen items)."""
+    ``(M,)``: the member of each pooled item): ridge + GAM, mean + ridge, kernel ridge on the member's own items
+    and boosted trees on the answers and the members' sub-scores."""
     from ..reconstructors.boost import BoostReconstructor
     from ..reconstructors.kernel import KernelReconstructor
     from ..reconstructors.simple import MeanRidgeReconstructor, RidgeGAMReconstructor
@@ -211,8 +189,7 @@ def member_candidates(idx, member_of, b: int) -> dict:
 
 
 def _fit_member(X, y, R, candidates, seed: int):
-    """One member's ``(label, fitted, scores, out-of-fold predictions)``: the greedy ensemble of ``candidates``
-    (a dict of factories) or, for a tuple of kind names, the CV choice among them."""
+    """One member's ``(label, fitted, scores, out-of-fold predictions)`` (a dict of ``candidates``: greedy ensemble)."""
     with single_thread():
         if isinstance(candidates, dict):
             return choose_average_by_cv(candidates, X, y, seed=seed, R=R, combine="greedy")
@@ -223,11 +200,9 @@ def _fit_member(X, y, R, candidates, seed: int):
 
 def fit_members(suite_fit: Suite, idx, reconstructors="default", n_train: int | None = None, level: float = 0.9,
                 seed: int = 0, jobs: int = 2):
-    """Per member: the reconstructor on the pooled items ``idx`` by 5-fold CV over ``suite_fit``'s models, its
-    interval, and the mean's interval. ``reconstructors``: ``"default"`` (:func:`member_candidates`, greedy
-    ensemble), ``"basic"`` (:data:`BASIC_RECONSTRUCTORS`, one kind by CV) or a tuple of kind names (one by CV).
-    ``n_train``: the first ``n_train`` models are training models, the rest validation (the intervals'
-    calibration; None: all cross-fitted). ``jobs``: members fitted in parallel processes (1: in this one).
+    """Per member: the reconstructor on pooled items ``idx`` by 5-fold CV and its interval. ``reconstructors``:
+    ``"default"`` (:func:`member_candidates`), ``"basic"`` (:data:`BASIC_RECONSTRUCTORS`) or a tuple of kinds;
+    ``n_train``: the first models train, the rest calibrate the intervals (None: all); ``jobs``: processes.
     Returns ``(recs, intervals, mean_interval, choice, cv_pred (n, B))``."""
     from joblib import Parallel, delayed
 
@@ -270,14 +245,9 @@ def _interval(pred, y, n_train: int, level: float) -> IntervalModel:
 def compress_suite(suite: Suite, k: int, method: str = "essence", seed: int = 0, split=None, test: float = 0.1,
                    val: float = 0.1, level: float = 0.9, per_benchmark: int = 0, reconstructors="default",
                    jobs: int = 2, progress: bool = True, **params) -> SuiteCompressed:
-    """Choose ``k`` items across ``suite`` with ``method`` and fit every member's reconstructor on them.
-
-    The shared models are split once (``split_models`` on the suite mean unless ``split`` is given); the
-    selection and the reconstructors see training and validation models only; ``figures["test"]`` is
-    computed once on the test models. ``params`` go to the method (see :func:`select_suite`).
-    ``reconstructors``, ``jobs``: how each member's reconstructor is chosen (:func:`fit_members`). The suite
-    mean's estimate is the mean of the member estimates.
-    """
+    """Choose ``k`` items across ``suite`` with ``method`` and fit every member's reconstructor on them (training
+    and validation models only; ``split`` defaults to ``split_models`` on the suite mean). ``params`` go to
+    :func:`select_suite`; ``reconstructors``, ``jobs`` to :func:`fit_members`."""
     if not isinstance(suite, Suite):
         raise InputError("suite: expected a Suite (see essence.suite.load_suite)")
     seed = whole_number("seed", seed, 0)
@@ -313,15 +283,9 @@ def compress_suite(suite: Suite, k: int, method: str = "essence", seed: int = 0,
     for label, part, est in (("validation", valid, val_est), ("test", testd, None)):
         if not part.n_models:
             continue
-        if est is None:
-            est = art._predict(part.pooled().responses[:, idx])
+        est = art._predict(part.pooled().responses[:, idx]) if est is None else est
         truth = {n: part.targets[:, b] for b, n in enumerate(suite.names)}
         truth["mean"] = part.mean_target
-        figs[label] = {}
-        for name in [*suite.names, "mean"]:
-            iv = mean_iv if name == "mean" else ivs[name]
-            lo, hi = iv.interval(est[name])
-            figs[label][name] = _figures(truth[name], est[name], lo, hi, f"{label} figures ({name})",
-                                         warn_few=label == "test")
+        figs[label] = art._all_figures(truth, est, f"{label} figures ({{}})", warn_few=label == "test")
     art.figures = figs
     return art

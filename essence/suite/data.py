@@ -1,11 +1,5 @@
-"""A suite: several benchmarks as one data object.
-
-Members are :class:`~essence.data.Responses` restricted to the models present in *all* of them (in one
-shared order); items stay apart by member. The pooled view (:meth:`Suite.pooled`) concatenates the
-members' items ``(n_models, sum of n_items)`` with ids ``"<member>/<item>"`` and the suite mean (the
-unweighted mean of member scores, the leaderboard's average, pp) as its target, so any single-benchmark
-selector can choose from the whole suite.
-"""
+"""A suite: several benchmarks on the models they share, items kept apart by member; :meth:`Suite.pooled` is one
+:class:`~essence.data.Responses` of all items (ids ``member/item``) with the suite mean (pp) as target."""
 
 from __future__ import annotations
 
@@ -17,7 +11,7 @@ import numpy as np
 from ..data import METABENCH, POOL_CAVEAT, Responses
 from ..data.errors import InputError
 
-__all__ = ["Suite", "make_suite", "load_suite", "SEP"]
+__all__ = ["Suite", "make_suite", "load_suite", "shared_models", "SEP"]
 
 #: separator between a member's name and an item id in the pooled view
 SEP = "/"
@@ -25,14 +19,9 @@ SEP = "/"
 
 @dataclass(frozen=True, eq=False)
 class Suite:
-    """Several benchmarks on the same models.
-
-    ``members``: tuple of Responses, every one with the same ``models`` in the same order.
-    ``dropped``: member name -> number of its models left out because some other member lacks them.
-    ``outside``: empty, or one entry per member: a Responses of exactly those dropped models (on the member's
-    items; None where it has none). They are never split, tested or used by a compression; studies of models
-    outside the suite read them (:meth:`outside_of`).
-    """
+    """``members``: Responses with the same ``models`` in the same order; ``dropped``: member name -> number of its
+    models other members lack; ``outside``: empty, or per member a Responses of those dropped models (None where
+    none), never used by a compression (:meth:`outside_of`)."""
 
     members: tuple
     dropped: dict = field(default_factory=dict)
@@ -91,8 +80,7 @@ class Suite:
         return out if out is not None and out.n_models else None
 
     def outside_of(self, b: int) -> Responses | None:
-        """Member ``b``'s models outside the suite (:attr:`outside`) on exactly that member's current items (in
-        its order), or None when there are none or they lack one of its items."""
+        """Member ``b``'s models outside the suite on exactly its current items, or None (none, or an item lacking)."""
         out, items = self._outside(b), self.members[b].items
         if out is None:
             return None
@@ -120,9 +108,7 @@ class Suite:
 
 
 def make_suite(members, names=None) -> Suite:
-    """A :class:`Suite` from Responses (``names`` overrides their names): keeps the models present in all,
-    in the first member's order, and counts per member how many were dropped. InputError for fewer than
-    two members, repeated names, or fewer than 10 shared models."""
+    """A :class:`Suite` of the models all Responses share (``names`` overrides theirs)."""
     members = list(members)
     if len(members) < 2:
         raise InputError(f"a suite needs at least two benchmarks, got {len(members)}; "
@@ -139,10 +125,7 @@ def make_suite(members, names=None) -> Suite:
     if dup:
         raise InputError(f"suite members must have distinct names, {dup[0]!r} is repeated; "
                          "rename the files (the name is the file stem) or pass names=")
-    common = set(members[0].models.tolist())
-    for m in members[1:]:
-        common &= set(m.models.tolist())
-    order = [s for s in members[0].models.tolist() if s in common]
+    order = shared_models(members)
     if len(order) < 10:
         raise InputError(f"only {len(order)} model(s) have results on all of {', '.join(seen)}; a suite needs at "
                          "least 10 shared models (check that the files name models the same way)")
@@ -151,24 +134,21 @@ def make_suite(members, names=None) -> Suite:
     return Suite(tuple(m.subset(models=order) for m in members), dropped, outside)
 
 
-def member_names(sources, members) -> list[str]:
-    """The member names :func:`load_suite` gives: a file's stem, else the loaded data's name."""
-    return [m.name if isinstance(s, Responses) or not Path(str(s)).suffix else Path(str(s)).stem
-            for s, m in zip(sources, members)]
+def shared_models(members) -> list:
+    """The model ids present in every member, in the first member's order."""
+    common = set.intersection(*(set(m.models.tolist()) for m in members))
+    return [s for s in members[0].models.tolist() if s in common]
 
 
 def load_suite(sources, names=None, keep=None) -> Suite:
-    """Load every source (a shipped name or a file, see :func:`essence.data.load`) and make a suite.
-
-    ``keep``: optional, one function per source taking the loaded member and returning the items to keep
-    (anything :meth:`essence.data.responses.Responses.subset` takes as ``items``), e.g. the items a new model was run on
-    (``essence compress A B --items-from FA --items-from FB``)."""
+    """A suite of every source (:func:`essence.data.load`); ``keep``: one function per source, member -> items."""
     from ..data import load
 
     sources = list(sources)
     members = [s if isinstance(s, Responses) else load(s) for s in sources]
-    if names is None:
-        names = member_names(sources, members)
+    if names is None:  # a file's stem, else the loaded data's name
+        names = [m.name if isinstance(s, Responses) or not Path(str(s)).suffix else Path(str(s)).stem
+                 for s, m in zip(sources, members)]
     if keep is not None:
         keep = list(keep)
         if len(keep) != len(members):

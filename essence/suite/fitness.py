@@ -1,13 +1,6 @@
-"""The joint GA fitness: one ridge per member on the candidate's items from *all* members, scored at once.
-
-For a candidate (a mask over the suite's pooled items) and every member ``b``, a ridge ``y_b ~ c_b + X w_b`` is
-fitted on the training models as :class:`essence.search.fitness.RidgeFitness` does for one benchmark; all
-members share the candidate's Gram block, so the ``(P, k, k)`` systems are solved once with ``B`` right-hand
-sides, and the suite mean's ridge is the mean of the members'. The members' errors ``r_b`` (pp) are combined
-by ``weighting``: ``"raw"`` (``mean_b r_b``), ``"relative"`` (``mean_b r_b / ref_b``, ``ref_b`` the member's
-median error over seeded random candidates of the same size) or ``"relative+mean"`` (the suite mean's relative
-error as one more term, weighted ``mean_weight``). ``own_weight`` ``lambda`` mixes in the same combination of
-*own-items* ridges (member ``b`` on its own chosen items only): ``(1 - lambda) E_all + lambda E_own``."""
+"""The joint GA fitness: per member ``b`` a ridge ``y_b ~ c_b + X w_b`` on the candidate's items from *all* members
+(as :class:`essence.search.fitness.RidgeFitness`), one batched solve with ``B`` right-hand sides; the suite mean's
+ridge is the mean of the members'."""
 
 from __future__ import annotations
 
@@ -23,16 +16,10 @@ WEIGHTINGS = ("raw", "relative", "relative+mean")
 
 
 class JointRidgeFitness:
-    """``-combined RMSE`` of each candidate (see the module docstring).
-
-    ``R_train`` ``(n_train, M)`` pooled responses in [0, 1] (NaN = missing); ``Y_train`` ``(n_train, B)`` member
-    scores, pp; ``member_of`` ``(M,)`` member index of each pooled item. Errors are in-sample on the training
-    models, from the Gram matrix alone.
-    ``floor``: candidates with fewer than ``floor`` items of some member are penalised by 1,000 per missing item.
-    ``mean_weight``: the suite mean's term's weight under ``"relative+mean"`` (each member's is 1).
-    ``own_weight``: the own-items ridges' share ``lambda`` in [0, 1] (module docstring).
-    ``k_ref``, ``seed``: size and seed of the 64 random candidates that set ``ref`` (``"relative"`` weightings).
-    """
+    """``-combined in-sample RMSE`` (pp) of each candidate on ``R_train`` ``(n, M)`` (NaN = missing), ``Y_train``
+    ``(n, B)`` pp. ``weighting``: ``"raw"``, ``"relative"`` (each member's over its median on 64 random ``k_ref``-item
+    candidates) or ``"relative+mean"`` (plus the suite mean's, weight ``mean_weight``); ``own_weight``: the share of
+    the own-items ridges; ``floor``: 1,000 per item a candidate lacks below it in some member."""
 
     ruler = None
 
@@ -79,9 +66,8 @@ class JointRidgeFitness:
                 self.ref_own = np.median(self.member_rmse(masks, own=True), axis=0)
 
     def member_rmse(self, masks, own: bool = False) -> np.ndarray:
-        """``(P, B + 1)`` RMSE (pp) of each candidate's ridge for every member, then for the suite mean.
-        ``own``: of each member's ridge on the candidate's items of that member only (the suite mean's
-        estimate is the mean of those); a member without items there scores its intercept-only error."""
+        """``(P, B + 1)`` RMSE (pp) of each candidate's ridge for every member, then the suite mean; ``own``: each
+        member's ridge on its own items only (none: the intercept-only error)."""
         idx = mask_positions(masks, self.n_items)
         k = idx.shape[1]
         G = gram_blocks(self.G, idx)  # (P, k, k)
@@ -102,9 +88,7 @@ class JointRidgeFitness:
         return np.column_stack([r, rm])
 
     def _own_solve(self, idx, G, rhs):
-        """Each member's ridge on the candidate's items of that member only: ``(w (P, k, B), sse (P, B))``, ``w``
-        zero outside the member's items. One batched solve per member on its block, padded to the largest count
-        with decoupled rows (weight 0), instead of one ``k x k`` solve."""
+        """``(w (P, k, B), sse (P, B))`` of each member's ridge on its own items (``w`` zero elsewhere)."""
         P, k = idx.shape
         mem = self.member_of[idx]  # (P, k)
         w = np.zeros((P, k, self.B))
@@ -128,8 +112,7 @@ class JointRidgeFitness:
         return w, sse
 
     def combine(self, r, ref=None) -> np.ndarray:
-        """``(P,)`` the combined error of ``(P, B + 1)`` per-member and mean errors, under ``weighting``
-        (relative to ``ref``, default :attr:`ref`)."""
+        """``(P,)`` combined error of ``(P, B + 1)`` errors under ``weighting``, relative to ``ref`` (default ref)."""
         r = np.asarray(r, dtype=np.float64)
         if self.weighting == "raw":
             return r[:, :self.B].mean(axis=1)

@@ -1,11 +1,6 @@
-"""Choosing k items across a suite, with training and validation models only.
-
-``method="essence"`` (joint EssenceBench): the redundancy filter on the pooled items, then
-:func:`essence.search.genetic.genetic_search` with :class:`~essence.suite.fitness.JointRidgeFitness`, so the
-split of the budget between members comes out of the search; a per-member floor (``per_benchmark``) seeds the
-population with candidates that meet it and penalises those that do not; ``rounds`` > 0 adds the
-attribution-guided refinement (:mod:`essence.search.refine`). Any other method runs on the pooled items
-(:meth:`Suite.pooled`) with the suite mean as its target; a floor is met by seeded swaps."""
+"""Choosing k items across a suite, with training and validation models only: the joint EssenceBench (redundancy
+filter, :func:`essence.search.genetic.genetic_search` with :class:`~essence.suite.fitness.JointRidgeFitness`,
+optional :mod:`essence.search.refine`), or any other method on the pooled items (a floor met by seeded swaps)."""
 
 from __future__ import annotations
 
@@ -21,13 +16,9 @@ from .fitness import WEIGHTINGS, JointRidgeFitness
 
 __all__ = ["select_suite", "SUITE_METHODS", "JOINT_DEFAULTS", "budget_split"]
 
-#: the joint EssenceBench's settings (``--param NAME=VALUE``): the GA's (a 250-item candidate costs ~8x a 50-item
-#: one, so population and generations are smaller than one benchmark's), the fitness's (ridge penalty 10: with
-#: ~250 items and ~1,100 training models alpha 1 rewards items that fit the training models' noise; the
-#: weighting and the own-items share, :class:`~essence.suite.fitness.JointRidgeFitness`), the redundancy filter's,
-#: the refinement's (:mod:`essence.search.refine`; off: one round did not lower the held-out error) and
-#: ``min_search_models``: with fewer training + validation models the search chose worse items than random ones,
-#: so random items across the pooled suite are kept, with a warning and ``fallback`` in the record.
+#: the joint EssenceBench's settings (``--param NAME=VALUE``): the GA's, the fitness's
+#: (:class:`~essence.suite.fitness.JointRidgeFitness`), the redundancy filter's, the refinement's and
+#: ``min_search_models`` (fewer training + validation models: random items, with a warning).
 JOINT_DEFAULTS = {"population": 100, "generations": 150, "elites": 10, "tournament": 3, "patience": None,
                   "weighting": "relative+mean", "ridge_alpha": 10.0, "mean_weight": 1.0, "own_weight": 0.5,
                   "tau_text": 0.95, "tau_rank": 0.9, "rounds": 0, "ebm_elites": 3, "group_population": 60,
@@ -71,12 +62,7 @@ def _meet_floor(idx: np.ndarray, member_of: np.ndarray, floor: int, rng) -> np.n
 
 def select_suite(train: Suite, val: Suite, k: int, method: str = "essence", seed: int = 0, per_benchmark: int = 0,
                  progress: bool = True, **params) -> tuple[np.ndarray, dict]:
-    """Choose ``k`` pooled items of the suite with training and validation models only.
-
-    Returns ``(idx, info)``: ``idx`` ``(k,)`` increasing positions into :meth:`Suite.pooled` items;
-    ``info`` (JSON values): the method's record and ``budget`` (items per member). ``params`` go to the
-    method (joint EssenceBench: the keys of :data:`JOINT_DEFAULTS`).
-    """
+    """``(idx, info)``: ``k`` increasing positions into :meth:`Suite.pooled` items and the JSON record."""
     k = whole_number("k", k, 1)
     floor = whole_number("per_benchmark", per_benchmark, 0)
     B = len(train.members)
@@ -116,9 +102,7 @@ def select_suite(train: Suite, val: Suite, k: int, method: str = "essence", seed
 
 
 def _too_few_to_search(train: Suite, val: Suite, params: dict) -> dict | None:
-    """The joint EssenceBench's ``params`` checked (InputError naming the first that is not one of its settings);
-    ``None`` when it may search, else its ``fallback`` record, with an EssenceWarning, when the training +
-    validation models are fewer than ``min_search_models``."""
+    """``None`` when the joint EssenceBench may search, else its ``fallback`` record; InputError: unknown params."""
     unknown = sorted(set(params) - set(JOINT_DEFAULTS))
     if unknown:
         raise InputError(f"--param {unknown[0]}: not a setting of the joint EssenceBench; its settings: "
@@ -179,16 +163,12 @@ def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, prog
     mask = np.zeros((1, pool.size), dtype=bool)
     mask[0, local] = True
     per = fit.member_rmse(mask)[0]
-    info = {
+    return best, {
         "settings": {key: s[key] for key in JOINT_DEFAULTS},
         "pool_size": int(pool.size), "pool_by_benchmark": dict(zip(train.names, counts.tolist())),
         "filter": {"n_dropped": int(R.shape[1] - pool.size)},
         "ga": {"generations_run": ga.generations_run, "evaluations": ga.evaluations, "seconds": round(ga.seconds, 3),
                "history": ga.history_summary(every=max(1, ga.generations_run // 30))},
         **({"refinement": refinement} if refinement else {}),
-        "fitness_rmse": {**{n: round(float(v), 5) for n, v in zip(train.names, per[:-1])},
-                         "mean": round(float(per[-1]), 5)},
-        "reference_rmse": {**{n: round(float(v), 5) for n, v in zip(train.names, fit.ref[:-1])},
-                           "mean": round(float(fit.ref[-1]), 5)},
-    }
-    return best, info
+        "fitness_rmse": {n: round(float(v), 5) for n, v in zip([*train.names, "mean"], per)},
+        "reference_rmse": {n: round(float(v), 5) for n, v in zip([*train.names, "mean"], fit.ref)}}

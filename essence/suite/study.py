@@ -1,7 +1,4 @@
-"""Suite helpers for notebook 11 and ``benchmarks/``: the shared split, why pooling helps, a new model's check.
-
-The studies that compare a suite with separate artifacts over seeds live in ``benchmarks/suite.py``.
-"""
+"""Suite helpers for notebook 11 and ``benchmarks/``: the shared split, why pooling helps, a new model's check."""
 
 from __future__ import annotations
 
@@ -16,8 +13,7 @@ __all__ = ["suite_split", "cross_prediction", "target_correlations", "restrict_t
 
 
 def suite_split(suite: Suite, seed: int, test: float = 0.2, val: float = 0.1, kind: str = "random"):
-    """The split every approach shares: :func:`essence.data.split_models` on the suite mean (``kind``: random or
-    top)."""
+    """:func:`essence.data.split_models` on the suite mean (``kind``: random or top)."""
     return split_models(suite.mean_target, test=test, val=val, seed=seed, kind=kind)
 
 
@@ -27,9 +23,7 @@ def target_correlations(suite: Suite) -> pd.DataFrame:
 
 
 def cross_prediction(suite: Suite, seeds=(0,), k_each: int = 50, test: float = 0.2, val: float = 0.1) -> pd.DataFrame:
-    """Each member predicted by a ridge (penalty by CV) from ``k_each`` random items of its own (``own``), from the
-    same random items of every member (``all``) and from every item of its own pool (``own_pool``); fitted on
-    training + validation models, test RMSE (pp). One row per seed x member, with ``gain = 1 - all / own``."""
+    """Test RMSE (pp) of a ridge per member from random items of its own, of every member and all its own items."""
     from ..data._runtime import single_thread
     from ..reconstructors.simple import RidgeReconstructor
 
@@ -51,9 +45,7 @@ def cross_prediction(suite: Suite, seeds=(0,), k_each: int = 50, test: float = 0
 
 
 def restrict_to_logged(suite: Suite, new) -> Suite:
-    """The suite with each member kept to the items a new model answered (``new``: one Responses per member, in
-    the suite's order), models outside the suite and dropped counts kept. InputError when the counts differ or a
-    member keeps no item."""
+    """The suite with each member kept to the items a new model answered (``new``: one Responses per member)."""
     from .data import make_suite
 
     new = list(new)
@@ -74,9 +66,8 @@ def restrict_to_logged(suite: Suite, new) -> Suite:
 
 
 def new_model_check(art, new, reference: dict, chance: dict | None = None) -> pd.DataFrame:
-    """A suite artifact's estimate for **one** new model (``new``: one data per member) against ``reference``
-    (member -> pp; the mean's is the members' mean). One row per member and ``mean``: ``estimate``, ``lower``,
-    ``upper``, ``reference``, ``difference`` (estimate - reference), ``inside``, and ``chance`` when given."""
+    """One new model's suite estimate against ``reference`` (member -> pp): one row per member and ``mean`` with
+    ``estimate``, ``lower``, ``upper``, ``reference``, ``difference``, ``inside`` (and ``chance`` when given)."""
     est = art.estimate(new)
     if len(est) != 1:
         raise InputError(f"new_model_check: expected the results of one model, got {len(est)}")

@@ -1,17 +1,8 @@
-"""The comparison sweep: every method x dataset x k x seed on identical splits, parallel, cached, resumable.
-
-A run is ``compress(data, k, method, seed, split=split_models(data, seed=seed))``, the split computed once per
-(dataset, seed) and shared by every method. A ``datasets`` entry joining benchmarks with ``+`` is a suite
-(:mod:`~essence.sweep.suites`): a row per member and one for the mean (column ``benchmark``). Output ``DIR``::
-
-    DIR/runs/<dataset>__<method>__k<k>__s<seed>.json    a finished run (the cache; written atomically)
-    DIR/errors/<dataset>__<method>__k<k>__s<seed>.txt   the traceback of its latest failure
-    DIR/results.parquet, DIR/results.csv                the table, one row per run (COLUMNS)
-
-A cached run is reused while its signature (data fingerprint, split id, resolved parameters, ``compress``
-settings, the method's source hash) matches; failed runs are not cached, so a sweep resumes. Units: ``rmse``,
-``mae`` pp; ``kendall``, ``spearman``, ``pearson`` in [-1, 1]; ``rank_err_5``, ``rank_err_10``, ``coverage``
-shares in [0, 1]; ``seconds`` wall-clock.
+"""The comparison sweep (:func:`run_sweep`): every method x dataset x k x seed on identical splits, parallel, cached,
+resumable; a ``datasets`` entry joining benchmarks with ``+`` is a suite (:mod:`~essence.sweep.suites`). Output
+``DIR``: ``runs/KEY.json`` (a finished run, reused while its signature matches), ``errors/KEY.txt`` (the latest
+failure's traceback) and ``results.parquet`` / ``results.csv`` (:data:`COLUMNS`), KEY being
+``<dataset>__<method>__k<k>__s<seed>``.
 """
 
 from __future__ import annotations

@@ -12,11 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from .. import data as _data
+from ..artifact.compressed import compress
 from ..data._io import jsonable, write_atomic
 from ..data.checks import cli_whole_number, parse_params, whole_number
 from ..data.errors import InputError, UsageError
+from ..methods import METHODS, get_method, make_method
+from ..suite import SUITE_METHODS
 from .records import (COLUMNS, _METRICS, _error_rows, _key_name, _read_record, _rows, _split_id, _stale_reason,
                       _write_table, run_path)
 from .signatures import _core_hash, _source_hash
@@ -59,16 +63,13 @@ def run_sweep(datasets, methods, ks, seeds=(0, 1, 2), out="build/sweep", jobs: i
               update: bool = False, keep_artifacts: bool = True, splits=("random",), test: float = 0.1):
     """Run every dataset x method x k x seed (reusing cached runs) and return the table (:data:`COLUMNS`, test
     figures), also written to ``out/results.parquet`` and ``.csv``; ``df.attrs["sweep"]``: ``runs``, ``computed``,
-    ``cached``, ``failed``, ``wall_seconds``.
-
-    ``datasets``: names or paths (``a+b``: a suite); ``methods``: registry names (one that does not import or
-    run on a suite, or a k above a dataset's items, gives error rows); ``jobs``: loky workers (-1 all cores, 1
-    in process); ``force``: recompute all, ``update``: missing or stale runs (either replaces a table);
-    ``backend="dask"``: submit to ``scheduler`` (address or Client); ``method_params``: ``{method: {name:
-    value}}``; ``keep_artifacts``: artifacts in the cache files; ``splits``: ``"random"`` and/or ``"top"`` (keyed
-    ``NAME@top``); ``test``: the test fraction. UsageError / InputError before anything is written; after a
-    KeyboardInterrupt the same call resumes.
-    """
+    ``cached``, ``failed``, ``wall_seconds``. ``datasets``: names or paths (``a+b``: a suite); ``methods``: registry
+    names (one that does not import or run on a suite, or a k above a dataset's items, gives error rows); ``jobs``:
+    loky workers (-1 all cores, 1 in process); ``force``: recompute all, ``update``: missing or stale runs (either
+    replaces a table); ``backend="dask"``: submit to ``scheduler`` (address or Client); ``method_params``:
+    ``{method: {name: value}}``; ``keep_artifacts``: artifacts in the cache files; ``splits``: ``"random"`` and/or
+    ``"top"`` (keyed ``NAME@top``); ``test``: the test fraction. UsageError / InputError before anything is written;
+    after a KeyboardInterrupt the same call resumes."""
     t_start = time.perf_counter()
     datasets, methods, ks, seeds, method_params = _check_arguments(datasets, methods, ks, seeds, jobs, backend,
                                                                    scheduler, method_params)
@@ -87,21 +88,14 @@ def run_sweep(datasets, methods, ks, seeds=(0, 1, 2), out="build/sweep", jobs: i
     _compute(plan, out, backend, scheduler, jobs, progress)
     df = _results_table(plan)
     _write_table(df, table_parquet, table_csv)
-    df.attrs["sweep"] = {
-        "runs": len(plan.order),
-        "computed": len(plan.todo),
-        "cached": plan.n_cached,
-        "failed": sum(bool(plan.rows[key][0]["error"]) for key in plan.order),  # runs (a suite run has several rows)
-        "wall_seconds": time.perf_counter() - t_start,
-        "out": str(out),
-    }
+    failed = sum(bool(plan.rows[key][0]["error"]) for key in plan.order)  # runs (a suite run has several rows)
+    df.attrs["sweep"] = {"runs": len(plan.order), "computed": len(plan.todo), "cached": plan.n_cached,
+                         "failed": failed, "wall_seconds": time.perf_counter() - t_start, "out": str(out)}
     return df
 
 
 def _check_arguments(datasets, methods, ks, seeds, jobs, backend, scheduler, method_params):
     """The sweep's arguments as plain lists; UsageError / InputError before anything is loaded."""
-    from ..methods import METHODS
-
     datasets = [str(d) for d in _as_list(datasets, "datasets")]
     methods = [str(m) for m in _as_list(methods, "methods")]
     ks = [whole_number("k", v, 1) for v in _as_list(ks, "k")]
@@ -166,10 +160,6 @@ def _method_signatures(methods, ks, seeds, method_params, kinds=("single",)):
     """``(settings, unavailable, method_code)``: the ``compress`` settings of every signature (``"suite"``: a
     suite's), the methods that do not import (name -> error) and source hashes (``"essence.suite"``: the suite
     code's). UsageError for a parameter outside its domain."""
-    from ..artifact.compressed import compress
-    from ..methods import get_method, make_method
-    from ..suite import SUITE_METHODS
-
     defaults = inspect.signature(compress).parameters
     settings = {**{n: defaults[n].default for n in _SETTINGS if n in defaults}, **SWEEP_SETTINGS}
     unavailable: dict[str, str] = {}
@@ -230,8 +220,6 @@ def _plan_runs(loaded, splits, methods, ks, seeds, method_params, settings, unav
 def _signature(d, fp, members, m, k, s, sid, method_params, settings, unavailable, method_code):
     """``(signature, "")`` of one run, or ``(None, error)`` when it cannot run; a suite run's signature adds
     ``members`` (name -> fingerprint) and ``suite_source``."""
-    from ..methods import make_method
-
     size = n_items(d)
     if k > size:
         what = f"the {size} items of {'the suite ' if members else ''}{'+'.join(members) or d.name}"
@@ -292,8 +280,7 @@ def _compute(plan: _Plan, out: Path, backend, scheduler, jobs, progress: bool) -
         else:
             write_atomic(run_path(out, *key), json.dumps(jsonable(rec), allow_nan=False), overwrite=True)
             err_path.unlink(missing_ok=True)
-        meta = {"split_id": task.signature["split_id"], "n_test": len(task.split[2])}
-        plan.rows[key] = _rows(rec, meta)
+        plan.rows[key] = _rows(rec, {"split_id": task.signature["split_id"], "n_test": len(task.split[2])})
         done += 1
         bar.update(1)
 
@@ -311,8 +298,6 @@ def _compute(plan: _Plan, out: Path, backend, scheduler, jobs, progress: bool) -
 
 def _results_table(plan: _Plan):
     """The tidy table (:data:`COLUMNS`), one row per run in ``plan.order``, with fixed dtypes."""
-    import pandas as pd
-
     df = pd.DataFrame([row for key in plan.order for row in plan.rows[key]], columns=COLUMNS)
     df = df.astype({"k": "int64", "seed": "int64", "n_test": "int64", "pool_preselected": "bool"})
     for c in _METRICS + ("seconds",):
@@ -323,13 +308,11 @@ def _results_table(plan: _Plan):
 def add_subcommand(subparsers) -> None:
     """Register ``essence sweep`` on the CLI's subparsers."""
     p = subparsers.add_parser(
-        "sweep",
-        help="run every method x dataset x k x seed on identical splits (parallel, cached, resumable)",
+        "sweep", help="run every method x dataset x k x seed on identical splits (parallel, cached, resumable)",
         description="Run every method x dataset x k x seed on identical model splits and write one table "
                     "(OUT/results.parquet and .csv). Finished runs are cached in OUT/runs, so a sweep resumes; a "
                     "failed run is a row with its error. A DATA entry joining benchmarks with + is a suite: a row "
-                    "per member and one for the mean (column benchmark). Reconstructors are the basic kinds.",
-    )
+                    "per member and one for the mean (column benchmark). Reconstructors are the basic kinds.")
     p.add_argument("--data", nargs="+", required=True, metavar="DATA",
                    help="dataset names (arc, gsm8k, ...) or paths; join two or more with + for a suite "
                         "(arc+gsm8k+mmlu); suites and single datasets may be mixed")

@@ -1,4 +1,4 @@
-"""The sweep's on-disk records (file names, schema, the cache) and table rows (units: :mod:`essence.sweep`)."""
+"""The sweep's on-disk records (file names, schema, the cache) and table rows."""
 
 from __future__ import annotations
 
@@ -19,26 +19,21 @@ RUN_SCHEMA = "essence.sweep.run"
 RUN_SCHEMA_VERSION = 1
 
 _METRICS = ("rmse", "mae", "kendall", "spearman", "pearson", "rank_err_5", "rank_err_10", "coverage")
-#: Columns of the results table: the metrics are test figures (:func:`essence.data.metrics.summary`); ``split``
-#: ``random`` or ``top``; ``benchmark`` the dataset, or a suite's member or ``"mean"``; ``error`` ``""`` or
-#: ``"Type: message"``; ``reconstructor`` chosen on validation; ``split_id`` the split's hash;
-#: ``pool_preselected`` / ``caveat`` for the metabench pools (:data:`essence.data.POOL_CAVEAT`).
+#: Columns of the results table: the metrics are test figures (:func:`essence.data.metrics.summary`; ``rmse``,
+#: ``mae`` pp, the correlations in [-1, 1], the rest shares in [0, 1]), ``seconds`` wall-clock; ``split`` ``random``
+#: or ``top``; ``benchmark`` the dataset, or a suite's member or ``"mean"``; ``error`` ``""`` or ``"Type: message"``;
+#: ``reconstructor`` chosen on validation; ``pool_preselected`` / ``caveat``: :data:`essence.data.POOL_CAVEAT`.
 COLUMNS = ["dataset", "split", "benchmark", "method", "k", "seed", *_METRICS, "seconds", "n_test", "error",
            "reconstructor", "split_id", "pool_preselected", "caveat"]
 
 #: Columns of :func:`essence.sweep.tables.summarise`.
-SUMMARY_COLUMNS = [
-    "dataset", "split", "benchmark", "method", "k", "n_runs", "n_failed", "rmse_mean", "rmse_sd", "kendall_mean", "kendall_sd",
-    "pool_preselected", "error", "ratio_to_random",
-]
-
-
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.+-]", "-", str(name))
+SUMMARY_COLUMNS = ["dataset", "split", "benchmark", "method", "k", "n_runs", "n_failed", "rmse_mean", "rmse_sd",
+                   "kendall_mean", "kendall_sd", "pool_preselected", "error", "ratio_to_random"]
 
 
 def _key_name(dataset: str, method: str, k: int, seed: int) -> str:
-    return f"{_safe(dataset)}__{_safe(method)}__k{int(k)}__s{int(seed)}"
+    dataset, method = (re.sub(r"[^A-Za-z0-9_.+-]", "-", str(x)) for x in (dataset, method))
+    return f"{dataset}__{method}__k{int(k)}__s{int(seed)}"
 
 
 def run_path(out, dataset: str, method: str, k: int, seed: int) -> Path:
@@ -59,34 +54,26 @@ def _read_record(path: Path) -> dict | None:
         rec = json.loads(path.read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
-    if not isinstance(rec, dict) or rec.get("schema") != RUN_SCHEMA or rec.get("schema_version") != RUN_SCHEMA_VERSION:
-        return None
-    return rec
+    ok = isinstance(rec, dict) and rec.get("schema") == RUN_SCHEMA and rec.get("schema_version") == RUN_SCHEMA_VERSION
+    return rec if ok else None
 
 
 def load_runs(out) -> dict:
     """Every cached run under ``out/runs``: ``{(dataset, method, k, seed): record}``; a record holds ``figures``
     (``{"test": ..., "validation": ...}``), ``items``, ``seconds``, ``signature`` and (if kept) ``artifact``."""
-    runs = {}
-    for p in sorted((Path(out) / "runs").glob("*.json")):
-        rec = _read_record(p)
-        if rec is not None:
-            runs[(rec["dataset"], rec["method"], int(rec["k"]), int(rec["seed"]))] = rec
-    return runs
+    recs = [r for r in map(_read_record, sorted((Path(out) / "runs").glob("*.json"))) if r is not None]
+    return {(r["dataset"], r["method"], int(r["k"]), int(r["seed"])): r for r in recs}
 
 
 def _stale_reason(rec: dict, signature: dict) -> str:
     old = rec.get("signature", {})
-    diff = [name for name in signature if old.get(name) != signature[name]]
-    return ", ".join(diff) or "signature"
+    return ", ".join(name for name in signature if old.get(name) != signature[name]) or "signature"
 
 
 def _error_rows(key: tuple, meta: dict, error: str, members=None) -> list[dict]:
     """The rows of a run that did not run: one, or for a suite (``members``) one per member and the mean."""
-    rec = {"dataset": key[0], "method": key[1], "k": key[2], "seed": key[3], "error": error, "seconds": 0.0}
-    if members:
-        rec["members"] = list(members)
-    return _rows(rec, meta)
+    return _rows({"dataset": key[0], "method": key[1], "k": key[2], "seed": key[3], "error": error, "seconds": 0.0,
+                  **({"members": list(members)} if members else {})}, meta)
 
 
 def _rows(rec: dict, meta: dict) -> list[dict]:

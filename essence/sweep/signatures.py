@@ -3,9 +3,13 @@ imports, transitively, found by reading the files) and of the shared core that t
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
+import importlib.util
 from pathlib import Path
+
+from ..methods import get_method
 
 __all__ = ["code_version"]
 
@@ -13,11 +17,10 @@ __all__ = ["code_version"]
 _PACKAGE = Path(__file__).resolve().parents[1]
 
 #: modules whose changes are reported by the core-code note instead of making cached runs stale
-_CORE_MODULES = frozenset({
-    "essence", "essence.data", "essence.artifact.compressed", "essence.reconstructors.simple", "essence.reconstructors.intervals",
-    "essence.data.metrics", "essence.methods", "essence.methods.base", "essence.cli", "essence.sweep",
-    "essence.reconstructors.tables", "essence.data.errors", "essence.data.checks",
-})
+_CORE_MODULES = frozenset({"essence", "essence.data", "essence.artifact.compressed", "essence.reconstructors.simple",
+                           "essence.reconstructors.intervals", "essence.data.metrics", "essence.methods",
+                           "essence.methods.base", "essence.cli", "essence.sweep", "essence.reconstructors.tables",
+                           "essence.data.errors", "essence.data.checks"})
 
 
 def _module_file(name: str) -> Path | None:
@@ -34,9 +37,6 @@ def _module_file(name: str) -> Path | None:
 
 def _essence_imports(name: str, path: Path) -> set[str]:
     """``essence.*`` modules that a source file imports anywhere (including imports inside functions)."""
-    import ast
-    import importlib.util
-
     try:
         tree = ast.parse(path.read_text())
     except (OSError, SyntaxError, UnicodeDecodeError):
@@ -63,8 +63,7 @@ def _source_hash(module_name: str) -> str | None:
     if _module_file(module_name) is None:
         return None
     seen: set[str] = set()
-    stack = [module_name]
-    files = []
+    stack, files = [module_name], []
     while stack:
         m = stack.pop()
         if m in seen or (m in _CORE_MODULES and m != module_name):
@@ -97,13 +96,10 @@ def _core_hash() -> str:
     return h.hexdigest()[:16]
 
 
-
 @functools.lru_cache(maxsize=None)
 def code_version(method: str) -> str:
     """Hash of the code behind a run of ``method``: :func:`_source_hash` of its module and :func:`_core_hash`
     (a method that does not import: its name). Computed once per process."""
-    from ..methods import get_method
-
     try:
         mod = get_method(method).__module__
     except Exception:  # noqa: BLE001 - the run itself reports why the method cannot be made

@@ -12,6 +12,10 @@ import numpy as np
 
 from .. import data as _data
 from ..data.errors import InputError
+from ..methods import make_method
+from ..suite import SUITE_METHODS, make_suite
+from ..suite.artifact import compress_suite
+from ..suite.select import JOINT_DEFAULTS
 
 __all__ = ["SUITE_SEP", "SUITE_SWEEP_SETTINGS", "suite_members", "build_suite", "load_suite_entry", "suite_settings",
            "suite_params", "suite_rows", "MEAN"]
@@ -44,16 +48,12 @@ def suite_members(entry: str) -> list[str] | None:
 
 def build_suite(sources):
     """:func:`essence.suite.make_suite` of the loaded ``sources`` (member names or paths, in order)."""
-    from ..suite import make_suite
-
     return make_suite([_data.load(s) for s in sources])
 
 
 def load_suite_entry(entry: str, members: list[str]):
     """``(Suite, source)``: the suite and what a worker loads (member names or absolute paths); InputError naming
     the entry and an unknown or unreadable member."""
-    from ..suite import make_suite
-
     sources, loaded = [], []
     for m in members:
         src = m if m in _data.DATASETS or not Path(m).exists() else str(Path(m).resolve())
@@ -71,21 +71,14 @@ def load_suite_entry(entry: str, members: list[str]):
 
 def suite_settings() -> dict:
     """The ``compress_suite`` settings of every suite run (JSON values)."""
-    from ..suite.artifact import compress_suite
-
     defaults = inspect.signature(compress_suite).parameters
     out = {n: defaults[n].default for n in _SUITE_DEFAULTS if n in defaults}
-    out = {n: list(v) if isinstance(v, tuple) else v for n, v in out.items()}
-    return {**out, **SUITE_SWEEP_SETTINGS}
+    return {**{n: list(v) if isinstance(v, tuple) else v for n, v in out.items()}, **SUITE_SWEEP_SETTINGS}
 
 
 def suite_params(method: str, k: int, seed: int, params: dict) -> dict:
     """The method's resolved parameters on a suite (``essence``: :data:`essence.suite.select.JOINT_DEFAULTS`
     updated by ``params``); InputError when it does not run on a suite or takes no such parameter."""
-    from ..methods import make_method
-    from ..suite import SUITE_METHODS
-    from ..suite.select import JOINT_DEFAULTS
-
     if method not in SUITE_METHODS:
         raise InputError(f"method {method!r} does not run on a suite; methods that do: {', '.join(SUITE_METHODS)}")
     if method == "essence":

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from .. import data as _data
 from ..data.errors import InputError
 from ..data.metrics import paired_with_random, ratio_to_random
+from ..methods import METHOD_INFO
 from .records import SUMMARY_COLUMNS
+from .suites import SUITE_SEP
 
 __all__ = ["summarise", "ratio_table", "mean_sd", "verdict", "format_summary", "format_wide"]
 
 
 def _with_benchmark(df):
     """``df`` with a ``benchmark`` column (the dataset's name where missing)."""
-    if "benchmark" in df.columns:
-        return df
-    return df.assign(benchmark=df["dataset"])
+    return df if "benchmark" in df.columns else df.assign(benchmark=df["dataset"])
 
 
 def _paired(df, method: str, k: int, dataset: str, benchmark: str):
@@ -30,8 +31,6 @@ def _label(dataset: str, benchmark: str) -> str:
 
 
 def _preselected(dataset: str, benchmark: str) -> bool:
-    from .suites import SUITE_SEP
-
     names = dataset.split(SUITE_SEP) if benchmark == "mean" and benchmark != dataset else [benchmark]
     return any(n in _data.METABENCH for n in names)
 
@@ -47,7 +46,6 @@ def verdict(summary, dataset: str, k: int, benchmark: str | None = None) -> str:
     """One Markdown bullet on ``dataset`` (a suite: its ``benchmark``) at ``k`` from :func:`summarise` output: the
     lowest mean test RMSE (pp) with its Kendall tau, random's, the methods clearly below random (mean ± sd apart)
     and EssenceBench's rank when it is not the best."""
-    from ..methods import METHOD_INFO
 
     def label(m):
         return METHOD_INFO[m].label if m in METHOD_INFO else m
@@ -77,10 +75,7 @@ def verdict(summary, dataset: str, k: int, benchmark: str | None = None) -> str:
 def summarise(df):
     """:data:`SUMMARY_COLUMNS` of a results table, one row per dataset x benchmark x method x k (first appearance
     order): mean and sample sd over finished seeds of test RMSE (pp) and Kendall tau, failures counted in
-    ``n_failed`` (``error``: the first), :func:`essence.data.metrics.ratio_to_random` over paired seeds.
-    """
-    import pandas as pd
-
+    ``n_failed`` (``error``: the first), :func:`essence.data.metrics.ratio_to_random` over paired seeds."""
     df = _with_benchmark(df)
     if "split" in df.columns:  # each split kind its own dataset while grouping and pairing
         df = df.assign(dataset=[d if s in ("random", "", None) or pd.isna(s) else f"{d}@{s}"
@@ -133,21 +128,17 @@ def format_wide(summary, k: int, metric: str = "rmse", methods=None) -> str:
     methods = list(dict.fromkeys(s["method"])) if methods is None else list(methods)
     digits = 2 if metric == "rmse" else 3
     cells = {(r.dataset, r.benchmark, r.method): r for r in s.itertuples(index=False)}
-    header = ["dataset"] + methods
     body = []
     for ds, b in dict.fromkeys(zip(s["dataset"], s["benchmark"])):
         pre = bool(s.loc[(s["dataset"] == ds) & (s["benchmark"] == b), "pool_preselected"].any())
-        rs = [cells.get((ds, b, m)) for m in methods]
         body.append([f"{_label(ds, b)}{'*' if pre else ''}"] + [
             "-" if r is None else mean_sd(getattr(r, f"{metric}_mean"), getattr(r, f"{metric}_sd"), digits, missing="failed")
-            for r in rs])
-    return _markdown(body, header, s["pool_preselected"].any())
+            for r in (cells.get((ds, b, m)) for m in methods)])
+    return _markdown(body, ["dataset"] + methods, s["pool_preselected"].any())
 
 
 def _markdown(body, header, caveat: bool) -> str:
     """A Markdown table of string cells, ending with :data:`essence.data.POOL_CAVEAT` when ``caveat``."""
-    import pandas as pd
-
     table = pd.DataFrame(body, columns=header, dtype=str).to_markdown(index=False, disable_numparse=True)
     return table + (f"\n\n* {_data.POOL_CAVEAT}" if caveat else "")
 
@@ -155,8 +146,6 @@ def _markdown(body, header, caveat: bool) -> str:
 def ratio_table(results, k: int, methods=None, datasets=None):
     """:func:`essence.data.metrics.ratio_to_random` at one ``k`` from a results table: a DataFrame, a row per dataset
     (or suite member), a column per method (``methods``, ``datasets``: their order)."""
-    import pandas as pd
-
     results = _with_benchmark(results)
     at_k = results[results["k"] == int(k)]
     methods = list(dict.fromkeys(at_k["method"])) if methods is None else list(methods)

@@ -12,21 +12,21 @@ import traceback
 from dataclasses import dataclass
 
 import numpy as np
+from joblib import Parallel, delayed, parallel_config
 
 from ..data._version import __version__
 from .. import data as _data
+from ..artifact.compressed import compress
 from ..data._io import jsonable
 from ..data._runtime import single_thread
 from ..data.errors import UsageError
-from ..methods import METHOD_TABLE
+from ..methods import METHOD_INFO
 from .records import RUN_SCHEMA, RUN_SCHEMA_VERSION
 from .signatures import _core_hash
 from .suites import build_suite
 
 #: How long ``backend="dask"`` waits to reach the scheduler before giving up.
 DASK_CONNECT_TIMEOUT = "15s"
-#: Rough relative cost of one run per method (``MethodInfo.cost``), for scheduling.
-_METHOD_COST = {m.name: m.cost for m in METHOD_TABLE}
 
 
 @dataclass(frozen=True)
@@ -105,8 +105,6 @@ def _execute(task: _Task) -> dict:
 
 def _compress_run(task: _Task, data, split, rec: dict):
     """``compress`` on the sweep's split with its fixed ``predictors``; sets ``items``, ``reconstructor``."""
-    from ..artifact.compressed import compress
-
     art = compress(data, task.k, task.method, task.seed, split=split, progress=False,
                    predictors=task.signature["settings"].get("predictors", "all"), **task.params)
     rec["items"] = list(art.items)
@@ -129,8 +127,8 @@ def _compress_suite_run(task: _Task, suite, split, rec: dict):
 
 
 def _expected_cost(task: _Task) -> float:
-    """A sort key for scheduling: the method's typical cost times ``k`` (not a prediction in seconds)."""
-    return _METHOD_COST.get(task.method, 0.3) * task.k
+    """A sort key for scheduling: the method's typical cost (``MethodInfo.cost``) times ``k`` (not seconds)."""
+    return (METHOD_INFO[task.method].cost if task.method in METHOD_INFO else 0.3) * task.k
 
 
 def _run_local(tasks: list[_Task], jobs: int, handle) -> None:
@@ -138,8 +136,6 @@ def _run_local(tasks: list[_Task], jobs: int, handle) -> None:
         for t in tasks:
             handle(_execute(t))
         return
-    from joblib import Parallel, delayed, parallel_config
-
     # loky workers start with OMP/MKL/OpenBLAS (and torch) limited to one thread each
     with parallel_config(backend="loky", inner_max_num_threads=1):
         results = Parallel(n_jobs=int(jobs), return_as="generator_unordered", batch_size=1)(
@@ -154,15 +150,13 @@ def _run_dask(tasks: list[_Task], scheduler, handle) -> None:
     except ImportError as exc:  # pragma: no cover - distributed is a pinned dependency
         raise UsageError(f"backend 'dask' needs the distributed package ({exc})") from None
 
-    own = not isinstance(scheduler, Client)
+    own, client = not isinstance(scheduler, Client), scheduler
     if own:
         try:
             client = Client(str(scheduler), timeout=DASK_CONNECT_TIMEOUT, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as exc:
             raise UsageError(f"cannot reach the dask scheduler at {scheduler!r} ({_one_line(exc)}); start one with "
                              "`dask scheduler` and `dask worker ADDRESS`, or check --scheduler") from None
-    else:
-        client = scheduler
     futures = {}
     try:
         for t in tasks:

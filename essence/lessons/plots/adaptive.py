@@ -19,8 +19,7 @@ def plot_information(bank, items, theta=np.linspace(-4, 4, 161), ax=None):
     for c, j in zip(colors, items):
         b = -bank.d[j] / bank.a[j]
         ax.plot(theta, info[:, j], color=c, lw=2, label=f"item {j}: a = {bank.a[j]:.2f}, b = {b:.2f}")
-    ax.set_xlabel("ability θ (standardised on the reference models)")
-    ax.set_ylabel("Fisher information")
+    ax.set(xlabel="ability θ (standardised on the reference models)", ylabel="Fisher information")
     ax.set_title("Item information: sharp items inform near their difficulty b")
     ax.legend(fontsize=9, loc="upper left")
     return fig

@@ -4,27 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from .style import _grid, _star, _starred_caveat
+from .style import _finish, _grid, _panels, _star, _starred_caveat
 
 __all__ = ["plot_kept_counts", "plot_filter_error", "plot_kept_vs_dropped"]
 
 
 def plot_kept_counts(grids: dict):
-    """Pool size left by the coarse filter over a grid of thresholds, one heatmap per dataset.
-
-    ``grids``: dataset -> dict with ``kept`` ``(n_text, n_rank)`` int (see
-    :func:`essence.lessons.stages.kept_counts`), ``tau_text`` ``(n_text,)``, ``tau_rank`` ``(n_rank,)`` and
-    ``n_items``. Cells show the count; colour is the share of the items kept. A threshold of 1 is "off".
-    """
-    import matplotlib.pyplot as plt
-
+    """Heatmaps of the items the coarse filter keeps over a threshold grid (1 = off), ``grids``: dataset -> ``kept``
+    ``(n_text, n_rank)`` (:func:`essence.lessons.stages.kept_counts`), ``tau_text``, ``tau_rank``, ``n_items``."""
     n = len(grids)
     width = 0.48 * max(len(g["tau_rank"]) for g in grids.values()) + 1.5  # inches per panel
     # as many panels a row as fit in about 12 inches (a page shows the figure at its width), at most three
     rows, cols = _grid(n, max_cols=int(min(3, max(1, 12 // width))))
-    fig, axes = plt.subplots(rows, cols, figsize=(width * cols + 0.8, 3.7 * rows), squeeze=False, layout="constrained")
-    for ax in axes.ravel()[n:]:
-        ax.axis("off")
+    fig, axes = _panels(rows, cols, figsize=(width * cols + 0.8, 3.7 * rows), n=n, layout="constrained")
     im = None
     for ax, (ds, g) in zip(axes.ravel(), grids.items()):
         K = np.asarray(g["kept"], dtype=float)
@@ -35,33 +27,24 @@ def plot_kept_counts(grids: dict):
                 ax.text(j, i, f"{int(K[i, j])}", ha="center", va="center", fontsize=9,
                         color="white" if share[i, j] < 0.55 else "black")
         lab = lambda v: "off" if v >= 1 else f"{v:g}"  # noqa: E731
-        ax.set_xticks(range(len(g["tau_rank"])))
-        ax.set_xticklabels([lab(v) for v in g["tau_rank"]], fontsize=9)
-        ax.set_yticks(range(len(g["tau_text"])))
-        ax.set_yticklabels([lab(v) for v in g["tau_text"]], fontsize=9)
-        ax.set_xlabel("τ_rank (Pearson threshold)")
-        ax.set_ylabel("τ_text (cosine threshold)")
+        ax.set_xticks(range(len(g["tau_rank"])), [lab(v) for v in g["tau_rank"]], fontsize=9)
+        ax.set_yticks(range(len(g["tau_text"])), [lab(v) for v in g["tau_text"]], fontsize=9)
+        ax.set(xlabel="τ_rank (Pearson threshold)", ylabel="τ_text (cosine threshold)")
         ax.set_title(f"{_star(ds)}: {g['n_items']} items", fontsize=10.5)
         ax.grid(False)
-    cb = fig.colorbar(im, ax=axes.ravel()[:n].tolist(), fraction=0.025, pad=0.01)
-    cb.set_label("share of items kept")
+    fig.colorbar(im, ax=axes.ravel()[:n].tolist(), fraction=0.025, pad=0.01, label="share of items kept")
     fig.suptitle("Items kept by the coarse filter as the two thresholds vary (cells: items kept)")
     _starred_caveat(fig, grids)
     return fig
 
 
 def plot_filter_error(panels: dict, k: int):
-    """Held-out RMSE of random k-subsets drawn from filtered pools, against the pool size.
-
-    ``panels``: dataset -> dict with ``full`` ``(n_draws,)`` RMSE (pp) from the unfiltered pool, ``n_items``,
-    and ``curves``: label -> list of ``(tau, pool_size, rmses (n_draws,))``. Points: mean; bars: the
-    10th to 90th percentile over draws; the grey band is the unfiltered pool's 10-90% range.
-    """
-    import matplotlib.pyplot as plt
+    """Held-out RMSE (pp) of random k-subsets of filtered pools by pool size; ``panels``: dataset -> ``full``
+    ``(n_draws,)`` (unfiltered), ``n_items``, ``curves``: label -> list of ``(tau, pool_size, rmses (n_draws,))``."""
     from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
 
     n = len(panels)
-    fig, axes = plt.subplots(1, n, figsize=(4.4 * n, 4.0), squeeze=False)
+    fig, axes = _panels(1, n, figsize=(4.4 * n, 4.0))
     for ax, (ds, p) in zip(axes.ravel(), panels.items()):
         full = np.asarray(p["full"], dtype=float)
         ax.axhspan(*np.percentile(full, [10, 90]), color="#999999", alpha=0.2, lw=0, label="no filter: 10-90% of draws")
@@ -76,24 +59,19 @@ def plot_filter_error(panels: dict, k: int):
         ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
         ax.xaxis.set_major_formatter(ScalarFormatter())
         ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.set_xlabel("items left in the pool (log scale)")
-        ax.set_ylabel(f"held-out RMSE, random k = {k} (pp)")
+        ax.set(xlabel="items left in the pool (log scale)", ylabel=f"held-out RMSE, random k = {k} (pp)")
         ax.set_title(_star(ds))
         ax.legend(fontsize=9)
     fig.suptitle(f"Does filtering help a random subset? {k} random items from the filtered pool, GAM on their mean\n"
                  "(mean and 10-90% range over draws; each point's threshold: the table below)")
-    fig.tight_layout()
-    _starred_caveat(fig, panels)
-    return fig
+    return _finish(fig, panels)
 
 
 def plot_kept_vs_dropped(panels: dict, tau_rank: float):
-    """Item discrimination (correlation with the full score over training models) of the items the rank
-    filter keeps and drops. ``panels``: dataset -> ``(discrimination (n_items,), kept (n_kept,) positions)``."""
-    import matplotlib.pyplot as plt
-
+    """Discrimination of the items the rank filter keeps and drops; ``panels``: dataset -> ``(discrimination
+    (n_items,), kept positions)``."""
     n = len(panels)
-    fig, axes = plt.subplots(1, n, figsize=(4.2 * n, 3.5), squeeze=False)
+    fig, axes = _panels(1, n, figsize=(4.2 * n, 3.5))
     edges = np.linspace(-0.2, 1.0, 37)
     for ax, (ds, (disc, kept)) in zip(axes.ravel(), panels.items()):
         disc = np.asarray(disc, dtype=float)
@@ -104,11 +82,7 @@ def plot_kept_vs_dropped(panels: dict, tau_rank: float):
         if (~mask).any():
             ax.hist(disc[~mask], bins=edges, color="#c44e52", alpha=0.7,
                     label=f"dropped ({(~mask).sum()}): mean {disc[~mask].mean():.2f}")
-        ax.set_xlabel("item discrimination (corr. with full score)")
-        ax.set_ylabel("items")
-        ax.set_title(_star(ds))
+        ax.set(xlabel="item discrimination (corr. with full score)", ylabel="items", title=_star(ds))
         ax.legend(fontsize=9, loc="upper left")
     fig.suptitle(f"Which items does the rank filter drop? τ_rank = {tau_rank:g}, text check off")
-    fig.tight_layout()
-    _starred_caveat(fig, panels)
-    return fig
+    return _finish(fig, panels)

@@ -5,19 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from ...data.errors import InputError
-from .style import _method_label, _star, _starred_caveat
+from .style import _finish, _method_label, _panels, _star
 
 __all__ = ["plot_ratio_to_baseline"]
 
 
 def plot_ratio_to_baseline(runs, methods=None, datasets=None, splits=("random", "top"), k: int = 50):
-    """One heatmap per split (stacked): rows datasets, columns methods, cells the geometric mean over seeds of the
-    run's ``ratio`` (its test RMSE over the best baseline's on the same split; < 1: better), refused runs "refused".
-
-    ``runs``: one row per run with columns ``dataset``, ``split``, ``method``, ``k``, ``seed``, ``ratio`` and
-    ``error`` ("" when the run finished), as ``benchmarks/comparison.py`` writes them.
-    """
-    import matplotlib.pyplot as plt
+    """Per split, datasets x methods: the geometric mean over seeds of ``ratio`` (test RMSE over the best baseline's) at
+    ``k``, or "refused"; ``runs``: ``dataset, split, method, k, seed, ratio, error`` ("" when the run finished)."""
     from matplotlib.colors import TwoSlopeNorm
 
     missing = {"dataset", "split", "method", "k", "ratio", "error"} - set(runs.columns)
@@ -27,7 +22,7 @@ def plot_ratio_to_baseline(runs, methods=None, datasets=None, splits=("random", 
     methods = list(dict.fromkeys(r["method"])) if methods is None else list(methods)
     datasets = list(dict.fromkeys(r["dataset"])) if datasets is None else list(datasets)
     size = (0.95 * len(methods) + 2.6, (0.42 * len(datasets) + 1.1) * len(splits))
-    fig, axes = plt.subplots(len(splits), 1, figsize=size, squeeze=False)
+    fig, axes = _panels(len(splits), 1, figsize=size)
     with np.errstate(divide="ignore"):
         logs = np.log2(r.loc[r["error"] == "", "ratio"].astype(float))
     lim = max(1.0, float(np.nanmax(np.abs(logs[np.isfinite(logs)])))) if np.isfinite(logs).any() else 1.0
@@ -35,26 +30,20 @@ def plot_ratio_to_baseline(runs, methods=None, datasets=None, splits=("random", 
     for ax, split in zip(axes[:, 0], splits):
         s = r[r["split"] == split]
         vals = np.full((len(datasets), len(methods)), np.nan)
-        refused = np.zeros(vals.shape, dtype=bool)
         for i, d in enumerate(datasets):
             for j, m in enumerate(methods):
                 g = s[(s["dataset"] == d) & (s["method"] == m)]
                 ok = g.loc[g["error"] == "", "ratio"].astype(float)
                 if len(ok):
                     vals[i, j] = float(np.mean(np.log2(ok)))
-                refused[i, j] = len(g) > 0 and ok.empty
-        im = ax.imshow(vals, cmap="RdBu_r", norm=norm, aspect="auto")
-        for i in range(len(datasets)):
-            for j in range(len(methods)):
                 if np.isfinite(vals[i, j]):
                     ax.text(j, i, f"{2.0 ** vals[i, j]:.2f}", ha="center", va="center", fontsize=9,
                             color="white" if abs(vals[i, j]) > 0.6 * lim else "black")
-                elif refused[i, j]:
+                elif len(g) > 0 and ok.empty:
                     ax.text(j, i, "refused", ha="center", va="center", fontsize=9, color="#666666")
-        ax.set_xticks(range(len(methods)))
-        ax.set_xticklabels([_method_label(m) for m in methods], rotation=30, ha="right")
-        ax.set_yticks(range(len(datasets)))
-        ax.set_yticklabels([_star(d) for d in datasets])
+        im = ax.imshow(vals, cmap="RdBu_r", norm=norm, aspect="auto")
+        ax.set_xticks(range(len(methods)), [_method_label(m) for m in methods], rotation=30, ha="right")
+        ax.set_yticks(range(len(datasets)), [_star(d) for d in datasets])
         ax.grid(False)
         ax.set_title(f"{split} split" + (": the strongest 20 % are the test models" if split == "top" else
                                           ": 20 % of the models held out at random"))
@@ -64,6 +53,4 @@ def plot_ratio_to_baseline(runs, methods=None, datasets=None, splits=("random", 
         cb.set_ticklabels([f"{2.0 ** t:g}" for t in ticks])
         cb.set_label("RMSE / best baseline's", fontsize=9)
     fig.suptitle(f"Test RMSE over the best of random + line, random + ridge and AIPW at k = {k} (< 1: better)")
-    fig.tight_layout()
-    _starred_caveat(fig, datasets)
-    return fig
+    return _finish(fig, datasets)

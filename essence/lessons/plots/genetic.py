@@ -4,24 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .style import METHOD_COLORS, _reference_style, _star, _starred_caveat
+from .style import METHOD_COLORS, _finish, _panels, _reference_style, _star, _starred_caveat
 
 __all__ = ["plot_ruler", "plot_ga_history", "plot_subset_vs_random", "plot_fitness_vs_heldout"]
 
 
 def plot_ruler(train_x, train_y, ruler, candidates: dict, dataset: str = "", max_points: int = 2000, seed: int = 0):
-    """The GA's fixed ruler ``g`` and how it judges candidates.
-
-    Left: training models' mean over the whole pool (pp, x) against their full score (pp, y), and ``g``
-    fitted on them. One more panel per candidate: ``label -> (x_val, y_val, rmse)``, the validation
-    models' mean over the candidate's items (pp) against their full score, with the *same* ``g``; the
-    title gives the candidate's fitness (validation RMSE of ``g``, pp). ``ruler``: a callable on pp
-    (:class:`~essence.reconstructors.simple.Table1D`).
-    """
-    import matplotlib.pyplot as plt
-
+    """The GA's fixed ruler ``g`` (a callable on pp) on the training models' pool mean (x, pp) and full score (y, pp),
+    and one panel per candidate ``label -> (x_val, y_val, rmse)``: the validation models under the same ``g``."""
     n = 1 + len(candidates)
-    fig, axes = plt.subplots(1, n, figsize=(4.3 * n, 4.1), squeeze=False, sharey=True)
+    fig, axes = _panels(1, n, figsize=(4.3 * n, 4.1), sharey=True)
     grid = np.linspace(0, 100, 401)
     rng = np.random.default_rng(seed)
     tx, ty = np.asarray(train_x, dtype=float), np.asarray(train_y, dtype=float)
@@ -30,8 +22,7 @@ def plot_ruler(train_x, train_y, ruler, candidates: dict, dataset: str = "", max
     ax.scatter(tx[sel], ty[sel], s=4, alpha=0.3, color="#4c72b0", lw=0, label="training models")
     ax.plot(grid, ruler(grid), color="#222222", lw=1.6, label="ruler g (GAM)")
     ax.set_title("g: fitted once, training models", fontsize=10.5)
-    ax.set_xlabel("mean over the whole pool (pp)")
-    ax.set_ylabel("full-benchmark score (pp)")
+    ax.set(xlabel="mean over the whole pool (pp)", ylabel="full-benchmark score (pp)")
     ax.legend(fontsize=9, loc="upper left")
     for ax, (label, (x, y, err)) in zip(axes.ravel()[1:], candidates.items()):
         ax.scatter(x, y, s=6, alpha=0.45, color="#dd8452", lw=0, label="validation models")
@@ -40,22 +31,16 @@ def plot_ruler(train_x, train_y, ruler, candidates: dict, dataset: str = "", max
         ax.set_xlabel("mean over the subset's items (pp)")
         ax.legend(fontsize=9, loc="upper left")
     for ax in axes.ravel():
-        ax.set_xlim(-2, 102)
-        ax.set_ylim(-2, 102)
+        ax.set(xlim=(-2, 102), ylim=(-2, 102))
     fig.suptitle(f"The paper's fixed ruler on {_star(dataset)}: every candidate subset is judged by the same g")
-    fig.tight_layout()
-    _starred_caveat(fig, [dataset])
-    return fig
+    return _finish(fig, [dataset])
 
 
 def plot_ga_history(history, mean_history, refs: dict | None = None, title: str = "", dataset: str = "", ax=None):
-    """Fitness over generations: the best individual's and the population mean's fitness RMSE (pp).
-
-    ``history``, ``mean_history``: ``(generations + 1,)`` fitness values (-RMSE, pp), as in
-    :class:`~essence.search.genetic.GAResult`. ``refs``: label -> a horizontal reference (pp).
-    ``ax``: draw into this Axes (no layout, no caveat: the caller's figure); None makes a figure.
-    """
+    """Best and population-mean fitness RMSE (pp) per generation from ``(generations + 1,)`` ``history``,
+    ``mean_history`` (-RMSE); ``refs``: label -> line (pp); given ``ax``, no layout or caveat."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import ScalarFormatter
 
     h, m = -np.asarray(history, dtype=float), -np.asarray(mean_history, dtype=float)
     own = ax is None
@@ -65,13 +50,10 @@ def plot_ga_history(history, mean_history, refs: dict | None = None, title: str 
     ax.plot(gen, h, color=METHOD_COLORS["essence"], lw=1.8, label="best individual")
     for label, v in (refs or {}).items():  # one style per kind of reference, as in plot_fitness_vs_heldout
         ax.axhline(v, color="#555555", lw=1.1, ls=_reference_style(label), label=f"{label}: {v:.2f} pp")
-    from matplotlib.ticker import ScalarFormatter
-
     ax.set_xscale("symlog", linthresh=10)
     ax.set_xlim(0, max(gen[-1], 1))
     ax.xaxis.set_major_formatter(ScalarFormatter())
-    ax.set_xlabel("generation (linear to 10, then log scale)")
-    ax.set_ylabel("fitness: validation RMSE of g (pp)")
+    ax.set(xlabel="generation (linear to 10, then log scale)", ylabel="fitness: validation RMSE of g (pp)")
     ax.legend(fontsize=9)
     ax.set_title(title or "Fitness over generations")
     if own:  # a figure of its own: lay it out and add the caveat; in a caller's Axes that is the caller's
@@ -81,12 +63,8 @@ def plot_ga_history(history, mean_history, refs: dict | None = None, title: str 
 
 
 def plot_subset_vs_random(random: dict, marks: dict, k: int, dataset: str = ""):
-    """Test RMSE (pp) and Kendall tau of chosen subsets against random k-subsets.
-
-    ``random``: ``{"rmse": (n_draws,), "kendall": (n_draws,)}`` (see
-    :func:`essence.lessons.stages.random_subset_scores`); ``marks``: label -> ``{"rmse", "kendall"}`` of a
-    chosen subset (vertical lines). Each line's label gives the share of random draws it beats.
-    """
+    """Test RMSE (pp) and Kendall tau of chosen subsets (``marks``: label -> ``{"rmse", "kendall"}``) against random
+    k-subsets (:func:`essence.lessons.stages.random_subset_scores` output)."""
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
@@ -99,28 +77,22 @@ def plot_subset_vs_random(random: dict, marks: dict, k: int, dataset: str = ""):
         for c, (label, mk) in zip(colors, marks.items()):
             beat = float(np.mean(better(mk[key], v)))
             ax.axvline(mk[key], color=c, lw=2, label=f"{label}: {mk[key]:.3f} (beats {100 * beat:.0f}% of random)")
-        ax.set_xlabel(xl)
-        ax.set_ylabel("random draws")
+        ax.set(xlabel=xl, ylabel="random draws")
         ax.set_ylim(0, ax.get_ylim()[1] * 1.3)  # room for the legend
         ax.legend(fontsize=9, loc="upper right" if key == "rmse" else "upper left")
     fig.suptitle(f"{_star(dataset)}: the GA's subset against random subsets of the same size, k = {k}, on test models")
-    fig.tight_layout()
-    _starred_caveat(fig, [dataset])
-    return fig
+    return _finish(fig, [dataset])
 
 
 def plot_fitness_vs_heldout(panels: dict, refs: dict | None = None):
-    """What the GA optimises against what a user gets, over generations, for two fitness functions.
-
-    ``panels``: dataset -> {fitness label -> list over seeds of DataFrames with columns ``generation``,
-    ``fitness_rmse`` and ``test_rmse`` (pp)}. Solid lines: held-out (test) RMSE of the best subset,
-    reconstructor chosen on validation; dashed: the fitness RMSE the GA minimises. Mean over seeds with
-    a band from the lowest to the highest seed. ``refs``: dataset -> {label -> horizontal line (pp)}.
-    """
-    import matplotlib.pyplot as plt
+    """Fitness (dashed) and test RMSE (solid, pp) of the best subset by generation, mean and min-max over seeds;
+    ``panels``: dataset -> {label -> per seed a DataFrame ``generation, fitness_rmse, test_rmse``}; ``refs``:
+    dataset -> {label: pp}."""
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import ScalarFormatter
 
     n = len(panels)
-    fig, axes = plt.subplots(1, n, figsize=(5.2 * n, 4.3), squeeze=False)
+    fig, axes = _panels(1, n, figsize=(5.2 * n, 4.3))
     colors = [METHOD_COLORS["essence"], "#4c72b0", "#55a868"]
     for ax, (ds, fits) in zip(axes.ravel(), panels.items()):
         for c, (label, tables) in zip(colors, fits.items()):
@@ -136,26 +108,17 @@ def plot_fitness_vs_heldout(panels: dict, refs: dict | None = None):
             ax.text(0.99, v, f"{v:.2f} pp", transform=ax.get_yaxis_transform(), ha="right", va="bottom",
                     fontsize=9, color="#555555")
         ax.set_xscale("symlog", linthresh=30)
-        from matplotlib.ticker import ScalarFormatter
-
         ax.xaxis.set_major_formatter(ScalarFormatter())
         ax.set_xlim(0, float(max(np.max(np.asarray(t["generation"], dtype=float)) for ts in fits.values() for t in ts)))
-        ax.set_xlabel("generation (linear to 30, then log scale)")
-        ax.set_ylabel("RMSE (pp)")
-        ax.set_title(_star(ds))
-    from matplotlib.lines import Line2D
-
+        ax.set(xlabel="generation (linear to 30, then log scale)", ylabel="RMSE (pp)", title=_star(ds))
     first = next(iter(panels.values()))
     handles = [Line2D([], [], color=c, lw=2.2) for c, _ in zip(colors, first)]
     labels = list(first)
-    handles += [Line2D([], [], color="#222222", ls="--", lw=1.8),
-                Line2D([], [], color="#222222", ls="-", lw=1.8)]
+    handles += [Line2D([], [], color="#222222", ls=ls, lw=1.8) for ls in ("--", "-")]
     labels += ["dashed: the fitness the GA minimises", "solid: held-out test RMSE of its best subset"]
     for label in ((refs or {}).get(next(iter(panels))) or {}):
         handles.append(Line2D([], [], color="#555555", ls=_reference_style(label), lw=1.1))
         labels.append(label)
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.02), ncol=2, fontsize=9)
     fig.suptitle("Fitness against held-out error during the search (mean over seeds; band: min to max)")
-    fig.tight_layout()
-    _starred_caveat(fig, panels, y=-0.2, wrap=False)
-    return fig
+    return _finish(fig, panels, y=-0.2, wrap=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .style import caveat_note
+from .style import _star_note
 
 __all__ = ["plot_item_curves", "plot_bins", "plot_hypothesis"]
 
@@ -53,7 +53,7 @@ def plot_bins(theta, y, curve, table, floor: float, title: str = ""):
         ax.set_title(title)
     ax.legend(fontsize=9, loc="upper left")
     fig.tight_layout()
-    _star_note(fig, title)
+    _star_note(fig, [title])
     return fig
 
 
@@ -79,12 +79,5 @@ def plot_hypothesis(df, title: str = ""):
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    _star_note(fig, title)
+    _star_note(fig, [title])
     return fig
-
-
-def _star_note(fig, title: str) -> None:
-    if "*" in title:
-        from ...data import POOL_CAVEAT
-
-        caveat_note(fig, f"* {POOL_CAVEAT}")

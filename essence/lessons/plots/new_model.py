@@ -5,25 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 from ...data import METABENCH
-from .style import METHOD_COLORS, _starred_caveat
+from .style import METHOD_COLORS, _finish, _panels
 
 __all__ = ["plot_new_model_estimates", "plot_reconstructor_range"]
 
 
 def plot_new_model_estimates(estimates, train_targets: dict, chance: dict | None = None, model: str = "new model",
                              reference: dict | None = None):
-    """One panel per benchmark: training models' full scores (violin, range) and the new model's estimate.
-
-    ``estimates``: DataFrame with columns ``dataset``, ``estimate``, ``lower``, ``upper`` (pp; one row per
-    benchmark). ``train_targets``: dataset -> ``(n_train,)`` full scores (pp) of the models the
-    reconstructor was fitted on (their min-max range is shaded). ``chance``: dataset -> chance-level
-    score (pp), drawn as a dotted line. ``reference``: dataset -> a second estimate to show (e.g. from
-    every logged item), drawn as an open diamond.
-    """
-    import matplotlib.pyplot as plt
-
+    """Per benchmark, training models' full scores (violin) and the new model's estimate: ``estimates`` DataFrame
+    ``dataset, estimate, lower, upper``; ``train_targets``, ``chance`` (dotted), ``reference`` (diamond): by dataset."""
     rows = list(estimates.itertuples(index=False))
-    fig, axes = plt.subplots(1, len(rows), figsize=(2.3 * len(rows) + 0.8, 4.4), squeeze=False, sharey=True)
+    fig, axes = _panels(1, len(rows), figsize=(2.3 * len(rows) + 0.8, 4.4), sharey=True)
     for ax, r in zip(axes.ravel(), rows):
         y = np.asarray(train_targets[r.dataset], dtype=float)
         ax.axhspan(y.min(), y.max(), color="#4c72b0", alpha=0.08, lw=0)
@@ -43,41 +35,29 @@ def plot_new_model_estimates(estimates, train_targets: dict, chance: dict | None
         ax.text(0.5, -0.06, f"{below:.0f}% of training\nmodels below", transform=ax.transAxes, ha="center", va="top",
                 fontsize=9)
         ax.set_xticks([])
-        ax.set_xlim(-0.7, 0.7)
-        ax.set_ylim(-2, 102)
+        ax.set(xlim=(-0.7, 0.7), ylim=(-2, 102))
     axes[0, 0].set_ylabel("full-benchmark score (pp)")
-    h, lab = [], []
-    for ax in axes.ravel():
-        for hh, ll in zip(*ax.get_legend_handles_labels()):
-            if ll not in lab:
-                h.append(hh)
-                lab.append(ll)
     from matplotlib.patches import Patch
 
-    h.append(Patch(color="#4c72b0", alpha=0.35))
-    lab.append("training models' full scores (shade: their range)")
-    fig.legend(h, lab, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=9)
+    first = {}  # each legend entry once, from the first panel that has it
+    for ax in axes.ravel():
+        for hh, ll in zip(*ax.get_legend_handles_labels()):
+            first.setdefault(ll, hh)
+    first["training models' full scores (shade: their range)"] = Patch(color="#4c72b0", alpha=0.35)
+    fig.legend(list(first.values()), list(first), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=9)
     fig.suptitle(f"{model}: estimated full scores with 90% intervals, against the models the reconstructors learnt from")
-    fig.tight_layout()
-    _starred_caveat(fig, (r.dataset for r in rows), y=-0.13, wrap=False)
-    return fig
+    return _finish(fig, (r.dataset for r in rows), y=-0.13, wrap=False)
 
 
 def plot_reconstructor_range(panels: dict, model: str = "new model"):
-    """Where a new model sits on each reconstructor's input: subset score (x) against full score (y).
-
-    ``panels``: dataset -> dict with ``train_x`` (training models' mean over the chosen items, pp),
-    ``train_y`` (their full scores, pp), ``train_fit`` (the reconstructor's estimate for them, pp),
-    ``x`` (the new model's mean over the chosen items, pp), ``estimate``, ``lower``, ``upper`` (pp).
-    Panel titles give the share of training models with a lower (and with an equal) subset score.
-    """
-    import matplotlib.pyplot as plt
+    """Subset score (x) against full score (y) of the training models and the new model's estimate, one panel per
+    dataset -> ``train_x``, ``train_y``, ``train_fit``, ``x``, ``estimate``, ``lower``, ``upper`` (pp)."""
     from matplotlib.lines import Line2D
 
     n = len(panels)
     cols = min(n + 1, 3)
     rows = int(np.ceil((n + 1) / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(3.9 * cols, 3.5 * rows), squeeze=False)
+    fig, axes = _panels(rows, cols, figsize=(3.9 * cols, 3.5 * rows), n=n)
     for ax, (ds, p) in zip(axes.ravel(), panels.items()):
         tx, ty = np.asarray(p["train_x"]), np.asarray(p["train_y"])
         ax.scatter(tx, ty, s=4, alpha=0.25, color="#4c72b0", zorder=1)
@@ -95,12 +75,8 @@ def plot_reconstructor_range(panels: dict, model: str = "new model"):
         lower = float((tx < p["x"] - 1e-9).mean() * 100)
         equal = float((np.abs(tx - p["x"]) <= 1e-9).mean() * 100)
         ax.set_title(f"{ds}{' *' if ds in METABENCH else ''}: {lower:.0f}% lower, {equal:.0f}% equal", fontsize=10.5)
-        ax.set_xlabel("mean over the chosen items (pp)")
-        ax.set_ylabel("full-benchmark score (pp)")
-        ax.set_xlim(-3, 103)
-        ax.set_ylim(-3, 103)
-    for ax in axes.ravel()[n:]:
-        ax.axis("off")
+        ax.set(xlabel="mean over the chosen items (pp)", ylabel="full-benchmark score (pp)")
+        ax.set(xlim=(-3, 103), ylim=(-3, 103))
     handles = [Line2D([], [], ls="none", marker="o", ms=5, color="#4c72b0", alpha=0.6),
                Line2D([], [], color="#333333", lw=1.2, marker="x", ms=4),
                Line2D([], [], ls="-", marker="o", ms=7, lw=2, color=METHOD_COLORS["essence"])]
@@ -113,6 +89,4 @@ def plot_reconstructor_range(panels: dict, model: str = "new model"):
         fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, fontsize=9)
     fig.suptitle(f"Where {model} falls on each reconstructor's input\n(title: share of training models with a "
                  "lower / equal mean over the chosen items)")
-    fig.tight_layout()
-    _starred_caveat(fig, panels)
-    return fig
+    return _finish(fig, panels)

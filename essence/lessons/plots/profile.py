@@ -4,22 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .style import METHOD_COLORS
+from .style import METHOD_COLORS, _panels
 
 __all__ = ["plot_mean_profile"]
 
 
 def plot_mean_profile(panels: dict, title: str, smooth: int = 1):
-    """The survey's mean-profile plot: per model (x, sorted by the full line), the mean score over each item set.
-
-    ``panels``: panel title -> ``{"profiles": {name: (n_models,) pp, ...; "full" required}, "random_draws":
-    (n_draws, n_models) pp (optional: their mean line and 5-95 % band), "distance": {name: RMSE pp or a string}
-    (optional: written under the panel title)}``. Top row: the profiles; bottom row: each line minus the full one.
-    ``smooth`` > 1: the top row is a centred running mean over ``smooth`` models and the bottom row the running
-    RMS of the difference (random: median and 5-95 % of single draws). One legend for the figure, below it.
-    """
-    import matplotlib.pyplot as plt
-
+    """Per model (sorted by the full line) the mean score over each item set (top) and its difference from the full line
+    (bottom); ``panels``: title -> ``{"profiles": {name: (n_models,) pp, "full" required}, "random_draws"?: (n_draws,
+    n_models) pp, "distance"?: {name: pp or str}}``; ``smooth`` > 1: running mean / RMS over ``smooth`` models."""
     labels = {"full": "Full item set", "kmeans": "K-Means representatives (cluster-weighted)",
               "herding": "Kernel Herding", "random": "Random"}
     short = {"kmeans": "K-Means", "herding": "Herding", "random": "one random draw"}
@@ -37,18 +30,12 @@ def plot_mean_profile(panels: dict, title: str, smooth: int = 1):
     def local(dev, axis=-1):  # bottom-row transform of (line - full)
         return dev if smooth <= 1 else np.sqrt(run(dev**2, axis=axis))
 
-    # smoothed curves need not be drawn at every model (keeps the SVG small); the ends are always drawn
-    stride = max(1, smooth // 8)
-
-    def thin(y):
-        y = np.asarray(y)
-        if stride == 1:
-            return y
-        keep = np.unique(np.r_[np.arange(0, len(y), stride), len(y) - 1])
-        return y[keep]
+    def thin(y):  # smoothed curves are drawn at every (smooth // 8)-th model and the ends: the SVG stays small
+        y, stride = np.asarray(y), max(1, smooth // 8)
+        return y if stride == 1 else y[np.unique(np.r_[np.arange(0, len(y), stride), len(y) - 1])]
 
     n = len(panels)
-    fig, axes = plt.subplots(2, n, figsize=(6.4 * n, 6.4), squeeze=False, sharex="col",
+    fig, axes = _panels(2, n, figsize=(6.4 * n, 6.4), sharex="col",
                              gridspec_kw={"height_ratios": [2.1, 1]})
     for j, (ptitle, p) in enumerate(panels.items()):
         prof = {name: np.asarray(v, dtype=float) for name, v in p["profiles"].items()}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .style import _panels, _star_note
+
 __all__ = ["RECON_COLORS", "plot_subset_fits", "plot_error_grid", "plot_intervals", "interval_order"]
 
 #: one colour, marker and line style per reconstructor of :data:`essence.lessons.reconstruction.LADDER`, so that
@@ -19,30 +21,24 @@ def plot_subset_fits(m, y, curves: dict, title: str = "", ax=None):
     (pp, clipped to the axes [0, 100])."""
     import matplotlib.pyplot as plt
 
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(6.4, 4.6))
-    else:
-        fig = ax.figure
+    fig, ax = plt.subplots(figsize=(6.4, 4.6)) if ax is None else (ax.figure, ax)
     ax.scatter(m, y, s=6, alpha=0.35, color="#555555", label="training models", linewidths=0)
     for label, (gx, gv) in curves.items():
         ax.plot(gx, np.clip(gv, 0, 100), lw=2.2, color=RECON_COLORS.get(label), ls=_STYLE.get(label, "o-")[1],
                 label=label)
     ax.set(xlim=(0, 100), ylim=(0, 100))
-    ax.set_xlabel("score on the chosen items (pp)")
-    ax.set_ylabel("full score (pp)")
+    ax.set(xlabel="score on the chosen items (pp)", ylabel="full score (pp)")
     if title:
         ax.set_title(title)
     ax.legend(fontsize=10, loc="upper left")
-    _star_note(fig, [title])
+    _star_note(fig, [title], prefix="")
     return fig
 
 
 def plot_error_grid(panels: dict, x: str, logx: bool = False, ylabel: str = "test RMSE (pp)"):
     """One panel per ``{title: error_grid DataFrame}``: mean test RMSE over draws of each reconstructor against
     column ``x`` (``"n_train"`` or ``"k"``), log y so that a reconstructor failing with few models stays inside."""
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(panels), figsize=(max(7.5, 5.6 * len(panels)), 4.4), squeeze=False)
+    fig, axes = _panels(1, len(panels), figsize=(max(7.5, 5.6 * len(panels)), 4.4))
     for ax, (title, df) in zip(axes[0], panels.items()):
         g = df.groupby(["reconstructor", x], sort=False)["rmse"].agg(["mean", "std"]).reset_index()
         for label in df["reconstructor"].unique():
@@ -59,17 +55,8 @@ def plot_error_grid(panels: dict, x: str, logx: bool = False, ylabel: str = "tes
                title=title)
     axes[0][0].legend(fontsize=10)
     fig.tight_layout()
-    _star_note(fig, panels)
+    _star_note(fig, panels, prefix="")
     return fig
-
-
-def _star_note(fig, titles) -> None:
-    """The metabench pool caveat (9 pt) under a figure with a starred title."""
-    if any("*" in t for t in titles):
-        from ...data import POOL_CAVEAT
-
-        fig.text(0.01, -0.02, f"* {POOL_CAVEAT}.", fontsize=9, style="italic", ha="left", va="top", color="#444444",
-                 wrap=True)
 
 
 def interval_order(estimate, y_true, decimals: int = 2) -> np.ndarray:
@@ -79,12 +66,9 @@ def interval_order(estimate, y_true, decimals: int = 2) -> np.ndarray:
 
 
 def plot_intervals(panels: dict, level: float = 0.9):
-    """One panel per entry of ``panels`` (title -> output of :func:`essence.lessons.reconstruction.interval_for_subset`):
-    test models sorted by estimate (see :func:`interval_order`), their intervals (grey if the true score is
-    inside, red if not) and true scores."""
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.4 * len(panels), 4.4), squeeze=False)
+    """One panel per title -> :func:`essence.lessons.reconstruction.interval_for_subset` output: test models by
+    estimate (:func:`interval_order`), intervals (red: misses) and true scores."""
+    fig, axes = _panels(1, len(panels), figsize=(5.4 * len(panels), 4.4))
     for ax, (title, out) in zip(axes[0], panels.items()):
         o = interval_order(out["estimate"], out["y_test"])
         yt, lo, hi = out["y_test"][o], out["lower"][o], out["upper"][o]
@@ -96,5 +80,5 @@ def plot_intervals(panels: dict, level: float = 0.9):
         ax.set(xlabel="test models, by estimate", ylabel="full score (pp)", title=f"{title}: {inside.mean():.0%} covered")
     axes[0][0].legend(fontsize=10, loc="upper left")
     fig.tight_layout()
-    _star_note(fig, panels)
+    _star_note(fig, panels, prefix="")
     return fig

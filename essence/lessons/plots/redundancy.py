@@ -4,22 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .style import _star, _starred_caveat
+from .style import _finish, _panels, _star
 
 __all__ = ["plot_redundancy_heatmaps", "plot_redundancy_distributions", "plot_text_vs_rank", "plot_split_half"]
 
 
 def plot_redundancy_heatmaps(matrices: dict, orders: dict, title: str, vmin: float = -0.2, vmax: float = 1.0):
-    """A grid of redundancy heatmaps: one column per matrix, one row per item order.
-
-    ``matrices``: column label -> ``(n_items, n_items)`` redundancy (the diagonal is blanked);
-    ``orders``: row label -> ``(n_items,)`` item order used for every matrix of that row. One shared
-    colour scale ``[vmin, vmax]`` (unitless: cosine or Pearson).
-    """
-    import matplotlib.pyplot as plt
-
+    """Redundancy heatmaps, one column per ``matrices`` label -> ``(n_items, n_items)``, one row per ``orders`` label
+    -> ``(n_items,)`` item order; one colour scale ``[vmin, vmax]``."""
     nr, nc = len(orders), len(matrices)
-    fig, axes = plt.subplots(nr, nc, figsize=(4.3 * nc + 0.8, 4.1 * nr), squeeze=False)
+    fig, axes = _panels(nr, nc, figsize=(4.3 * nc + 0.8, 4.1 * nr))
     im = None
     for i, (olab, order) in enumerate(orders.items()):
         o = np.asarray(order, dtype=np.intp)
@@ -30,30 +24,20 @@ def plot_redundancy_heatmaps(matrices: dict, orders: dict, title: str, vmin: flo
             im = ax.imshow(A, cmap="magma", vmin=vmin, vmax=vmax, interpolation="nearest")
             ax.grid(False)
             ax.set_title(f"{mlab}\nitems ordered by {olab}", fontsize=10.5)
-            ax.set_xlabel(f"item (ordered by {olab})")
-            ax.set_ylabel(f"item (ordered by {olab})")
+            ax.set(xlabel=f"item (ordered by {olab})", ylabel=f"item (ordered by {olab})")
     fig.suptitle(title)
     fig.tight_layout(rect=(0, 0, 0.92, 1))
-    cax = fig.add_axes((0.93, 0.25, 0.015, 0.5))
-    cb = fig.colorbar(im, cax=cax)
-    cb.set_label("redundancy (cosine / Pearson)")
+    fig.colorbar(im, cax=fig.add_axes((0.93, 0.25, 0.015, 0.5)), label="redundancy (cosine / Pearson)")
     return fig
 
 
 def plot_redundancy_distributions(values: dict, thresholds: dict | None = None, null: dict | None = None,
                                   bins: int = 80):
-    """Histograms of the off-diagonal redundancies, one panel per kind, one line per dataset.
-
-    ``values``: kind (e.g. ``"R_text"``) -> {dataset -> ``(n_pairs,)`` values}; ``thresholds``: kind ->
-    the filter's threshold (a vertical line); ``null``: kind -> {dataset -> ``(n_pairs,)`` values under
-    no redundancy at all} drawn dashed in the dataset's colour. Share of pairs per bin on a log scale, so
-    that the few pairs in the tail stay visible. The legend gives each dataset's pairs above the threshold.
-    """
-    import matplotlib.pyplot as plt
-
+    """Histograms (share of pairs, log scale) of off-diagonal redundancies: ``values`` kind -> {dataset ->
+    ``(n_pairs,)``}; ``thresholds`` kind -> threshold; ``null`` kind -> {dataset -> ``(n_pairs,)``} dashed."""
     kinds = list(values)
     n_lines = max(len(v) * (2 if (null or {}).get(kind) else 1) for kind, v in values.items())
-    fig, axes = plt.subplots(1, len(kinds), figsize=(5.9 * len(kinds), 4.0 + 0.25 * n_lines), squeeze=False)
+    fig, axes = _panels(1, len(kinds), figsize=(5.9 * len(kinds), 4.0 + 0.25 * n_lines))
     palette = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3"]
     edges = np.linspace(-1, 1, bins + 1)
     for ax, kind in zip(axes.ravel(), kinds):
@@ -72,37 +56,25 @@ def plot_redundancy_distributions(values: dict, thresholds: dict | None = None, 
         if tau is not None and tau < 1:
             ax.axvline(tau, color="#222222", lw=1, ls=":")
             ax.text(tau, 0.66, f"τ = {tau:g} ", transform=ax.get_xaxis_transform(), va="bottom", ha="right", fontsize=9)
-        ax.set_yscale("log")
-        ax.set_xlim(-0.6, 1.02)
-        ax.set_xlabel(f"{kind} of an item pair")
-        ax.set_ylabel("share of pairs per bin (log scale)")
-        ax.set_title(kind)
+        ax.set(yscale="log", xlim=(-0.6, 1.02), xlabel=f"{kind} of an item pair")
+        ax.set(ylabel="share of pairs per bin (log scale)", title=kind)
         lo = ax.get_ylim()[0]
         ax.set_ylim(lo, 10 ** (0.15 * -np.log10(lo)))  # a little room above the data (shares <= 1)
         ax.set_yticks([10.0 ** e for e in range(int(np.ceil(np.log10(lo))), 1)])
         # below the panel, one entry a line: the spelled-out entries are wider than the data leave room for
         ax.legend(fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
     fig.suptitle("How redundant are item pairs? Distribution of the off-diagonal redundancies")
-    fig.tight_layout()
-    _starred_caveat(fig, (ds for v in values.values() for ds in v))
-    return fig
+    return _finish(fig, (ds for v in values.values() for ds in v))
 
 
 def plot_text_vs_rank(panels: dict, tau_text: float | None = None, tau_rank: float | None = None,
                       max_points: int = 40000, seed: int = 0):
-    """Every item pair as a point: text redundancy (x) against rank redundancy (y), one panel per dataset.
-
-    ``panels``: dataset -> ``(r_text, r_rank)`` aligned ``(n_pairs,)`` arrays. Dashed lines at the
-    thresholds; the title gives the Pearson correlation between the two redundancies over pairs.
-    """
-    import matplotlib.pyplot as plt
-
+    """Text (x) against rank (y) redundancy of every item pair, one panel per dataset -> ``(r_text, r_rank)``
+    ``(n_pairs,)``; dashed lines at the thresholds."""
     n = len(panels)
     cols = 2 if n == 4 else min(n, 3)
     rows = int(np.ceil(n / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 4.0 * rows), squeeze=False)
-    for ax in axes.ravel()[n:]:
-        ax.axis("off")
+    fig, axes = _panels(rows, cols, figsize=(4.6 * cols, 4.0 * rows), n=n)
     rng = np.random.default_rng(seed)
     for ax, (ds, (t, r)) in zip(axes.ravel(), panels.items()):
         t, r = np.asarray(t, dtype=np.float64), np.asarray(r, dtype=np.float64)
@@ -123,28 +95,18 @@ def plot_text_vs_rank(panels: dict, tau_text: float | None = None, tau_rank: flo
         rho = np.corrcoef(t, r)[0, 1] if t.size > 2 else np.nan
         shown = f"{sel.size:,} of {t.size:,} pairs" if sel.size < t.size else f"{t.size:,} pairs"
         ax.set_title(f"{_star(ds)}: r = {rho:.2f} ({shown})", fontsize=10.5)
-        ax.set_xlabel("R_text (MiniLM cosine)")
-        ax.set_ylabel("R_rank (Pearson over training models)")
-        ax.set_xlim(-0.3, 1.02)
-        ax.set_ylim(-0.6, 1.02)
+        ax.set(xlabel="R_text (MiniLM cosine)", ylabel="R_rank (Pearson over training models)")
+        ax.set(xlim=(-0.3, 1.02), ylim=(-0.6, 1.02))
         ax.legend(fontsize=9, loc="lower right")
     fig.suptitle("Do the two redundancies agree? Each point is one pair of items")
-    fig.tight_layout()
-    _starred_caveat(fig, panels)
-    return fig
+    return _finish(fig, panels)
 
 
 def plot_split_half(panels: dict, max_points: int = 30000, seed: int = 0):
-    """Rank redundancy of each item pair on one half of the models (x) against the other half (y).
-
-    ``panels``: dataset -> ``(a, b, n_models)`` with ``a``, ``b`` aligned ``(n_pairs,)`` arrays (see
-    :func:`essence.lessons.stages.rank_redundancy_halves`) and the number of models split in two. The title
-    gives the size of each half (``n_models // 2`` and the rest) and their correlation: 1 = each pair's correlation is a property of the pair; 0 = pure noise.
-    """
-    import matplotlib.pyplot as plt
-
+    """Rank redundancy of each pair on two halves of the models, one panel per dataset -> ``(a, b, n_models)``
+    (:func:`essence.lessons.stages.rank_redundancy_halves`)."""
     n = len(panels)
-    fig, axes = plt.subplots(1, n, figsize=(4.1 * n, 4.0), squeeze=False)
+    fig, axes = _panels(1, n, figsize=(4.1 * n, 4.0))
     rng = np.random.default_rng(seed)
     for ax, (ds, (a, b, m)) in zip(axes.ravel(), panels.items()):
         a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
@@ -154,12 +116,7 @@ def plot_split_half(panels: dict, max_points: int = 30000, seed: int = 0):
         h = m // 2
         halves = f"two halves of {h} models each" if 2 * h == m else f"halves of {h} and {m - h} models"
         ax.set_title(f"{_star(ds)}: {halves}\nagreement r = {np.corrcoef(a, b)[0, 1]:.2f}", fontsize=10.5)
-        ax.set_xlabel("R_rank on half A")
-        ax.set_ylabel("R_rank on half B")
-        ax.set_xlim(-1, 1.02)
-        ax.set_ylim(-1, 1.02)
+        ax.set(xlabel="R_rank on half A", ylabel="R_rank on half B", xlim=(-1, 1.02), ylim=(-1, 1.02))
         ax.legend(fontsize=9, loc="lower right")
     fig.suptitle("Is a pair's rank redundancy a property of the items? Measure it twice")
-    fig.tight_layout()
-    _starred_caveat(fig, panels)
-    return fig
+    return _finish(fig, panels)

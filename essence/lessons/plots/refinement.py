@@ -4,20 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .style import METHOD_COLORS, _star, _starred_caveat
+from .style import METHOD_COLORS, _finish, _panels, _star
 
 __all__ = ["plot_attribution", "plot_refinement_trace", "plot_ablation"]
 
 
 def plot_attribution(attribution, counts, discrimination, groups: dict, best, k: int, dataset: str = ""):
-    """EBM attributions of the pool items and the High / Low / Random groups built from them.
-
-    ``attribution`` ``(M,)`` A_l (pp), ``counts`` ``(M,)`` elites holding each item, ``discrimination``
-    ``(M,)`` each item's correlation with the full score, ``groups``: name -> positions (see
-    :func:`essence.search.attribution.attribution_groups`), ``best`` ``(k,)`` positions of the best subset.
-    Left: attribution against discrimination for the items some elite holds. Right: the items ranked by
-    attribution (ties, e.g. the items no elite holds, in position order) and which group each rank falls in.
-    """
+    """EBM attributions ``(M,)`` (pp) against discrimination ``(M,)`` of the items some elite holds (``counts``), and
+    the items ranked by attribution with the ranks of each of ``groups`` (name -> positions); ``best``: best subset."""
     import matplotlib.pyplot as plt
     from matplotlib.colors import BoundaryNorm
 
@@ -34,10 +28,8 @@ def plot_attribution(attribution, counts, discrimination, groups: dict, best, k:
     inb = np.zeros(M, dtype=bool)
     inb[np.asarray(best, dtype=np.intp)] = True
     ax.scatter(disc[inb], A[inb], s=46, facecolor="none", edgecolor="#c44e52", lw=1.0, label=f"in the best subset ({inb.sum()})")
-    cb = fig.colorbar(sc, ax=ax, ticks=range(1, cmax + 1), fraction=0.05, pad=0.02)
-    cb.set_label("elites holding the item")
-    ax.set_xlabel("item discrimination (corr. with full score)")
-    ax.set_ylabel("attribution A_l (pp)")
+    fig.colorbar(sc, ax=ax, ticks=range(1, cmax + 1), fraction=0.05, pad=0.02, label="elites holding the item")
+    ax.set(xlabel="item discrimination (corr. with full score)", ylabel="attribution A_l (pp)")
     ax.set_title(f"{held.sum()} of {M} items are in some elite", fontsize=10.5)
     ax.legend(fontsize=9, loc="upper left")
     ax = axes[1]
@@ -54,29 +46,19 @@ def plot_attribution(attribution, counts, discrimination, groups: dict, best, k:
         ax.text(M * 1.01, y0, f"{name} ({r.size})", va="center", fontsize=9, color=colors.get(name, "#55a868"))
     ax.axvline(held.sum() + 0.5, color="#999999", ls=":", lw=1)
     ax.text(held.sum() + 3, 0.75 * top, "no elite holds\nthe items right\nof this line (A = 0)", fontsize=9, color="#555555")
-    ax.set_xlim(0, M * 1.16)
-    ax.set_ylim(-0.12 * top * (len(groups) + 0.8), top * 1.08)
+    ax.set(xlim=(0, M * 1.16), ylim=(-0.12 * top * (len(groups) + 0.8), top * 1.08))
     ax.set_yticks([t for t in ax.get_yticks() if 0 <= t <= top * 1.08])
-    ax.set_xlabel("item rank by attribution")
-    ax.set_ylabel("attribution A_l (pp)")
+    ax.set(xlabel="item rank by attribution", ylabel="attribution A_l (pp)")
     ax.set_title("the three groups: which ranks each holds", fontsize=10.5)
     fig.suptitle(f"{_star(dataset)}, k = {k}: EBM attributions from the GA's elite subsets")
-    fig.tight_layout()
-    _starred_caveat(fig, [dataset])
-    return fig
+    return _finish(fig, [dataset])
 
 
 def plot_refinement_trace(traces, dataset: str = ""):
-    """Per-stage RMSE of EssenceBench runs: the GA stage, then each refinement round.
-
-    ``traces``: :func:`essence.lessons.stages.ablation_traces` output (columns ``k``, ``seed``, ``stage``,
-    ``step``, ``fitness_rmse``, ``val_rmse``, pp). One panel per k; one thin line per seed for the
-    validation RMSE of the best subset so far (solid) and its fitness RMSE (dashed); thick: their means.
-    """
-    import matplotlib.pyplot as plt
-
+    """Validation (solid) and fitness (dashed) RMSE (pp) of the best subset after the GA and each refinement round, one
+    panel per k; ``traces``: :func:`essence.lessons.stages.ablation_traces` output."""
     ks = sorted(traces["k"].unique())
-    fig, axes = plt.subplots(1, len(ks), figsize=(4.6 * len(ks), 3.9), squeeze=False)
+    fig, axes = _panels(1, len(ks), figsize=(4.6 * len(ks), 3.9))
     for ax, k in zip(axes.ravel(), ks):
         t = traces[traces["k"] == k]
         stages = t.sort_values("step").drop_duplicates("step")["stage"].tolist()
@@ -86,29 +68,19 @@ def plot_refinement_trace(traces, dataset: str = ""):
             for _, row in P.iterrows():
                 ax.plot(P.columns, row.values, color=color, ls=ls, lw=0.8, alpha=0.45)
             ax.plot(P.columns, P.mean(axis=0).values, color=color, ls=ls, lw=2.4, marker="o", label=f"{lab} (mean)")
-        ax.set_xticks(range(len(stages)))
-        ax.set_xticklabels(stages)
-        ax.set_xlabel("stage (the best subset so far)")
-        ax.set_ylabel("RMSE (pp)")
+        ax.set_xticks(range(len(stages)), stages)
+        ax.set(xlabel="stage (the best subset so far)", ylabel="RMSE (pp)")
         ax.set_title(f"k = {k} ({t['seed'].nunique()} seeds: thin lines)")
         ax.legend(fontsize=9)
     fig.suptitle(f"{_star(dataset)}: error of the best subset after the GA and after each refinement round")
-    fig.tight_layout()
-    _starred_caveat(fig, [dataset])
-    return fig
+    return _finish(fig, [dataset])
 
 
 def plot_ablation(table, variants, metric: str = "rmse", dataset: str = ""):
-    """Test RMSE (pp) of each ablation variant, one panel per k; each seed is a grey line across the
-    variants (the same split for every variant), the coloured marker is the mean ± sd over seeds.
-
-    ``table``: :func:`essence.lessons.stages.ablation` output (columns ``variant``, ``k``, ``seed``, ``rmse``, ...);
-    ``variants``: the variant labels in display order.
-    """
-    import matplotlib.pyplot as plt
-
+    """``metric`` of each of ``variants`` (display order), one panel per k: a grey line per seed, mean ± sd marked;
+    ``table``: :func:`essence.lessons.stages.ablation` output."""
     ks = sorted(table["k"].unique())
-    fig, axes = plt.subplots(1, len(ks), figsize=(5.4 * len(ks), 4.6), squeeze=False)
+    fig, axes = _panels(1, len(ks), figsize=(5.4 * len(ks), 4.6))
     palette = ["#c44e52", "#dd8452", "#4c72b0", "#8c8c8c", "#55a868"]
     for ax, k in zip(axes.ravel(), ks):
         t = table[table["k"] == k]
@@ -120,12 +92,8 @@ def plot_ablation(table, variants, metric: str = "rmse", dataset: str = ""):
         for i, (v, c) in enumerate(zip(variants, palette)):
             ax.errorbar([i], [m[i]], yerr=[np.nan_to_num(sd[i])], fmt="o", ms=8, color=c, capsize=4, lw=2, zorder=3)
             ax.annotate(f"{m[i]:.2f}", (i, m[i]), textcoords="offset points", xytext=(8, -3), fontsize=9, color=c)
-        ax.set_xticks(x)
-        ax.set_xticklabels([v.replace(", ", ",\n").replace(" + ", "\n+ ") for v in variants], fontsize=9)
-        ax.set_xlim(-0.5, len(variants) - 0.3)
-        ax.set_ylabel("test RMSE (pp)" if metric == "rmse" else f"test {metric}")
+        ax.set_xticks(x, [v.replace(", ", ",\n").replace(" + ", "\n+ ") for v in variants], fontsize=9)
+        ax.set(xlim=(-0.5, len(variants) - 0.3), ylabel="test RMSE (pp)" if metric == "rmse" else f"test {metric}")
         ax.set_title(f"k = {k} ({len(P)} seeds)")
     fig.suptitle(f"{_star(dataset)}: ablation of the filter and the refinement (grey: one seed's split across variants)")
-    fig.tight_layout()
-    _starred_caveat(fig, [dataset])
-    return fig
+    return _finish(fig, [dataset])

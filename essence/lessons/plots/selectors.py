@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .style import METHOD_COLORS, _star, _starred_caveat
+from .style import METHOD_COLORS, _finish, _star
 
 __all__ = ["plot_toy_choices", "plot_herding_mmd", "plot_ppl_strata", "plot_guide"]
 
@@ -88,6 +88,4 @@ def plot_guide(guide, dataset: str = "", k: int | None = None):
 def _done(fig, ax, dataset, loc="best"):
     if ax is not None:
         ax.legend(fontsize=9, loc=loc)
-    fig.tight_layout()
-    _starred_caveat(fig, [dataset])
-    return fig
+    return _finish(fig, [dataset])

@@ -1,5 +1,4 @@
-"""The figures' shared style and primitives: colours, ``use_style``, ``savefig`` (PNG + SVG with stable
-names and deterministic metadata), the metabench caveat note and labels."""
+"""The figures' shared style and primitives: colours, ``use_style``, ``savefig``, the metabench caveat note."""
 
 from __future__ import annotations
 
@@ -10,12 +9,10 @@ from ...methods import METHOD_INFO, METHOD_TABLE
 
 __all__ = ["use_style", "savefig", "caveat_note", "METHOD_COLORS", "MIN_FONT_PT", "REFERENCE_STYLES"]
 
-#: the smallest text size (points) any figure uses, so that text stays readable where a page scales a
-#: figure down to its width (tests/test_plots_fonts.py renders every figure function and checks it)
+#: the smallest text size (points) any figure uses (tests/test_plots_fonts.py checks every figure function)
 MIN_FONT_PT = 9.0
 
-#: one line style per kind of horizontal reference, the same in every figure (notebook 03's prose
-#: names them): the ruler (a reconstructor on the whole pool) dash-dotted, random subsets dotted
+#: one line style per kind of horizontal reference: the ruler on the whole pool dash-dotted, random subsets dotted
 REFERENCE_STYLES = {"whole pool": "-.", "random": ":"}
 
 #: one colour per method (from :data:`essence.methods.METHOD_TABLE`), and ``full`` for the whole item set
@@ -27,30 +24,18 @@ def use_style() -> None:
     import matplotlib as mpl
     import seaborn as sns
 
-    # no backend is forced: a notebook draws inline, a headless script gets Agg by itself
     sns.set_theme(style="whitegrid", context="notebook")
-    mpl.rcParams.update({
-        "figure.dpi": 100,
-        "savefig.dpi": 150,
-        "savefig.bbox": "tight",
-        "svg.hashsalt": "essence",
-        "axes.titlesize": 12,
-        "axes.titleweight": "bold",
-        "figure.titlesize": 13,
-        "legend.frameon": True,
-    })
+    mpl.rcParams.update({"figure.dpi": 100, "savefig.dpi": 150, "savefig.bbox": "tight", "svg.hashsalt": "essence",
+                         "axes.titlesize": 12, "axes.titleweight": "bold", "figure.titlesize": 13,
+                         "legend.frameon": True})
 
 
 def savefig(fig, name: str, figures_dir="figures", dpi: float | None = None) -> list[Path]:
-    """Write ``fig`` as ``<figures_dir>/<name>.png`` and ``.svg``; returns the paths.
-
-    ``dpi`` overrides the style's 150 dpi for both files (the resolution of the PNG and of the images
-    embedded in the SVG): large pixel-level heatmaps use a lower one to stay small on disk.
-    """
+    """Write ``fig`` as ``<figures_dir>/<name>.png`` and ``.svg`` (deterministic metadata; scatter collections of
+    over 500 points rasterised); returns the paths. ``dpi`` overrides the style's 150 dpi for both files."""
     d = Path(figures_dir)
     d.mkdir(parents=True, exist_ok=True)
     paths = [d / f"{name}.png", d / f"{name}.svg"]
-    # dense scatter clouds are embedded as images in the SVG (keeps files small; text stays vector)
     for ax in fig.axes:
         for coll in ax.collections:
             if len(coll.get_offsets()) > 500:
@@ -61,12 +46,10 @@ def savefig(fig, name: str, figures_dir="figures", dpi: float | None = None) -> 
     return paths
 
 
-def caveat_note(fig, text: str | None = None, y: float = -0.02, wrap: bool = True) -> None:
-    """Print the metabench pre-selected-pool caveat (or ``text``) at the bottom of a figure.
-
-    ``y``: height in figure coordinates (lower it for figures with a legend below the axes).
-    """
-    fig.text(0.01, y, f"Note: {text or POOL_CAVEAT}.", fontsize=9, style="italic", ha="left", va="top",
+def caveat_note(fig, text: str | None = None, y: float = -0.02, wrap: bool = True, prefix: str = "Note: ") -> None:
+    """Print the metabench pre-selected-pool caveat (or ``text``) at height ``y`` (figure coordinates) under a
+    figure."""
+    fig.text(0.01, y, f"{prefix}{text or POOL_CAVEAT}.", fontsize=9, style="italic", ha="left", va="top",
              color="#444444", wrap=wrap)
 
 
@@ -74,6 +57,30 @@ def _starred_caveat(fig, names, y: float = -0.02, wrap: bool = True) -> None:
     """The caveat, starred like the titles, when one of the dataset ``names`` is a metabench pool."""
     if any(name in METABENCH for name in names):
         caveat_note(fig, f"* {POOL_CAVEAT}", y=y, wrap=wrap)
+
+
+def _star_note(fig, titles, prefix: str = "Note: ") -> None:
+    """The starred caveat when one of ``titles`` carries a star."""
+    if any("*" in t for t in titles):
+        caveat_note(fig, f"* {POOL_CAVEAT}", prefix=prefix)
+
+
+def _finish(fig, names, y: float = -0.02, wrap: bool = True):
+    """``fig`` after ``tight_layout`` and :func:`_starred_caveat` for the dataset ``names``."""
+    fig.tight_layout()
+    _starred_caveat(fig, names, y=y, wrap=wrap)
+    return fig
+
+
+def _panels(rows: int, cols: int, figsize, n: int | None = None, **kw):
+    """``plt.subplots(rows, cols, figsize=figsize, squeeze=False, **kw)``, the panels after the first ``n`` (None:
+    all in use) switched off."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(rows, cols, figsize=figsize, squeeze=False, **kw)
+    for ax in axes.ravel()[rows * cols if n is None else n:]:
+        ax.axis("off")
+    return fig, axes
 
 
 def _reference_style(label: str, fallback: str = "--") -> str:
