@@ -9,6 +9,7 @@ benchmarks, the largest, the lowest and highest single draw), and prints both. R
 
     .venv/bin/python benchmarks/regimes.py                              # openllm_v2, 25 / 50 / 100 models, auto
     .venv/bin/python benchmarks/regimes.py --datasets arc gsm8k --models 20 50 100 --methods auto random
+    .venv/bin/python benchmarks/regimes.py --models 25 --draws 5 --param auto.frontier=false   # a variant
 
 How each method does with few reference models (tens to hundreds) and on whole item pools.
 
@@ -266,14 +267,27 @@ def main(argv=None) -> int:
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--k", type=int, default=None, help="items kept (default 50 on metabench and openllm_v2, else N/20)")
     p.add_argument("--out", default=str(ROOT / "build" / "regimes"), help="cache folder of per-run JSON")
-    p.add_argument("--results", default=str(ROOT / "results"), help="where the tables are written ('' = nowhere)")
+    p.add_argument("--param", action="append", default=[], metavar="METHOD.KEY=VALUE",
+                   help="an extra method parameter, VALUE as JSON (e.g. auto.checkpoints=[1000]); repeatable")
+    p.add_argument("--results", default=None,
+                   help="where the tables are written ('' = nowhere; default results/, nowhere with --param)")
     args = p.parse_args(argv)
-    rows = regime_map(args.datasets, args.models, args.methods, args.draws, args.folds, args.k, args.out)
+    params: dict = {}
+    for spec in args.param:
+        try:
+            head, value = spec.split("=", 1)
+            method, key = head.split(".", 1)
+            params.setdefault(method, {})[key] = json.loads(value)
+        except ValueError:
+            p.error(f"--param {spec!r}: expected METHOD.KEY=VALUE with VALUE as JSON (e.g. auto.frontier=false)")
+    results = args.results if args.results is not None else ("" if params else str(ROOT / "results"))
+    rows = regime_map(args.datasets, args.models, args.methods, args.draws, args.folds, args.k, args.out,
+                      method_params=params or None)
     per, summary = tables(rows)
-    if args.results:
-        Path(args.results).mkdir(parents=True, exist_ok=True)
-        per.to_csv(Path(args.results) / "regimes.csv", index=False)
-        summary.to_csv(Path(args.results) / "regimes_summary.csv", index=False)
+    if results:
+        Path(results).mkdir(parents=True, exist_ok=True)
+        per.to_csv(Path(results) / "regimes.csv", index=False)
+        summary.to_csv(Path(results) / "regimes_summary.csv", index=False)
     print(per.to_markdown(index=False))
     print()
     print(summary.to_markdown(index=False))

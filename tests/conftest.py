@@ -11,6 +11,10 @@ no result or time depends on how warm it is. Two exceptions, both explicit: the 
 developer keeps them, and the slow tests whose SmolLM2 item features take minutes to compute ask for
 :func:`project_cache` (as does the notebook build).
 
+Both cores: the notebooks' quick build (:func:`quick_build`) and the tests in :data:`BACKGROUND` (they wait on the
+harness and SmolLM2 subprocesses) start in background processes as soon as the session has collected them, and the
+tests that report them run last; a session of those tests alone runs them in place.
+
 Threads: BLAS and OpenMP run one thread in the session and in every subprocess it starts, as ``compress`` already
 runs them (essence.data._runtime.single_thread): on a shared 2-core machine spinning threads wait on busy cores.
 A value set outside wins; the notebook build gets the outside values.
@@ -19,6 +23,7 @@ A value set outside wins; the notebook build gets the outside values.
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 import shutil
 import subprocess
@@ -39,7 +44,8 @@ import pytest  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 #: the cache the package uses outside the tests: ``$ESSENCE_CACHE`` if set, else the checkout's ``.cache/``
 #: (essence.features.cache.cache_root)
-PROJECT_CACHE = Path(os.environ.get("ESSENCE_CACHE") or ROOT / ".cache")
+_OUTSIDE_CACHE = os.environ.get("ESSENCE_CACHE")
+PROJECT_CACHE = Path(_OUTSIDE_CACHE or ROOT / ".cache")
 os.environ.setdefault("ESSENCE_MODELS", str(PROJECT_CACHE / "models"))  # essence.features.lm.model_dir
 SESSION_CACHE = tempfile.mkdtemp(prefix="essence-test-cache-")
 os.environ["ESSENCE_CACHE"] = SESSION_CACHE
@@ -137,16 +143,75 @@ def quick_build():
     return build, done
 
 
+#: tests that mostly wait on subprocesses (the harness, SmolLM2): in a session that runs other tests too, they run
+#: in one background pytest process started at collection, on the second core, and each reports that run's outcome
+BACKGROUND = (
+    "tests/test_adaptive.py::test_harness_rounds_with_smollm2",
+    "tests/test_own_benchmark.py::test_page_one_step_with_smollm2",
+    "tests/test_lmeval_replay.py::test_outside_models_benchmark",
+    "tests/test_lmeval_replay.py::test_replayed_task_builds_the_logged_requests",
+)
+BACKGROUND_TIMEOUT_S = 2700  # a guard against a hung run, not a speed target
+_BACKGROUND: dict = {}
+
+
+def _start_background(items) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="essence-background-tests-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    env = {**os.environ, "ESSENCE_BACKGROUND_RUN": "1"}
+    env.pop("ESSENCE_CACHE")
+    if _OUTSIDE_CACHE:
+        env["ESSENCE_CACHE"] = _OUTSIDE_CACHE  # the run makes its own session cache, as this one did
+    log = open(folder / "log.txt", "w")
+    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={folder / 'junit.xml'}",
+            *[item.nodeid for item in items]]
+    _BACKGROUND.update(folder=folder, log=log, proc=subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
+                                                                     cwd=ROOT, env=env))
+
+
+def _background_outcome(nodeid: str) -> None:
+    """This test's outcome in the background run: passes, or fails / skips with that run's message."""
+    import xml.etree.ElementTree as ET
+
+    proc = _BACKGROUND["proc"]
+    try:
+        proc.wait(timeout=BACKGROUND_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
+    _BACKGROUND["log"].close()
+    folder = _BACKGROUND["folder"]
+    cases = {}
+    if (folder / "junit.xml").is_file():
+        for case in ET.parse(folder / "junit.xml").getroot().iter("testcase"):
+            cases[case.get("classname").replace(".", "/") + ".py::" + case.get("name")] = case
+    if nodeid not in cases:
+        pytest.fail(f"the background run did not report {nodeid}; its output ends:\n"
+                    f"{(folder / 'log.txt').read_text()[-3000:]}", pytrace=False)
+    for tag in ("failure", "error"):
+        bad = cases[nodeid].find(tag)
+        if bad is not None:
+            pytest.fail(f"in the background run: {bad.get('message')}\n{(bad.text or '')[-3000:]}", pytrace=False)
+    skipped = cases[nodeid].find("skipped")
+    if skipped is not None:
+        pytest.skip(f"in the background run: {skipped.get('message')}")
+
+
 def pytest_collection_finish(session):
-    """Start the quick build as soon as the tests are known, when one of them needs it."""
+    """Start the quick build and the background tests as soon as the tests are known, when some need them."""
     if any("quick_build" in getattr(item, "fixturenames", ()) for item in session.items):
         _start_quick_build()
+    bg = [item for item in session.items if item.nodeid.startswith(BACKGROUND)]
+    if bg and len(bg) < len(session.items) and not os.environ.get("ESSENCE_BACKGROUND_RUN"):
+        _start_background(bg)
+        for item in bg:
+            item.runtest = functools.partial(_background_outcome, item.nodeid)
 
 
 def pytest_sessionfinish(session, exitstatus):
-    proc = _QUICK.get("proc")
-    if proc is not None and proc.poll() is None:
-        proc.kill()
+    for proc in (_QUICK.get("proc"), _BACKGROUND.get("proc")):
+        if proc is not None and proc.poll() is None:
+            proc.kill()
 
 
 #: node ids (a prefix is enough: every parametrisation of a test, or a whole file) measured at >= 3 s
@@ -211,5 +276,5 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.nodeid.startswith(MEASURED_SLOW):
             item.add_marker(pytest.mark.slow)
-    # the tests that wait for the background quick build run last, so that it overlaps everything else
-    items.sort(key=lambda item: "quick_build" in getattr(item, "fixturenames", ()))
+    # the tests that wait for a background run come last, so that it overlaps everything else
+    items.sort(key=lambda item: "quick_build" in getattr(item, "fixturenames", ()) or item.nodeid.startswith(BACKGROUND))

@@ -155,6 +155,18 @@ def test_regimes_run_is_cached_and_random_matches_the_baseline_items(tmp_path):
     assert rows[0]["draws"] == 2 and rows[0]["ratio"] == pytest.approx(np.sqrt(2) * r["rmse"] / b)
 
 
+def test_regimes_param_reaches_the_method_and_writes_no_table(tmp_path, capsys):
+    """``--param METHOD.KEY=VALUE`` runs a variant (its own cache name) and leaves results/ alone; a malformed one
+    exits 2 naming the form."""
+    reg = _regimes()
+    with pytest.raises(SystemExit) as exc:
+        reg.main(["--param", "frontier=false"])
+    assert exc.value.code == 2 and "METHOD.KEY=VALUE" in capsys.readouterr().err
+    args = ["--datasets", "lcb_codegen", "--methods", "kmeans", "--draws", "1", "--k", "5", "--out", str(tmp_path)]
+    assert reg.main([*args, "--param", "kmeans.max_iter=50"]) == 0
+    assert [p.name for p in tmp_path.iterdir()] == ["lcb_codegen_mall_d0_kmeans_max_iter50_k5_f5.json"]
+
+
 def test_cli_default_is_auto_and_reports_its_choice(few, tmp_path, capsys):
     from essence.cli import main
 

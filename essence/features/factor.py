@@ -75,26 +75,3 @@ class FactorModel:
 def _damped(step, limit: float) -> np.ndarray:
     """Rows of ``step`` scaled down so that no entry exceeds ``limit``."""
     return step * np.minimum(1.0, limit / np.maximum(np.abs(step).max(axis=-1, keepdims=True), 1e-12))
-
-
-def map_ability(X, A, b, prior_prec: float = 1e-2, iters: int = 30) -> np.ndarray:
-    """MAP abilities ``(n, d)`` under N(0, I / prior_prec) from answers ``X`` ``(n, k)`` (NaN = not asked) on items
-    with loadings ``A`` ``(k, d)`` and easiness ``b`` ``(k,)``."""
-    X = np.asarray(X, dtype=np.float64)
-    A = np.asarray(A, dtype=np.float64)
-    n, d = X.shape[0], A.shape[1]
-    theta = np.zeros((n, d))
-    if d == 0:
-        return theta
-    obs = ~np.isnan(X)
-    Xf = np.where(obs, X, 0.0)
-    for _ in range(int(iters)):
-        P = expit(theta @ A.T + b)
-        g = np.where(obs, Xf - P, 0.0) @ A - theta * prior_prec
-        H = np.einsum("nk,kd,ke->nde", np.where(obs, P * (1 - P), 0.0), A, A) + prior_prec * np.eye(d)
-        step = np.linalg.solve(H, g[..., None])[..., 0]
-        step = step * np.minimum(1.0, 2.0 / np.maximum(np.linalg.norm(step, axis=1, keepdims=True), 1e-12))
-        theta = theta + step
-        if np.max(np.abs(step)) < 1e-6:
-            break
-    return theta
