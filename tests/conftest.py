@@ -107,6 +107,18 @@ QUICK_BUILD_TIMEOUT_S = 2700
 _QUICK: dict = {}
 
 
+def _finished(proc: subprocess.Popen, timeout: float, *files) -> subprocess.Popen:
+    """``proc`` once it has ended (killed past ``timeout`` seconds, and the timeout raised); ``files`` closed."""
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
+    for f in files:
+        f.close()
+    return proc
+
+
 def _start_quick_build() -> None:
     """Start scripts/reproduce.py --quick for all notebooks in a background process (into a temporary build
     folder, its output to files there), so that it runs on the second core while the other tests run."""
@@ -129,14 +141,7 @@ def quick_build():
     """
     if not _QUICK:
         _start_quick_build()
-    proc = _QUICK["proc"]
-    try:
-        proc.wait(timeout=QUICK_BUILD_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        raise
-    for f in (_QUICK["out"], _QUICK["err"]):
-        f.close()
+    proc = _finished(_QUICK["proc"], QUICK_BUILD_TIMEOUT_S, _QUICK["out"], _QUICK["err"])
     build = _QUICK["build"]
     done = subprocess.CompletedProcess(_QUICK["args"], proc.returncode, (build / "stdout.txt").read_text(),
                                        (build / "stderr.txt").read_text())
@@ -173,13 +178,7 @@ def _background_outcome(nodeid: str) -> None:
     """This test's outcome in the background run: passes, or fails / skips with that run's message."""
     import xml.etree.ElementTree as ET
 
-    proc = _BACKGROUND["proc"]
-    try:
-        proc.wait(timeout=BACKGROUND_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        raise
-    _BACKGROUND["log"].close()
+    _finished(_BACKGROUND["proc"], BACKGROUND_TIMEOUT_S, _BACKGROUND["log"])
     folder = _BACKGROUND["folder"]
     cases = {}
     if (folder / "junit.xml").is_file():
