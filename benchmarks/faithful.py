@@ -16,7 +16,6 @@ Per-run results are cached under ``--out`` (default ``build/faithful/``; delete 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -26,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 import pandas as pd  # noqa: E402
 
 from essence.data import load  # noqa: E402
+from essence.data._io import write_table  # noqa: E402
 from essence.lessons.selectors import FAITHFUL_COLUMNS, faithful_run  # noqa: E402
 
 COLUMNS = ["dataset", "k", "seed", *FAITHFUL_COLUMNS, "gp_lambda", "pool minus target (pp)", "kmeans choice",
@@ -54,8 +54,7 @@ def main(argv=None) -> int:
     df = table(args.datasets, args.k, args.seeds, args.out)
     print(df.to_string(index=False))
     if args.csv:
-        df.to_csv(args.csv, index=False)
-        Path(args.csv).with_suffix(".json").write_text(json.dumps(META, indent=1) + "\n")
+        write_table(df, args.csv, META)
     return 0
 
 

@@ -12,7 +12,6 @@ each read by the same GAM; test RMSE (pp) overall and split at the floor (5 pp).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -20,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from essence.data import load  # noqa: E402
+from essence.data._io import write_table  # noqa: E402
 from essence.lessons.irt import hypothesis_runs  # noqa: E402
 
 META = {"title": "MetaBench's IRT items against random ones under the same GAM (GSM8K, k = 50)", "order": 24,
@@ -38,8 +38,7 @@ def main(argv=None) -> int:
     df = df.round({"rmse": 3, "rmse_floor": 3, "rmse_above": 3})
     print(df.to_string(index=False))
     if args.csv:
-        df.to_csv(args.csv, index=False)
-        Path(args.csv).with_suffix(".json").write_text(json.dumps(META, indent=1) + "\n")
+        write_table(df, args.csv, META)
     return 0
 
 

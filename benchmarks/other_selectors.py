@@ -11,7 +11,6 @@ on the held-out test models, next to the ``random`` method's on the same split.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -21,6 +20,7 @@ sys.path.insert(0, str(ROOT))
 import pandas as pd  # noqa: E402
 
 from essence.data import load  # noqa: E402
+from essence.data._io import write_table  # noqa: E402
 from essence.lessons.selectors import selector_runs  # noqa: E402
 
 METHODS = ["kmeans", "tinybench", "herding", "ppl", "disco"]
@@ -50,8 +50,7 @@ def main(argv=None) -> int:
     df = table(args.datasets, args.k, args.seeds, args.out)
     print(df.to_string(index=False))
     if args.csv:
-        df.to_csv(args.csv, index=False)
-        Path(args.csv).with_suffix(".json").write_text(json.dumps(META, indent=1) + "\n")
+        write_table(df, args.csv, META)
     return 0
 
 

@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -26,6 +25,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from essence import data as D  # noqa: E402
+from essence.data._io import write_table  # noqa: E402
 from essence.lessons import reconstruction as LR  # noqa: E402
 
 K, N_TRAINS, KS, N_TRAIN_K, DRAWS = 50, [10, 20, 40, 100, 400, 1600], [5, 10, 25, 50, 100], 1000, 3
@@ -76,8 +76,7 @@ def main(argv=None) -> int:
         print(coverage((0,), (0,), ("gsm8k",)).to_string(index=False))
         return 0
     for name, df in (("reconstruction_grid", grid()), ("reconstruction_coverage", coverage())):
-        df.to_csv(ROOT / "results" / f"{name}.csv", index=False)
-        (ROOT / "results" / f"{name}.json").write_text(json.dumps(META[name], indent=1) + "\n")
+        write_table(df, ROOT / "results" / f"{name}.csv", META[name])
         print(name, len(df), "rows")
     return 0
 

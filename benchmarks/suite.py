@@ -192,6 +192,18 @@ def outside_models(suite: Suite, pools, seeds=(0,), k_each: int = 50, test: floa
     return pd.DataFrame(rows)
 
 
+def _ridge_test_rmse(suite: Suite, sp, idx) -> tuple[list[float], float]:
+    """``(per-member test RMSE, the suite mean's test RMSE)`` in pp of the pooled items ``idx`` read by a ridge per
+    member (penalty by CV) fitted on the training + validation models of split ``sp``."""
+    from essence.reconstructors.simple import RidgeReconstructor
+
+    R, fit, te = suite.pooled().responses, np.r_[sp.train, sp.val], suite.subset(sp.test)
+    preds = [RidgeReconstructor().fit(R[fit][:, idx], suite.targets[fit, b]).predict(R[sp.test][:, idx])
+             for b in range(len(suite.names))]
+    per = [float(np.sqrt(np.mean((p - te.targets[:, b]) ** 2))) for b, p in enumerate(preds)]
+    return per, float(np.sqrt(np.mean((np.mean(preds, axis=0) - te.mean_target) ** 2)))
+
+
 def weighting_study(suite: Suite, seed: int = 0, configs=("random", "raw", "relative", "relative+mean"),
                     generations: int = 100, k: int = 250, test: float = 0.2, val: float = 0.1) -> pd.DataFrame:
     """How the joint fitness's weighting changes the held-out error.
@@ -200,13 +212,10 @@ def weighting_study(suite: Suite, seed: int = 0, configs=("random", "raw", "rela
     reconstructed per member by a ridge (penalty by CV) fitted on training + validation models; RMSE (pp) on the
     test models, per member, ``avg`` (their mean) and ``mean`` (the suite mean's RMSE). One row per config."""
     from essence.data._runtime import single_thread
-    from essence.reconstructors.simple import RidgeReconstructor
     from essence.suite.select import select_suite
 
     sp = suite_split(suite, seed, test, val)
-    tr, va, te = (suite.subset(i) for i in sp)
-    R = suite.pooled().responses
-    fit = np.r_[sp.train, sp.val]
+    tr, va = suite.subset(sp.train), suite.subset(sp.val)
     rows = []
     for cfg in configs:
         with single_thread():
@@ -215,13 +224,8 @@ def weighting_study(suite: Suite, seed: int = 0, configs=("random", "raw", "rela
             else:
                 idx, info = select_suite(tr, va, k, seed=seed, progress=False, weighting=cfg,
                                          generations=generations, tau_text=1.0)
-            preds, row = [], {"config": cfg}
-            for b, name in enumerate(suite.names):
-                p = RidgeReconstructor().fit(R[fit][:, idx], suite.targets[fit, b]).predict(R[sp.test][:, idx])
-                preds.append(p)
-                row[name] = float(np.sqrt(np.mean((p - te.targets[:, b]) ** 2)))
-        row["avg"] = float(np.mean([row[n] for n in suite.names]))
-        row["mean"] = float(np.sqrt(np.mean((np.mean(preds, axis=0) - te.mean_target) ** 2)))
+            per, mean = _ridge_test_rmse(suite, sp, idx)
+        row = {"config": cfg, **dict(zip(suite.names, per)), "avg": float(np.mean(per)), "mean": mean}
         row["budget"] = " ".join(str(info["budget"][n]) for n in suite.names)
         rows.append(row)
     return pd.DataFrame(rows).set_index("config")
@@ -235,24 +239,18 @@ def search_curve(suite: Suite, seed: int = 0, generations=(0, 25, 50, 100, 150, 
     validation models, its test RMSE (pp): ``avg`` (mean of the members') and ``mean`` (the suite mean's).
     ``params``: other joint settings. One row per number of generations."""
     from essence.data._runtime import single_thread
-    from essence.reconstructors.simple import RidgeReconstructor
     from essence.suite.select import select_suite
 
     sp = suite_split(suite, seed, test, val)
-    tr, va, te = (suite.subset(i) for i in sp)
-    R = suite.pooled().responses
-    fit = np.r_[sp.train, sp.val]
+    tr, va = suite.subset(sp.train), suite.subset(sp.val)
     rows = []
     for g in generations:
         with single_thread():
             idx, info = select_suite(tr, va, k, seed=seed, progress=False, generations=int(g), **params)
-            preds = [RidgeReconstructor().fit(R[fit][:, idx], suite.targets[fit, b]).predict(R[sp.test][:, idx])
-                     for b in range(len(suite.names))]
-        per = [float(np.sqrt(np.mean((p - te.targets[:, b]) ** 2))) for b, p in enumerate(preds)]
+            per, mean = _ridge_test_rmse(suite, sp, idx)
         fr = info["fitness_rmse"]
         rows.append({"generations": int(g), "fitness": float(-info["ga"]["history"]["best_fitness"][-1]),
-                     "train mean RMSE": fr["mean"], "avg": float(np.mean(per)),
-                     "mean": float(np.sqrt(np.mean((np.mean(preds, axis=0) - te.mean_target) ** 2))),
+                     "train mean RMSE": fr["mean"], "avg": float(np.mean(per)), "mean": mean,
                      "budget": " ".join(str(info["budget"][n]) for n in suite.names)})
     return pd.DataFrame(rows).set_index("generations")
 

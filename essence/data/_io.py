@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
 import tempfile
@@ -13,7 +14,7 @@ from typing import Iterator
 import numpy as np
 from .errors import InputError
 
-__all__ = ["atomic_path", "write_atomic", "jsonable", "check_output"]
+__all__ = ["atomic_path", "write_atomic", "write_table", "jsonable", "check_output"]
 
 
 def _umask() -> int:
@@ -92,6 +93,14 @@ def write_atomic(path, data: str | bytes, overwrite: bool = False) -> Path:
             tmp.write_text(data, encoding="utf-8")
         else:
             tmp.write_bytes(data)
+    return Path(path)
+
+
+def write_table(df, path, meta: dict) -> Path:
+    """A results table: ``df`` as CSV at ``path`` (no index) and ``meta`` (title, command, caption, order) as JSON
+    beside it (same stem), each written atomically, replacing what was there."""
+    write_atomic(path, df.to_csv(index=False), overwrite=True)
+    write_atomic(Path(path).with_suffix(".json"), json.dumps(meta, indent=1) + "\n", overwrite=True)
     return Path(path)
 
 
