@@ -91,6 +91,27 @@ def run_path(out, name: str, m, draw: int, method: str, k: int, folds: int, para
     return Path(out) / f"{name}_m{m}_d{draw}_{method}{tag}_k{k}_f{folds}.json"
 
 
+def baseline_predictions(sub: Responses, te, k: int, fold_seed: int) -> dict[str, np.ndarray]:
+    """Each of :data:`BASELINES`' estimates (pp) of the test models ``te`` (boolean ``(n,)``) of ``sub``: ``k``
+    random items (``fold_seed``, what ``random`` draws with that seed), fitted on the other models."""
+    rest = sub.subset(models=~te)
+    b_idx = np.sort(np.random.default_rng(fold_seed).choice(sub.n_items, size=k, replace=False))
+    out = {}
+    for b, make in BASELINES.items():
+        rb = (make() if make else AIPWReconstructor(items=b_idx.tolist())).fit(
+            rest.responses[:, b_idx], rest.target, **({} if make else {"R": rest.responses}))
+        out[b] = rb.predict(sub.responses[np.ix_(te, b_idx)])
+    return out
+
+
+def draw_models(data: Responses, m, draw: int) -> Responses:
+    """The ``m`` models (int, or ``"all"``) of draw ``draw`` (seed ``1000 + draw``)."""
+    if m == "all":
+        return data
+    rng = np.random.default_rng(1000 + draw)
+    return data.subset(models=np.sort(rng.choice(data.n_models, size=int(m), replace=False)))
+
+
 def run_one(data: Responses, name: str, m, draw: int, method: str, k: int, folds: int, out: Path,
             params: dict | None = None) -> dict:
     """One cached run: ``m`` models (int or ``"all"``) of ``data``, draw ``draw``, ``folds``-fold CV over them.
@@ -105,8 +126,7 @@ def run_one(data: Responses, name: str, m, draw: int, method: str, k: int, folds
     cached = _cached(path, method)
     if cached is not None:
         return cached
-    rng = np.random.default_rng(1000 + draw)
-    sub = data if m == "all" else data.subset(models=np.sort(rng.choice(data.n_models, size=int(m), replace=False)))
+    sub = draw_models(data, m, draw)
     lab = model_folds(sub.n_models, folds, seed=draw)
     y = sub.target
     pred, inside = np.full(sub.n_models, np.nan), np.full(sub.n_models, np.nan)
@@ -118,11 +138,8 @@ def run_one(data: Responses, name: str, m, draw: int, method: str, k: int, folds
         te = lab == f
         rest = sub.subset(models=~te)
         fold_seed = draw * 100 + int(f)  # the baseline's items are what `random` draws with this seed
-        b_idx = np.sort(np.random.default_rng(fold_seed).choice(sub.n_items, size=k, replace=False))
-        for b, make in BASELINES.items():
-            rb = (make() if make else AIPWReconstructor(items=b_idx.tolist())).fit(
-                rest.responses[:, b_idx], rest.target, **({} if make else {"R": rest.responses}))
-            base[b][te] = rb.predict(sub.responses[np.ix_(te, b_idx)])
+        for b, p in baseline_predictions(sub, te, k, fold_seed).items():
+            base[b][te] = p
         tr, va, _ = split_models(rest, test=0.0, val=0.1, seed=draw)
         try:
             with warnings.catch_warnings():

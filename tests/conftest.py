@@ -228,6 +228,7 @@ MEASURED_SLOW = (
     "tests/test_speed_benchmark.py::test_scale_part_runs_each_case_in_a_subprocess",
     "tests/test_speed_benchmark.py::test_seeds_part_reports_the_ratio_to_random_per_seed",
     "tests/test_reconstruct.py::test_interval_coverage_on_held_out_models",
+    "tests/test_regimes.py::test_policies_study_reads_the_default_as_the_regime_map_does",
     "tests/test_reconstruct.py::test_ridge_gam_bends_the_ridge_index",
     "tests/test_sweep.py::test_cli_end_to_end_writes_parquet_and_csv",
     "tests/test_sweep.py::test_dask_backend_equals_local",

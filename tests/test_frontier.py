@@ -160,3 +160,24 @@ def test_auto_chooses_by_cross_validation_and_records_it():
     for a in (art, plain):
         a.bias_ = float(np.mean(a.estimate(d.subset(models=top))["estimate"] - d.target[top]))
     assert abs(art.bias_) < abs(plain.bias_)
+
+
+def test_side_above_lets_d_answer_only_above_the_references(ifeval_top):
+    """``side="above"``: a model whose own answers place it below every reference is read by the regression (D's
+    weight vanishes), one above is read as with both sides, and the interval (two-sided ``p_out``) is unchanged."""
+    d, ref, top, items = ifeval_top
+    rec = _fit(d, ref, items, d=2, s_inner=3.0, c_d=1.0)
+    X = np.vstack([d.responses[np.ix_(top, items)], np.zeros((3, items.size))])
+    both = rec.predict_interval(X)
+    rec.side = "above"
+    rec.__dict__.pop("_state", None)
+    above = rec.predict_interval(X)
+    low = slice(top.size, top.size + 3)  # no item right: far below every reference
+    assert both["weight"][low].min() > 0.5 and above["weight"][low].max() < 1e-6
+    np.testing.assert_allclose(above["estimate"][low], np.clip(rec.inner_.predict(X[low]), 0, 100), atol=1e-9)
+    up = np.flatnonzero(both["estimate"][: top.size] > d.target[ref].max())
+    assert up.size > 0
+    np.testing.assert_allclose(above["weight"][up], both["weight"][up], atol=0.05)
+    np.testing.assert_allclose(above["lower"][low], np.minimum(both["lower"][low], above["estimate"][low]), atol=1e-6)
+    with pytest.raises(InputError, match="side"):
+        _fit(d, ref[:100], items, d=1, s_inner=3.0, c_d=1.0, side="below")

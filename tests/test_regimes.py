@@ -269,3 +269,23 @@ def test_swap_search_beats_random_subsets_under_its_loo_score_and_is_seeded(few)
     rng = np.random.default_rng(0)
     rand = [score(rng.choice(few.n_items, 10, replace=False)) for _ in range(200)]
     assert score(paths[400]) <= score(paths[0]) and score(paths[400]) < np.percentile(rand, 10)
+
+
+def test_policies_study_reads_the_default_as_the_regime_map_does(tmp_path):
+    """benchmarks/policies.py: its ``the default`` policy, rebuilt from the fitted folds' candidates and residuals,
+    gives the regime map's own run of auto (same RMSE, coverage and best baseline); the other policies differ."""
+    from essence.data import load
+
+    pol, reg = load_script("benchmarks/policies.py"), _regimes()
+    data = load("lcb_codegen")
+    rec = pol.run_draw(data, "lcb_codegen", 30, 0, 10, 3, tmp_path / "p")
+    ref = reg.run_one(data, "lcb_codegen", 30, 0, "auto", 10, 3, tmp_path / "r")
+    assert rec["rmse"]["the default"] == pytest.approx(ref["rmse"], rel=1e-9)
+    assert rec["coverage"]["the default"] == pytest.approx(ref["coverage"])
+    assert rec["baseline_rmse"] == pytest.approx(ref["baseline_rmse"], rel=1e-12)
+    assert rec["coverage"]["regression alone (no frontier mix)"] is None
+    assert len(set(np.round(list(rec["rmse"].values()), 9))) > 1
+    table = pol.table([rec, {**rec, "dataset": "other"}])
+    assert list(table["policy"]) == list(pol.POLICIES) and (table["benchmarks"] == 2).all()
+    row = table.iloc[0]
+    assert row["ratio (geometric mean)"] == pytest.approx(rec["rmse"]["the default"] / rec["baseline_rmse"], abs=1e-3)

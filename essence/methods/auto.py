@@ -66,17 +66,23 @@ class AutoSelector(Selector):
     pi_out : prior probability that a new model lies outside the references.
     folds : cross-validation folds over the non-test models.
     frontier : False keeps the regression alone.
+    side : where the frontier estimate may answer: ``"both"`` sides of the references or only ``"above"``.
+
+    After ``fit``, ``cv_residuals_`` holds the out-of-fold residuals (estimate - truth, pp, ``(n,)`` over the
+    non-test models) behind every choice: ``"regression"`` ``{(T, name): ...}``, ``"frontier"`` ``{(T, d): ...}``
+    and ``"frontier_z"`` (the same over D's standard error), with ``"folds"`` ``(n,)`` the fold labels.
     """
 
     name = "auto"
     signal = "responses (chosen by cross-validation)"
     _domains = {**Selector._domains, "checkpoints": ListOf(Whole(0)),
                 "regressions": ListOf(OneOf(*REGRESSIONS)), "dims": ListOf(Whole(0)),
-                "pi_out": Real(0.0, 1.0), "folds": Whole(2), "frontier": Flag()}
+                "pi_out": Real(0.0, 1.0), "folds": Whole(2), "frontier": Flag(),
+                "side": OneOf("both", "above")}
 
     def __init__(self, k, seed=0, progress=True, checkpoints=(0, 300, 1000, 3000, 10000),
                  regressions=("line", "ridge", "average", "aipw"), dims=(1, 2, 3, 5, 8), pi_out: float = 0.5,
-                 folds: int = 5, frontier: bool = True):
+                 folds: int = 5, frontier: bool = True, side: str = "both"):
         super().__init__(k, seed, progress)
         self.checkpoints = checkpoints
         self.regressions = regressions
@@ -84,6 +90,7 @@ class AutoSelector(Selector):
         self.pi_out = pi_out
         self.folds = folds
         self.frontier = frontier
+        self.side = side
 
     def _fit(self, train, val):
         from tqdm.auto import tqdm
@@ -116,6 +123,7 @@ class AutoSelector(Selector):
                 for d, fm in factors.items():
                     D, s = d_estimates(fm, R[te][:, it], it, mapping)
                     eD[(T, d)][te], zD[(T, d)][te] = D - y[te], (D - y[te]) / s
+        self.cv_residuals_ = {"regression": eG, "frontier": eD, "frontier_z": zD, "folds": lab}
         rmse = {key: float(np.sqrt(np.mean(e ** 2))) for key, e in eG.items()}
         T, r = min(keys, key=lambda key: (rmse[key], key[0]))
         items = swap_search(R, y, k, self.seed, [T])[T]
@@ -134,7 +142,7 @@ class AutoSelector(Selector):
             s_inner = float(np.quantile(np.abs(eG[(T, r)]), 0.9) / Z90)
             c_d = float(max(1.0, np.quantile(np.abs(zD[(T, d)]), 0.9) / Z90))
             rec = FrontierReconstructor(items=items.tolist(), inner=_spec(r, items), dims=dims, pi_out=self.pi_out,
-                                        seed=self.seed, d=d, s_inner=s_inner, c_d=c_d)
+                                        seed=self.seed, d=d, s_inner=s_inner, c_d=c_d, side=self.side)
             record.update(factor_rank=d, s_inner=round(s_inner, 4), c_d=round(c_d, 4),
                           cv_rmse_frontier={f"d={d_}": round(float(np.sqrt(np.mean(eD[(T, d_)] ** 2))), 5)
                                             for d_ in dims})

@@ -14,7 +14,9 @@ calibrated on held-out references. Per model, from its own answers:
     w     = posterior of "outside" (prior ``pi_out``; inside: a Gaussian kernel of width s_D on each reference score)
     estimate = (1 - w) G + w D;   interval = the ``level`` quantiles of (1 - p_out) N(G, s_G^2) + p_out N(D, s_D^2)
 
-``s_G`` from G's cross-validated residuals; *outside* means ``w > 0.5``. Where the target is not the pool mean (a
+``s_G`` from G's cross-validated residuals; *outside* means ``w > 0.5``. With ``side="above"`` the outside
+hypothesis (and so ``w``) covers only true scores above the references (new models are usually stronger); the
+interval still mixes by the two-sided ``p_out``. Where the target is not the pool mean (a
 pre-selected pool), a least-squares line maps D's pool mean to it (its residual sd joins ``s_D``).
 """
 
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data.checks import ListOf, Real, Whole, check_params
+from ..data.checks import ListOf, OneOf, Real, Whole, check_params
 from ..data.errors import InputError
 from ..features.factor import FactorModel
 from . import forward
@@ -78,6 +80,7 @@ class FrontierReconstructor(Reconstructor):
     dims : factor-model ranks tried (by cross-validation of D over the references; ranks above
         ``n_train // models_per_dim`` of a fold are skipped).
     pi_out : prior probability that a new model lies outside the references.
+    side : ``"both"`` (D may answer below or above the references) or ``"above"`` (only above).
     level : the interval's nominal coverage.
     prior_prec : precision of the prior on a new model's abilities (weak: sd 10 reference sds).
     max_models : reference models the factor model is fitted on (a seeded subsample beyond).
@@ -92,11 +95,12 @@ class FrontierReconstructor(Reconstructor):
     needs_pool = True
     has_interval = True
     _domains = {"dims": ListOf(Whole(0)), "pi_out": Real(0.0, 1.0), "level": Real(0.0, 1.0, open_min=True),
-                "prior_prec": Real(0.0, open_min=True), "max_models": Whole(10), "folds": Whole(2), "seed": Whole(0)}
+                "prior_prec": Real(0.0, open_min=True), "max_models": Whole(10), "folds": Whole(2), "seed": Whole(0),
+                "side": OneOf("both", "above")}
 
     def __init__(self, items=(), inner=None, dims=(1, 2, 3, 5, 8), pi_out: float = 0.5, level: float = 0.9,
                  prior_prec: float = 0.01, max_models: int = 800, folds: int = 5, seed: int = 0, d=None,
-                 s_inner=None, c_d=None):
+                 s_inner=None, c_d=None, side: str = "both"):
         self.items = items
         self.inner = inner
         self.dims = dims
@@ -109,6 +113,7 @@ class FrontierReconstructor(Reconstructor):
         self.d = d
         self.s_inner = s_inner
         self.c_d = c_d
+        self.side = side
 
     def _inner(self):
         spec = self.inner or {"kind": "line", "params": {}}
@@ -164,7 +169,7 @@ class FrontierReconstructor(Reconstructor):
                 "d": self.d_, "loadings": r(self.loadings_), "easiness": r(self.easiness_),
                 "items": [int(i) for i in np.asarray(self.items)], "map": list(self.map_), "s_inner": self.s_inner_,
                 "c_d": self.c_d_, "prior_prec": float(self.prior_prec), "pi_out": float(self.pi_out),
-                "level": float(self.level), "y_quantiles": r(self.y_quantiles_)}
+                "side": str(self.side), "level": float(self.level), "y_quantiles": r(self.y_quantiles_)}
 
     @classmethod
     def from_dict(cls, d: dict):
