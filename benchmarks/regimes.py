@@ -174,7 +174,7 @@ def run_one(data: Responses, name: str, m, draw: int, method: str, k: int, folds
     return rec
 
 
-def regime_map(datasets, models=("20", "35", "50", "100", "300", "all"), methods=("random", "auto"), draws: int = 3,
+def regime_map(datasets, models=("20", "35", "50", "100", "300", "all"), methods=("random", "auto"), draws: int = 5,
                folds: int = 5, k: int | None = None, out="build/regimes", method_params: dict | None = None,
                load=None, progress: bool = True, cached_only: bool = False) -> list[dict]:
     """Every (dataset, model count, draw, method) run of the map, cached: a list of :func:`run_one` records.
@@ -280,7 +280,7 @@ def main(argv=None) -> int:
     p.add_argument("--datasets", nargs="+", default=list(OPENLLM_V2))
     p.add_argument("--methods", nargs="+", default=["auto"])
     p.add_argument("--models", nargs="+", default=["25", "50", "100"])
-    p.add_argument("--draws", type=int, default=3, help="random model subsets per count")
+    p.add_argument("--draws", type=int, default=5, help="random model subsets per count")
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--k", type=int, default=None, help="items kept (default 50 on metabench and openllm_v2, else N/20)")
     p.add_argument("--out", default=str(ROOT / "build" / "regimes"), help="cache folder of per-run JSON")
