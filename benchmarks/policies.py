@@ -34,12 +34,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from essence.data import OPENLLM_V2, split_models  # noqa: E402
-from essence.data._io import jsonable, write_table  # noqa: E402
+from essence.data._io import jsonable, write_atomic, write_table  # noqa: E402
 from essence.methods import make_method  # noqa: E402
-from essence.methods.auto import _make, _spec  # noqa: E402
+from essence.methods.auto import _make, _spec, cv_choice, frontier_calibration  # noqa: E402
 from essence.reconstructors import forward  # noqa: E402
 from essence.reconstructors.base import fit_reconstructor, model_folds  # noqa: E402
-from essence.reconstructors.frontier import Z90, fit_factor, pool_map  # noqa: E402
+from essence.reconstructors.frontier import _filled, fit_factor, pool_map  # noqa: E402
 from essence.search.swap import swap_search  # noqa: E402
 from essence.sweep.signatures import code_version  # noqa: E402
 from regimes import baseline_predictions, default_k, draw_models  # noqa: E402
@@ -63,18 +63,13 @@ def _policy_predict(fold: dict, policy) -> tuple[np.ndarray, np.ndarray | None]:
     """The held-out estimates (pp) of one fold under ``policy`` and whether each lies in its 90 % interval."""
     rule, mix, side, fixed = policy
     cv, n, k = fold["cv"], fold["n"], fold["k"]
-    keys = [key for key in cv["regression"] if _allowed(key, rule, n, k)]
-    rmse = {key: float(np.sqrt(np.mean(cv["regression"][key] ** 2))) for key in keys}
-    T, r = fixed or min(keys, key=lambda key: (rmse[key], key[0]))
+    T, r = fixed or cv_choice({key: e for key, e in cv["regression"].items() if _allowed(key, rule, n, k)})[0]
     G = fold["G"][(T, r)]
     if not mix:
         return np.clip(G["estimate"], 0.0, 100.0), None
-    dims = sorted({d for (t, d) in cv["frontier"] if t == T})
-    d = min(dims, key=lambda d_: (float(np.mean(cv["frontier"][(T, d_)] ** 2)), d_))
-    state = {**fold["D"][d], "items": fold["items"][T], "inner": G["state"], "prior_prec": 0.01,
-             "c_d": float(max(1.0, np.quantile(np.abs(cv["frontier_z"][(T, d)]), 0.9) / Z90)),
-             "s_inner": float(np.quantile(np.abs(cv["regression"][(T, r)]), 0.9) / Z90),
-             "pi_out": 0.5, "level": 0.9, "side": side, "y_quantiles": fold["yq"]}
+    d, s_inner, c_d = frontier_calibration(cv, T, r)
+    state = {**fold["D"][d], "items": fold["items"][T], "inner": G["state"], "prior_prec": 0.01, "c_d": c_d,
+             "s_inner": s_inner, "pi_out": 0.5, "level": 0.9, "side": side, "y_quantiles": fold["yq"]}
     out = forward.frontier(state, fold["X"][:, fold["items"][T]])
     y = fold["y"]
     return out["estimate"], (out["lower"] <= y) & (y <= out["upper"])
@@ -84,13 +79,11 @@ def _fold(sub, te, k: int, fold_seed: int, draw: int) -> dict:
     """The default fitted on the non-test models of one fold and every candidate's reading of the test models."""
     rest = sub.subset(models=~te)
     tr, va, _ = split_models(rest, test=0.0, val=0.1, seed=draw)
+    A, B = rest.subset(models=tr), rest.subset(models=va)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        sel = make_method("auto", k=k, seed=fold_seed, progress=False).fit(rest.subset(models=tr),
-                                                                           rest.subset(models=va))
-    A, B = rest.subset(models=tr), rest.subset(models=va)
-    R, y = np.vstack([A.responses, B.responses]), np.r_[A.target, B.target]  # auto's order
-    R = np.where(np.isnan(R), np.nanmean(np.where(np.isnan(R).all(axis=0), 0.5, R), axis=0), R)
+        sel = make_method("auto", k=k, seed=fold_seed, progress=False).fit(A, B)
+    R, y = _filled(np.vstack([A.responses, B.responses])), np.r_[A.target, B.target]  # auto's order
     X = sub.responses[te]
     cv = sel.cv_residuals_
     Ts = sorted({t for t, _ in cv["regression"]})
@@ -139,9 +132,7 @@ def run_draw(data, name: str, m: int, draw: int, k: int, folds: int, out: Path) 
            "rmse": {p: rmse(v) for p, v in pred.items()},
            "coverage": {p: (None if np.isnan(v).all() else float(np.nanmean(v))) for p, v in inside.items()}}
     out.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(jsonable(rec)))
-    tmp.replace(path)
+    write_atomic(path, json.dumps(jsonable(rec)), overwrite=True)
     return rec
 
 

@@ -22,11 +22,12 @@ import numpy as np
 from ..data.checks import Flag, ListOf, OneOf, Real, Whole
 from ..data.errors import InputError, warn
 from ..reconstructors.base import fit_reconstructor, model_folds
-from ..reconstructors.frontier import Z90, FrontierReconstructor, d_estimates, fit_factor, pool_map
+from ..reconstructors.frontier import FrontierReconstructor, calibration, d_estimates, fit_factor, pool_map
 from ..search.swap import swap_search
 from .base import Selector
 
-__all__ = ["AutoSelector", "check_models_for_k", "MIN_MODELS", "BASELINE", "REGRESSIONS"]
+__all__ = ["AutoSelector", "check_models_for_k", "cv_choice", "frontier_calibration", "MIN_MODELS", "BASELINE",
+           "REGRESSIONS"]
 
 #: fewest non-test models (training + validation) a compression is attempted with: 5-fold CV needs 2 per fold
 MIN_MODELS = 10
@@ -55,6 +56,20 @@ def _make(spec: dict):
     return reconstructor_class(spec["kind"])(**spec["params"])
 
 
+def cv_choice(residuals: dict) -> tuple[tuple[int, str], dict]:
+    """``((T, regression), rmse)``: of ``residuals`` ``{(T, regression): (n,) out-of-fold residuals, pp}``, the
+    candidate with the lowest RMSE (ties: the shorter search), and every candidate's RMSE (pp)."""
+    rmse = {key: float(np.sqrt(np.mean(e ** 2))) for key, e in residuals.items()}
+    return min(rmse, key=lambda key: (rmse[key], key[0])), rmse
+
+
+def frontier_calibration(cv: dict, T: int, r: str) -> tuple[int, float, float]:
+    """``(d, s_inner, c_d)`` of the frontier estimate for the choice ``(T, r)``, from out-of-fold residuals in the
+    form of :attr:`AutoSelector.cv_residuals_` (:func:`essence.reconstructors.frontier.calibration` at 90 %)."""
+    per_rank = lambda e: {d: v for (t, d), v in e.items() if t == T}  # noqa: E731
+    return calibration(cv["regression"][(T, r)], per_rank(cv["frontier"]), per_rank(cv["frontier_z"]))
+
+
 class AutoSelector(Selector):
     """The default method (module docstring).
 
@@ -70,7 +85,8 @@ class AutoSelector(Selector):
 
     After ``fit``, ``cv_residuals_`` holds the out-of-fold residuals (estimate - truth, pp, ``(n,)`` over the
     non-test models) behind every choice: ``"regression"`` ``{(T, name): ...}``, ``"frontier"`` ``{(T, d): ...}``
-    and ``"frontier_z"`` (the same over D's standard error), with ``"folds"`` ``(n,)`` the fold labels.
+    and ``"frontier_z"`` (the same over D's standard error; both empty with ``frontier=False``), with ``"folds"``
+    ``(n,)`` the fold labels.
     """
 
     name = "auto"
@@ -108,8 +124,8 @@ class AutoSelector(Selector):
         mapping = pool_map(R, y)
         keys = [(T, r) for T in Ts for r in regs if r != "aipw" or T == 0]  # AIPW reads random items only
         eG = {key: np.empty(n) for key in keys}
-        eD = {(T, d): np.empty(n) for T in Ts for d in dims}
-        zD = {(T, d): np.empty(n) for T in Ts for d in dims}
+        eD = {(T, d): np.empty(n) for T in Ts for d in dims} if self.frontier else {}
+        zD = {(T, d): np.empty(n) for T in Ts for d in dims} if self.frontier else {}
         for f in tqdm(np.unique(lab), desc="auto: cross-validation", disable=not self.progress, leave=False):
             te = lab == f
             paths = swap_search(R[~te], y[~te], k, self.seed, Ts)
@@ -124,8 +140,7 @@ class AutoSelector(Selector):
                     D, s = d_estimates(fm, R[te][:, it], it, mapping)
                     eD[(T, d)][te], zD[(T, d)][te] = D - y[te], (D - y[te]) / s
         self.cv_residuals_ = {"regression": eG, "frontier": eD, "frontier_z": zD, "folds": lab}
-        rmse = {key: float(np.sqrt(np.mean(e ** 2))) for key, e in eG.items()}
-        T, r = min(keys, key=lambda key: (rmse[key], key[0]))
+        (T, r), rmse = cv_choice(eG)
         items = swap_search(R, y, k, self.seed, [T])[T]
         X = R[:, items]
         record = {"regime": "cross-validated search, regression inside the references"
@@ -138,9 +153,7 @@ class AutoSelector(Selector):
                       estimate_sd=float(np.std(fold_rmse)),
                       ratio_to_baseline=float(rmse[(T, r)] / base) if base else float("nan"))
         if self.frontier:
-            d = min(dims, key=lambda d_: (float(np.mean(eD[(T, d_)] ** 2)), d_))
-            s_inner = float(np.quantile(np.abs(eG[(T, r)]), 0.9) / Z90)
-            c_d = float(max(1.0, np.quantile(np.abs(zD[(T, d)]), 0.9) / Z90))
+            d, s_inner, c_d = frontier_calibration(self.cv_residuals_, T, r)
             rec = FrontierReconstructor(items=items.tolist(), inner=_spec(r, items), dims=dims, pi_out=self.pi_out,
                                         seed=self.seed, d=d, s_inner=s_inner, c_d=c_d, side=self.side)
             record.update(factor_rank=d, s_inner=round(s_inner, 4), c_d=round(c_d, 4),

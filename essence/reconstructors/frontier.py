@@ -30,7 +30,7 @@ from ..features.factor import FactorModel
 from . import forward
 from .base import Reconstructor, check_X, fit_reconstructor, model_folds, reconstructor_class
 
-__all__ = ["FrontierReconstructor", "Z90", "fit_factor", "d_estimates"]
+__all__ = ["FrontierReconstructor", "Z90", "fit_factor", "d_estimates", "calibration"]
 
 Z90 = 1.6448536269514722  # the standard normal's 95 % quantile: a 90 % interval is +-Z90 sd
 
@@ -68,6 +68,15 @@ def d_estimates(fm: FactorModel, X, items, mapping, prior_prec: float = 0.01) ->
     state = {"loadings": fm.A_, "easiness": fm.b_, "items": list(items), "map": list(mapping), "c_d": 1.0,
              "prior_prec": prior_prec}
     return forward.frontier_d(state, np.asarray(X, dtype=np.float64))
+
+
+def calibration(eG, eD: dict, zD: dict, level: float = 0.9) -> tuple[int, float, float]:
+    """``(d, s_inner, c_d)`` from out-of-fold residuals (pp) of G ``(n,)`` and of D per rank ``{d: (n,)}`` (``zD``:
+    D's over its standard error): the rank with the lowest RMSE of D, the ``level`` quantile of G's absolute
+    residuals over ``Z90`` and of D's standardised ones (at least 1)."""
+    d = min(eD, key=lambda d_: (float(np.mean(eD[d_] ** 2)), d_))
+    return (d, float(np.quantile(np.abs(eG), level) / Z90),
+            float(max(1.0, np.quantile(np.abs(zD[d]), level) / Z90)))
 
 
 class FrontierReconstructor(Reconstructor):
@@ -159,9 +168,7 @@ class FrontierReconstructor(Reconstructor):
                 D, s = d_estimates(fit_factor(R[~te], d, self.max_models, self.seed), X[te], items, mapping,
                                    self.prior_prec)
                 eD[d][te], zD[d][te] = D - y[te], (D - y[te]) / s
-        d = min(dims, key=lambda d_: (float(np.mean(eD[d_] ** 2)), d_))
-        q = float(self.level)
-        return d, float(np.quantile(np.abs(eG), q) / Z90), float(max(1.0, np.quantile(np.abs(zD[d]), q) / Z90))
+        return calibration(eG, eD, zD, float(self.level))
 
     def to_dict(self) -> dict:
         r = lambda a: np.round(np.asarray(a, dtype=np.float64), 8).tolist()  # noqa: E731
