@@ -163,17 +163,21 @@ def test_auto_chooses_by_cross_validation_and_records_it():
 
 
 def test_side_above_lets_d_answer_only_above_the_references(ifeval_top):
-    """``side="above"``: a model whose own answers place it below every reference is read by the regression (D's
-    weight vanishes), one above is read as with both sides, and the interval (two-sided ``p_out``) is unchanged."""
+    """``side="above"`` (the default): a model whose own answers place it below every reference is read by the
+    regression (D's weight vanishes) and still flagged outside, one above is read as with both sides, and the
+    interval (two-sided ``p_out``) is unchanged."""
     d, ref, top, items = ifeval_top
-    rec = _fit(d, ref, items, d=2, s_inner=3.0, c_d=1.0)
+    rec = _fit(d, ref, items, d=2, s_inner=3.0, c_d=1.0, side="both")
     X = np.vstack([d.responses[np.ix_(top, items)], np.zeros((3, items.size))])
     both = rec.predict_interval(X)
     rec.side = "above"
     rec.__dict__.pop("_state", None)
     above = rec.predict_interval(X)
+    assert _fit(d, ref[:100], items, d=1, s_inner=3.0, c_d=1.0).side == "above"
     low = slice(top.size, top.size + 3)  # no item right: far below every reference
     assert both["weight"][low].min() > 0.5 and above["weight"][low].max() < 1e-6
+    assert above["outside"][low].all() and both["outside"][low].all()
+    np.testing.assert_array_equal(above["outside"], both["outside"])
     np.testing.assert_allclose(above["estimate"][low], np.clip(rec.inner_.predict(X[low]), 0, 100), atol=1e-9)
     up = np.flatnonzero(both["estimate"][: top.size] > d.target[ref].max())
     assert up.size > 0

@@ -67,10 +67,11 @@ CARDS: dict[str, dict[str, str]] = {
               "reconstructor": "model signature -> PCA -> kNN over training models, GAM or ridge", "guarantee": "none"},
     "auto": {"source": "this project", "in_survey": "no",
              "signal": "training models' results; swap-search length, regression and factor rank chosen by nested CV",
-             "objective": "lowest cross-validated error of the line through the subset mean on the references",
+             "objective": "lowest cross-validated error of the line through the subset mean on the references "
+                          "and synthetic models from a factor model of them",
              "timing": "after", "prior_cost": "full evaluation of reference models", "gpu": "no",
              "reconstructor": "the CV-chosen regression (line, ridge, their average, AIPW), handed to a logistic "
-                              "factor model when the new model lies outside the references",
+                              "factor model when the new model lies above the references",
              "guarantee": "none; interval from the references' residuals, or the factor model's outside them"},
     "random_mean": {"source": "Zhang, Dorner & Hardt 2025 (baseline)", "in_survey": "no",
                     "signal": "none (uniform draw)", "objective": "none", "timing": "before", "prior_cost": "none",

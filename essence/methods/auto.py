@@ -2,13 +2,17 @@
 estimate that stays honest on a model better than every reference model.
 
 1. **Items.** A swap search for the ``k`` items whose plain mean, read through a least-squares line, predicts the
-   full score best under leave-one-out (:func:`essence.search.swap.swap_search`); its length ``T`` (0 = random
-   items) is chosen by ``folds``-fold cross-validation over the non-test models (each fold searches on the others).
+   full score best under leave-one-out (:func:`essence.search.swap.swap_search`) over the references and
+   ``augment`` synthetic models drawn from a factor model of them (:mod:`essence.search.augment`: with tens of
+   references the search would otherwise fit their noise); its length ``T`` (0 = random items) is chosen by
+   ``folds``-fold cross-validation over the non-test models (each fold searches on the others and their
+   synthetic models).
 2. **Inside the references.** A regression ``G`` chosen on the same folds: a line on the subset mean, ridge on
    the answers (penalty by leave-one-out), their average, or AIPW (random items only).
-3. **Outside them.** :class:`essence.reconstructors.frontier.FrontierReconstructor`: a shrinkage-free factor-model
-   estimate weighted by the posterior probability (prior ``pi_out``) that the model's own answers lie outside the
-   references, with its own interval; rank and calibrations from the same folds.
+3. **Above them.** :class:`essence.reconstructors.frontier.FrontierReconstructor`: a shrinkage-free factor-model
+   estimate weighted by the posterior probability (prior ``pi_out``) that the model's own answers lie above the
+   references (``side="both"``: above or below), with its own interval, wide wherever the model lies outside the
+   references; rank and calibrations from the same folds.
 
 ``frontier=False`` keeps the regression alone (conformal interval). ``info_["auto"]`` records each candidate's
 cross-validated RMSE (pp), the choice, its estimated RMSE and the ratio to random items + a line (``T = 0``,
@@ -23,6 +27,7 @@ from ..data.checks import Flag, ListOf, OneOf, Real, Whole
 from ..data.errors import InputError, warn
 from ..reconstructors.base import fit_reconstructor, model_folds
 from ..reconstructors.frontier import FrontierReconstructor, calibration, d_estimates, fit_factor, pool_map
+from ..search.augment import augmented
 from ..search.swap import swap_search
 from .base import Selector
 
@@ -81,7 +86,9 @@ class AutoSelector(Selector):
     pi_out : prior probability that a new model lies outside the references.
     folds : cross-validation folds over the non-test models.
     frontier : False keeps the regression alone.
-    side : where the frontier estimate may answer: ``"both"`` sides of the references or only ``"above"``.
+    side : where the frontier estimate may answer: only ``"above"`` the references, or on ``"both"`` sides.
+    augment : synthetic models added to the rows the item search fits (:mod:`essence.search.augment`; 0 = none).
+    augment_dim : the rank of the factor model they are drawn from.
 
     After ``fit``, ``cv_residuals_`` holds the out-of-fold residuals (estimate - truth, pp, ``(n,)`` over the
     non-test models) behind every choice: ``"regression"`` ``{(T, name): ...}``, ``"frontier"`` ``{(T, d): ...}``
@@ -94,11 +101,12 @@ class AutoSelector(Selector):
     _domains = {**Selector._domains, "checkpoints": ListOf(Whole(0)),
                 "regressions": ListOf(OneOf(*REGRESSIONS)), "dims": ListOf(Whole(0)),
                 "pi_out": Real(0.0, 1.0), "folds": Whole(2), "frontier": Flag(),
-                "side": OneOf("both", "above")}
+                "side": OneOf("both", "above"), "augment": Whole(0), "augment_dim": Whole(1)}
 
     def __init__(self, k, seed=0, progress=True, checkpoints=(0, 300, 1000, 3000, 10000),
                  regressions=("line", "ridge", "average", "aipw"), dims=(1, 2, 3, 5, 8), pi_out: float = 0.5,
-                 folds: int = 5, frontier: bool = True, side: str = "both"):
+                 folds: int = 5, frontier: bool = True, side: str = "above", augment: int = 1000,
+                 augment_dim: int = 2):
         super().__init__(k, seed, progress)
         self.checkpoints = checkpoints
         self.regressions = regressions
@@ -107,6 +115,14 @@ class AutoSelector(Selector):
         self.folds = folds
         self.frontier = frontier
         self.side = side
+        self.augment = augment
+        self.augment_dim = augment_dim
+
+    def search_rows(self, R, y):
+        """The search's rows: the references ``R`` ``(n, N)``, ``y`` ``(n,)``, with ``augment`` synthetic models
+        below them (:func:`essence.search.augment.augmented`; rank at most ``n // 5``)."""
+        d = min(int(self.augment_dim), max(1, R.shape[0] // 5))
+        return augmented(R, y, int(self.augment), d, self.seed)
 
     def _fit(self, train, val):
         from tqdm.auto import tqdm
@@ -128,7 +144,7 @@ class AutoSelector(Selector):
         zD = {(T, d): np.empty(n) for T in Ts for d in dims} if self.frontier else {}
         for f in tqdm(np.unique(lab), desc="auto: cross-validation", disable=not self.progress, leave=False):
             te = lab == f
-            paths = swap_search(R[~te], y[~te], k, self.seed, Ts)
+            paths = swap_search(*self.search_rows(R[~te], y[~te]), k, self.seed, Ts)
             factors = {d: fit_factor(R[~te], d, seed=self.seed) for d in dims} if self.frontier else {}
             for T in Ts:
                 it = paths[T]
@@ -141,7 +157,7 @@ class AutoSelector(Selector):
                     eD[(T, d)][te], zD[(T, d)][te] = D - y[te], (D - y[te]) / s
         self.cv_residuals_ = {"regression": eG, "frontier": eD, "frontier_z": zD, "folds": lab}
         (T, r), rmse = cv_choice(eG)
-        items = swap_search(R, y, k, self.seed, [T])[T]
+        items = swap_search(*self.search_rows(R, y), k, self.seed, [T])[T]
         X = R[:, items]
         record = {"regime": "cross-validated search, regression inside the references"
                   + (", frontier estimate outside" if self.frontier else ""),

@@ -248,17 +248,18 @@ def frontier(d, X):
     yq = np.asarray(d["y_quantiles"], dtype=np.float64)
     p_above = _ncdf((D - yq[-1]) / sD)
     p_out = np.clip(p_above + _ncdf((yq[0] - D) / sD), 0.0, 1.0)
-    p_w = p_above if d.get("side", "both") == "above" else p_out  # the side(s) where D may answer
     f_in = np.mean(np.exp(-0.5 * ((D[:, None] - yq[None, :]) / sD[:, None]) ** 2), axis=1) / (sD * math.sqrt(2 * math.pi))
     pi = float(d["pi_out"])
-    w = pi * p_w / 100.0 / np.maximum(pi * p_w / 100.0 + (1 - pi) * f_in, 1e-300)
+    post = lambda p: pi * p / 100.0 / np.maximum(pi * p / 100.0 + (1 - pi) * f_in, 1e-300)  # noqa: E731
+    w_out = post(p_out)  # outside the references, either side
+    w = post(p_above) if d.get("side", "both") == "above" else w_out  # the side(s) where D may answer
     sG = np.full(G.shape, float(d["s_inner"]))
     level = float(d["level"])
     lo = _mixture_quantile((1 - level) / 2, p_out, G, sG, D, sD)
     hi = _mixture_quantile((1 + level) / 2, p_out, G, sG, D, sD)
     est = (1 - w) * G + w * D
     return {"estimate": np.clip(est, 0.0, 100.0), "lower": np.clip(np.minimum(lo, est), 0.0, 100.0),
-            "upper": np.clip(np.maximum(hi, est), 0.0, 100.0), "weight": w, "outside": w > 0.5}
+            "upper": np.clip(np.maximum(hi, est), 0.0, 100.0), "weight": w, "outside": w_out > 0.5}
 
 
 def _average(d, X):

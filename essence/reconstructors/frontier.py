@@ -14,9 +14,11 @@ calibrated on held-out references. Per model, from its own answers:
     w     = posterior of "outside" (prior ``pi_out``; inside: a Gaussian kernel of width s_D on each reference score)
     estimate = (1 - w) G + w D;   interval = the ``level`` quantiles of (1 - p_out) N(G, s_G^2) + p_out N(D, s_D^2)
 
-``s_G`` from G's cross-validated residuals; *outside* means ``w > 0.5``. With ``side="above"`` the outside
-hypothesis (and so ``w``) covers only true scores above the references (new models are usually stronger); the
-interval still mixes by the two-sided ``p_out``. Where the target is not the pool mean (a
+``s_G`` from G's cross-validated residuals. With ``side="above"`` (the default) D's weight ``w`` uses only the
+probability above the references (``p_above`` in place of ``p_out``): new models are usually stronger, and below the
+references, near the chance floor, D is noisier than the regression. With ``side="both"`` ``w`` is two-sided. The
+interval mixes by the two-sided ``p_out`` either way, and *outside* means the two-sided posterior exceeds 0.5, so a
+model below every reference is still flagged (and keeps the wide interval). Where the target is not the pool mean (a
 pre-selected pool), a least-squares line maps D's pool mean to it (its residual sd joins ``s_D``).
 """
 
@@ -89,7 +91,7 @@ class FrontierReconstructor(Reconstructor):
     dims : factor-model ranks tried (by cross-validation of D over the references; ranks above
         ``n_train // models_per_dim`` of a fold are skipped).
     pi_out : prior probability that a new model lies outside the references.
-    side : ``"both"`` (D may answer below or above the references) or ``"above"`` (only above).
+    side : ``"above"`` (D may answer only above the references) or ``"both"`` (below them too).
     level : the interval's nominal coverage.
     prior_prec : precision of the prior on a new model's abilities (weak: sd 10 reference sds).
     max_models : reference models the factor model is fitted on (a seeded subsample beyond).
@@ -109,7 +111,7 @@ class FrontierReconstructor(Reconstructor):
 
     def __init__(self, items=(), inner=None, dims=(1, 2, 3, 5, 8), pi_out: float = 0.5, level: float = 0.9,
                  prior_prec: float = 0.01, max_models: int = 800, folds: int = 5, seed: int = 0, d=None,
-                 s_inner=None, c_d=None, side: str = "both"):
+                 s_inner=None, c_d=None, side: str = "above"):
         self.items = items
         self.inner = inner
         self.dims = dims
@@ -194,6 +196,6 @@ class FrontierReconstructor(Reconstructor):
 
     def predict_interval(self, X) -> dict:
         """``{"estimate", "lower", "upper", "weight", "outside"}``, each ``(n,)``: the estimate and its interval
-        (pp), D's weight ``w`` and whether the model's own answers place it outside the references."""
+        (pp), D's weight ``w`` and whether the model's own answers place it outside the references (either side)."""
         state = self.state()
         return forward.frontier(state, check_X(X, state.get("k")))

@@ -1,0 +1,38 @@
+"""Synthetic models for the item search: expected answers of a factor model of the references.
+
+With tens of reference models a search for the ``k`` items that best predict the full score fits those models'
+noise. Adding models drawn from a low-rank logistic factor model of the references
+(:class:`essence.features.factor.FactorModel`) gives the search many more, noise-free rows to fit: abilities
+``theta ~ N(0, I)`` (the references' standardised spread), answers ``p_j(theta) = sigmoid(theta . a_j + b_j)``
+(expected values in [0, 1], not coin flips) and full scores ``a + b * 100 * mean_j p_j(theta)`` through the line
+from the pool mean to the target fitted on the references (:func:`essence.reconstructors.frontier.pool_map`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..reconstructors.frontier import fit_factor, pool_map
+
+__all__ = ["synthetic_models", "augmented"]
+
+
+def synthetic_models(R, y, n: int, d: int = 2, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``(S, t)``: ``n`` synthetic models' expected answers ``S`` ``(n, N)`` in [0, 1] and full scores ``t``
+    ``(n,)`` pp, from a rank-``d`` factor model of the references' answers ``R`` ``(m, N)`` (no NaN) with full
+    scores ``y`` ``(m,)`` pp. Deterministic in ``seed``."""
+    R = np.asarray(R, dtype=np.float64)
+    fm = fit_factor(R, d, seed=seed)
+    theta = np.random.default_rng(seed).standard_normal((int(n), fm.A_.shape[1]))
+    S = 1.0 / (1.0 + np.exp(-(theta @ fm.A_.T + fm.b_)))
+    a, b, _ = pool_map(R, y)
+    return S, a + b * 100.0 * S.mean(axis=1)
+
+
+def augmented(R, y, n: int, d: int = 2, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``(R', y')``: the references ``R`` ``(m, N)``, ``y`` ``(m,)`` with ``n`` synthetic models
+    (:func:`synthetic_models`) stacked below them; ``(R, y)`` unchanged when ``n`` is 0."""
+    if int(n) <= 0:
+        return np.asarray(R, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    S, t = synthetic_models(R, y, n, d, seed)
+    return np.vstack([R, S]), np.r_[y, t]
