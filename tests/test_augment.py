@@ -7,7 +7,7 @@ import pytest
 
 from essence.data.errors import InputError
 from essence.methods import make_method
-from essence.reconstructors.frontier import _filled
+from essence.reconstructors.frontier import _filled, fit_factor
 from essence.search.augment import augmented, synthetic_models
 from essence.search.swap import swap_search
 
@@ -41,6 +41,8 @@ def test_augmented_stacks_below_the_references_and_zero_keeps_them(refs):
     Ra, ya = augmented(R, y, 100, d=1, seed=2)
     assert Ra.shape == (140, R.shape[1]) and ya.shape == (140,)
     np.testing.assert_array_equal(Ra[:40], R) and np.testing.assert_array_equal(ya[:40], y)
+    fitted = fit_factor(R, 1, seed=2)  # a caller's factor model of the same rank and seed: the same rows
+    np.testing.assert_array_equal(augmented(R, y, 100, d=1, seed=2, factor=fitted)[0], Ra)
 
 
 def test_auto_searches_over_the_augmented_rows(gsm8k):

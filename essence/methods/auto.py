@@ -118,11 +118,12 @@ class AutoSelector(Selector):
         self.augment = augment
         self.augment_dim = augment_dim
 
-    def search_rows(self, R, y):
+    def search_rows(self, R, y, factors: dict | None = None):
         """The search's rows: the references ``R`` ``(n, N)``, ``y`` ``(n,)``, with ``augment`` synthetic models
-        below them (:func:`essence.search.augment.augmented`; rank at most ``n // 5``)."""
+        below them (:func:`essence.search.augment.augmented`; rank at most ``n // 5``). ``factors``: factor models
+        of ``R`` already fitted, by rank (``fit_factor(R, d, seed=self.seed)``); the one of the rank used is reused."""
         d = min(int(self.augment_dim), max(1, R.shape[0] // 5))
-        return augmented(R, y, int(self.augment), d, self.seed)
+        return augmented(R, y, int(self.augment), d, self.seed, (factors or {}).get(d))
 
     def _fit(self, train, val):
         from tqdm.auto import tqdm
@@ -144,8 +145,8 @@ class AutoSelector(Selector):
         zD = {(T, d): np.empty(n) for T in Ts for d in dims} if self.frontier else {}
         for f in tqdm(np.unique(lab), desc="auto: cross-validation", disable=not self.progress, leave=False):
             te = lab == f
-            paths = swap_search(*self.search_rows(R[~te], y[~te]), k, self.seed, Ts)
             factors = {d: fit_factor(R[~te], d, seed=self.seed) for d in dims} if self.frontier else {}
+            paths = swap_search(*self.search_rows(R[~te], y[~te], factors), k, self.seed, Ts)
             for T in Ts:
                 it = paths[T]
                 for r in regs:
