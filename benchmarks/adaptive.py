@@ -19,8 +19,9 @@ their ``.json`` captions.
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/adaptive.py          # everything missing, then the tables
     .venv/bin/python benchmarks/adaptive.py --part tables                # the tables from the caches only
 
-Caches: ``build/adaptive/{sweep,static}`` (sweep records) and ``build/adaptive/cells`` (adaptive, per benchmark x
-split x seed, keyed by the data's fingerprint and the split).
+Caches: ``build/adaptive/{sweep,static}`` (sweep records, kept while the method's code is the same) and
+``build/adaptive/cells`` (adaptive, per benchmark x split x seed, keyed by the data's fingerprint, the split and the
+code of :mod:`essence.artifact.adaptive`).
 """
 
 from __future__ import annotations
@@ -89,14 +90,15 @@ def static_runs(names, seeds) -> pd.DataFrame:
     sweep's splits: ``compress(data, k, method, seed, split=split_models(data, test=0.2, seed=seed, kind=split),
     predictors="basic")``, exactly one run of :func:`essence.sweep.run_sweep` (same split, same settings, same
     record). A finished run is read from the sweep cache ``build/adaptive/sweep`` or from ``build/adaptive/static``
-    when its data fingerprint and split match, whatever the code's hash: other sessions edit the package while this
-    runs, and the sweep would recompute every run at each edit. Missing runs are computed here, one process,
-    cheapest first, and written to ``build/adaptive/static/runs`` in the sweep's record format."""
+    when its data fingerprint, split and method code (:func:`essence.sweep.signatures.code_version`, recorded as
+    ``code``) match; other runs are computed here, one process, cheapest first, and written to
+    ``build/adaptive/static/runs`` in the sweep's record format."""
     from essence.artifact.compressed import compress
     from essence.data._runtime import single_thread
     from essence.sweep import load_runs, run_path
     from essence.sweep.records import RUN_SCHEMA, RUN_SCHEMA_VERSION, _split_id
 
+    codes = _codes()
     cached = {}
     for folder in (BUILD / "sweep", BUILD / "static"):
         for key, rec in load_runs(folder).items():
@@ -115,7 +117,8 @@ def static_runs(names, seeds) -> pd.DataFrame:
                 for m, k in runs:
                     rec = cached.get((label, m, k, seed))
                     sig = (rec or {}).get("signature", {})
-                    if rec is not None and sig.get("fingerprint") == fp and sig.get("split_id") == sid:
+                    if (rec is not None and sig.get("fingerprint") == fp and sig.get("split_id") == sid
+                            and rec.get("code") == codes[m]):
                         rows.append((name, split, m, k, seed, rec))
                     else:
                         todo.append((0 if m != "auto" else k, name, split, label, m, k, seed))
@@ -129,6 +132,7 @@ def static_runs(names, seeds) -> pd.DataFrame:
             art = compress(data, k, m, seed, split=sp, progress=False, predictors="basic")
         rec = {"schema": RUN_SCHEMA, "schema_version": RUN_SCHEMA_VERSION, "dataset": label, "method": m, "k": k,
                "seed": seed, "signature": {"fingerprint": data.fingerprint(), "split_id": _split_id(sp)},
+               "code": codes[m],
                "n_test": int(sp.test.size), "error": "", "seconds": time.perf_counter() - t0,
                "figures": art.figures, "reconstructor": art.selection.get("reconstructor_choice", ""),
                "created": time.strftime("%Y-%m-%dT%H:%M:%S")}
@@ -144,14 +148,21 @@ def static_runs(names, seeds) -> pd.DataFrame:
                           "items_used": k} for n, sp_, m, k, s, r in rows])
 
 
+def _codes() -> dict[str, str]:
+    """The current code version of every static method."""
+    from essence.sweep.signatures import code_version
+
+    return {m: code_version(m) for m in (*STATIC, "irt")}
+
+
 def cached_static() -> pd.DataFrame:
-    """The static runs the caches hold (nothing computed)."""
+    """The static runs the caches hold from the current code (nothing computed)."""
     from essence.sweep import load_runs
 
-    rows = []
+    codes, rows = _codes(), []
     for folder in (BUILD / "sweep", BUILD / "static"):
         for (label, m, k, seed), r in load_runs(folder).items():
-            if not r.get("error"):
+            if not r.get("error") and r.get("code") == codes.get(m):
                 name, _, split = label.partition("@")
                 rows.append({"dataset": name, "split": split or "random", "method": m, "k": k, "seed": seed,
                              "rmse": r["figures"]["test"]["rmse"], "kendall": r["figures"]["test"]["kendall"],
@@ -167,10 +178,12 @@ def adaptive_cell(name: str, split: str, seed: int) -> dict:
     """Figures of adaptive testing on one cell at every k (cached)."""
     from essence.artifact.adaptive import compress_adaptive
     from essence.data.metrics import summary
+    from essence.sweep.signatures import module_version
 
     data = load_data(source(name))
     sp = split_models(data, test=TEST, seed=seed, kind=split)
-    key = {"fingerprint": data.fingerprint(), "test": sp.test.tolist(), "val": sp.val.tolist(), "ks": list(KS)}
+    key = {"fingerprint": data.fingerprint(), "test": sp.test.tolist(), "val": sp.val.tolist(), "ks": list(KS),
+           "code": module_version("essence.artifact.adaptive")}
     sig = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
     path = BUILD / "cells" / f"{name}__{split}__s{seed}.json"
     if path.exists():

@@ -1,13 +1,13 @@
 """Few reference models: the default's own choices taken apart, on the regime map's draws and folds.
 
-With tens of reference models the default (``auto``) makes three choices on the same cross-validation: the search
-length ``T`` and the regression ``G`` (by CV RMSE), and whether the shrinkage-free estimate ``D`` answers for a
-model its own answers place outside the references (the frontier mix). This study fits the default once per fold
+With tens of reference models the default (``auto``) makes its choices on one cross-validation: the regression
+``G`` for its longest search (by CV RMSE; the search length is not chosen), and whether the shrinkage-free estimate
+``D`` answers for a model its own answers place outside the references (the frontier mix). This study fits the default once per fold
 of :mod:`regimes` (same draws, folds, seeds and baselines), keeps its out-of-fold residuals
 (``AutoSelector.cv_residuals_``), reads the held-out models with every candidate ``(T, G)`` and ``D``, and scores
 policies that change one choice at a time: the frontier mix off, the mix on both sides of the references
-(``side="both"``; the default mixes only above), a line only when there are fewer models than items, a fixed
-``T = 1000`` read by a line.
+(``side="both"``; the default mixes only above), a line only when there are fewer models than items, the search
+length chosen by the same CV too (``length="cv"``), a fixed ``T = 1000`` read by a line.
 Each policy's estimate goes through the same forward pass an artifact runs
 (:func:`essence.reconstructors.forward.frontier`).
 
@@ -45,14 +45,16 @@ from essence.search.swap import swap_search  # noqa: E402
 from essence.sweep.signatures import code_version  # noqa: E402
 from regimes import baseline_predictions, default_k, draw_models  # noqa: E402
 
-#: name -> (candidate filter on (T, regression, n, k), frontier mix, side, fixed (T, regression) or None)
+#: name -> (candidate filter on (T, regression, n, k), frontier mix, side, fixed (T, regression) or None,
+#: the length rule of :func:`essence.methods.auto.cv_choice`)
 POLICIES = {
-    "the default": (None, True, "above", None),
-    "regression alone (no frontier mix)": (None, False, "above", None),
-    "frontier mix on both sides of the references": (None, True, "both", None),
-    "a line only when models < items": ("line", True, "above", None),
-    "fixed T = 1000 + line, frontier mix": (None, True, "above", (1000, "line")),
-    "fixed T = 1000 + line, regression alone": (None, False, "above", (1000, "line")),
+    "the default": (None, True, "above", None, "longest"),
+    "regression alone (no frontier mix)": (None, False, "above", None, "longest"),
+    "frontier mix on both sides of the references": (None, True, "both", None, "longest"),
+    "a line only when models < items": ("line", True, "above", None, "longest"),
+    "search length chosen by CV too": (None, True, "above", None, "cv"),
+    "fixed T = 1000 + line, frontier mix": (None, True, "above", (1000, "line"), "longest"),
+    "fixed T = 1000 + line, regression alone": (None, False, "above", (1000, "line"), "longest"),
 }
 
 
@@ -62,9 +64,10 @@ def _allowed(key, rule, n: int, k: int) -> bool:
 
 def _policy_predict(fold: dict, policy) -> tuple[np.ndarray, np.ndarray | None]:
     """The held-out estimates (pp) of one fold under ``policy`` and whether each lies in its 90 % interval."""
-    rule, mix, side, fixed = policy
+    rule, mix, side, fixed, length = policy
     cv, n, k = fold["cv"], fold["n"], fold["k"]
-    T, r = fixed or cv_choice({key: e for key, e in cv["regression"].items() if _allowed(key, rule, n, k)})[0]
+    T, r = fixed or cv_choice({key: e for key, e in cv["regression"].items() if _allowed(key, rule, n, k)},
+                              length)[0]
     G = fold["G"][(T, r)]
     if not mix:
         return np.clip(G["estimate"], 0.0, 100.0), None
@@ -161,7 +164,8 @@ META = {"order": 13.5, "title": "Few reference models: the default's choices tak
         "caption": "Open LLM Leaderboard v2 (every item), the regime map's draws (five per model count m) and folds, "
                    "k = 50. Each policy changes one of the default's choices and reads the same fitted folds: the "
                    "frontier mix off; the mix on both sides of the references (the default mixes only above); a line only while the models are fewer "
-                   "than the items; a fixed search length T = 1000 read by a line (not a policy a user could "
+                   "than the items; the search length chosen by the same CV as the regression (the default runs its longest "
+                   "search); a fixed search length T = 1000 read by a line (not a policy a user could "
                    "choose without these results: it shows what a better choice of T would be worth). Ratio: the "
                    "policy's RMSE over the best of random + line, random + ridge and AIPW on the same folds, "
                    "geometric mean over draws per benchmark, then over the four benchmarks (largest: the worst "

@@ -389,3 +389,25 @@ def test_results_table_slice_regenerates():
         row = runs[(runs["benchmark"] == "arc_challenge") & (runs["split"] == "top") & (runs["method"] == "adaptive")
                    & (runs["k"] == k) & (runs["seed"] == 0)].iloc[0]
         assert got["rmse"] == pytest.approx(row["rmse"], abs=1e-3) and got["coverage"] == pytest.approx(row["coverage"], abs=1e-3)
+
+
+def test_adaptive_study_keeps_only_static_runs_of_the_current_code(tmp_path, monkeypatch):
+    """benchmarks/adaptive.py: a cached static run counts only while its method's code is the code that made it
+    (a change to the default is recomputed, not read from a stale cache); the cells' key holds the code too."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from script_loader import load_script
+    from essence.sweep.signatures import code_version, module_version
+
+    ad = load_script("benchmarks/adaptive.py")
+    monkeypatch.setattr(ad, "BUILD", tmp_path)
+    runs = tmp_path / "static" / "runs"
+    runs.mkdir(parents=True)
+    base = {"schema": "essence.sweep.run", "schema_version": 1, "dataset": "arc", "k": 50, "seed": 0, "n_test": 4,
+            "error": "", "signature": {}, "figures": {"test": {"rmse": 2.0, "kendall": 0.5}}}
+    (runs / "arc__auto__k50__s0.json").write_text(json.dumps({**base, "method": "auto", "code": "old"}))
+    (runs / "arc__aipw__k50__s0.json").write_text(json.dumps({**base, "method": "aipw", "code": code_version("aipw")}))
+    got = ad.cached_static()
+    assert list(got["method"]) == ["aipw"]
+    assert module_version("essence.artifact.adaptive") != module_version("essence.methods.random")

@@ -113,17 +113,20 @@ def test_compress_warns_when_models_are_fewer_than_k(few):
     check_models_for_k(5, 20)  # enough: nothing raised
 
 
-def test_auto_chooses_search_length_and_regression_by_cv_and_reports(few, tmp_path):
-    """The default on 30 models: every (search length, regression) scored on the same folds, the lowest chosen,
-    and its ratio to random items + a line (T = 0, line) recorded (essence.methods.auto)."""
+def test_auto_runs_the_longest_search_chooses_regression_by_cv_and_reports(few, tmp_path):
+    """The default on 30 models: every (search length, regression) scored on the same folds, the longest search
+    kept with its regression of lowest CV RMSE, and its ratio to random items + a line (T = 0, line) recorded
+    (essence.methods.auto); ``length="cv"`` chooses the length too."""
     art = compress(few, k=10, method="auto", progress=False, checkpoints=(0, 200), folds=3, dims=(1,))
     a = art.selection["auto"]
-    assert a["regime"].startswith("cross-validated search") and a["n_models"] == art.split["n_train"] + art.split["n_val"]
+    assert a["regime"].startswith("longest search") and a["n_models"] == art.split["n_train"] + art.split["n_val"]
     cv = a["cv_rmse"]
     assert set(cv) == {"T=0 line", "T=0 ridge", "T=0 average", "T=0 aipw", "T=200 line", "T=200 ridge",
                        "T=200 average"}  # AIPW reads random items only
     T, r = a["search_length"], a["regression"]
-    assert cv[f"T={T} {r}"] == min(cv.values()) == pytest.approx(a["estimate_rmse"], abs=1e-5)
+    assert T == 200
+    assert cv[f"T={T} {r}"] == min(v for key, v in cv.items() if key.startswith("T=200 "))
+    assert cv[f"T={T} {r}"] == pytest.approx(a["estimate_rmse"], abs=1e-5)
     assert a["choice"] == f"{'searched' if T else 'random'} items + {r}"
     assert a["ratio_to_baseline"] == pytest.approx(a["estimate_rmse"] / cv["T=0 line"], rel=1e-4)
     assert len(art.items) == 10 and art.selection["reconstructor_choice"] == f"frontier({r})"
@@ -132,6 +135,12 @@ def test_auto_chooses_search_length_and_regression_by_cv_and_reports(few, tmp_pa
     np.testing.assert_allclose(back.estimate(few)["estimate"], art.estimate(few)["estimate"], atol=1e-9)
     with pytest.raises(ValueError, match="unknown parameter"):
         compress(few, k=10, method="auto", progress=False, candidates=["disco"])
+    cvl = compress(few, k=10, method="auto", progress=False, checkpoints=(0, 200), folds=3, dims=(1,), length="cv")
+    b = cvl.selection["auto"]
+    assert b["regime"].startswith("cross-validated search") and b["cv_rmse"] == cv  # the same folds and scores
+    assert b["cv_rmse"][f"T={b['search_length']} {b['regression']}"] == min(cv.values())
+    with pytest.raises(ValueError, match="length"):
+        compress(few, k=10, method="auto", progress=False, length="shortest")
 
 
 def _regimes():
@@ -289,3 +298,16 @@ def test_policies_study_reads_the_default_as_the_regime_map_does(tmp_path):
     assert list(table["policy"]) == list(pol.POLICIES) and (table["benchmarks"] == 2).all()
     row = table.iloc[0]
     assert row["ratio (geometric mean)"] == pytest.approx(rec["rmse"]["the default"] / rec["baseline_rmse"], abs=1e-3)
+
+
+def test_cv_choice_keeps_the_longest_search_unless_told_to_choose_the_length():
+    from essence.methods.auto import cv_choice
+
+    e = {(0, "line"): np.full(4, 1.0), (0, "aipw"): np.full(4, 0.5), (300, "line"): np.full(4, 3.0),
+         (300, "ridge"): np.full(4, 2.0)}
+    (T, r), rmse = cv_choice(e)
+    assert (T, r) == (300, "ridge") and rmse[(0, "aipw")] == pytest.approx(0.5)
+    assert cv_choice(e, "cv")[0] == (0, "aipw")
+    assert cv_choice({(0, "line"): np.ones(3), (0, "ridge"): np.ones(3)})[0][0] == 0  # one length: nothing to keep
+    with pytest.raises(ValueError, match="length: must be"):
+        cv_choice(e, "shortest")

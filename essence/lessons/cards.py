@@ -66,7 +66,7 @@ CARDS: dict[str, dict[str, str]] = {
               "prior_cost": "full evaluation of reference models", "gpu": "no",
               "reconstructor": "model signature -> PCA -> kNN over training models, GAM or ridge", "guarantee": "none"},
     "auto": {"source": "this project", "in_survey": "no",
-             "signal": "training models' results; swap-search length, regression and factor rank chosen by nested CV",
+             "signal": "training models' results; regression and factor rank chosen by nested CV",
              "objective": "lowest cross-validated error of the line through the subset mean on the references "
                           "and synthetic models from a factor model of them",
              "timing": "after", "prior_cost": "full evaluation of reference models", "gpu": "no",

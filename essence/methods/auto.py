@@ -4,11 +4,14 @@ estimate that stays honest on a model better than every reference model.
 1. **Items.** A swap search for the ``k`` items whose plain mean, read through a least-squares line, predicts the
    full score best under leave-one-out (:func:`essence.search.swap.swap_search`) over the references and
    ``augment`` synthetic models drawn from a factor model of them (:mod:`essence.search.augment`: with tens of
-   references the search would otherwise fit their noise); its length ``T`` (0 = random items) is chosen by
+   references the search would otherwise fit their noise). The synthetic models are the search's regulariser,
+   so it runs its longest length ``T = max(checkpoints)``; the shorter lengths (0 = random items) are scored by
    ``folds``-fold cross-validation over the non-test models (each fold searches on the others and their
-   synthetic models).
-2. **Inside the references.** A regression ``G`` chosen on the same folds: a line on the subset mean, ridge on
-   the answers (penalty by leave-one-out), their average, or AIPW (random items only).
+   synthetic models) as yardsticks. ``length="cv"`` lets that cross-validation choose ``T`` as well: with tens
+   of models, choosing among many noisy candidates often picks a worse one.
+2. **Inside the references.** A regression ``G`` chosen on the same folds among the candidates of that length: a
+   line on the subset mean, ridge on the answers (penalty by leave-one-out), their average, or AIPW (random items
+   only).
 3. **Above them.** :class:`essence.reconstructors.frontier.FrontierReconstructor`: a shrinkage-free factor-model
    estimate weighted by the posterior probability (prior ``pi_out``) that the model's own answers lie above the
    references (``side="both"``: above or below), with its own interval, wide wherever the model lies outside the
@@ -61,11 +64,16 @@ def _make(spec: dict):
     return reconstructor_class(spec["kind"])(**spec["params"])
 
 
-def cv_choice(residuals: dict) -> tuple[tuple[int, str], dict]:
+def cv_choice(residuals: dict, length: str = "longest") -> tuple[tuple[int, str], dict]:
     """``((T, regression), rmse)``: of ``residuals`` ``{(T, regression): (n,) out-of-fold residuals, pp}``, the
-    candidate with the lowest RMSE (ties: the shorter search), and every candidate's RMSE (pp)."""
+    candidate with the lowest RMSE (ties: the shorter search) among those of the longest search
+    (``length="longest"``) or among all (``"cv"``), and every candidate's RMSE (pp)."""
+    if length not in ("longest", "cv"):
+        raise InputError(f"length: must be 'longest' or 'cv', got {length!r}")
     rmse = {key: float(np.sqrt(np.mean(e ** 2))) for key, e in residuals.items()}
-    return min(rmse, key=lambda key: (rmse[key], key[0])), rmse
+    T_max = max(key[0] for key in rmse)
+    pool = [key for key in rmse if length == "cv" or key[0] == T_max]
+    return min(pool, key=lambda key: (rmse[key], key[0])), rmse
 
 
 def frontier_calibration(cv: dict, T: int, r: str) -> tuple[int, float, float]:
@@ -80,7 +88,9 @@ class AutoSelector(Selector):
 
     Parameters
     ----------
-    checkpoints : swap-search lengths compared (0 = random items).
+    checkpoints : swap-search lengths cross-validated (0 = random items); the longest is the search's length.
+    length : ``"longest"``: the search runs ``max(checkpoints)`` steps and the CV chooses the regression only;
+        ``"cv"``: the CV chooses the length too.
     regressions : names of :data:`REGRESSIONS` compared for ``G``.
     dims : factor-model ranks compared for the frontier estimate (ranks above a fold's models / 5 skipped).
     pi_out : prior probability that a new model lies outside the references.
@@ -101,12 +111,13 @@ class AutoSelector(Selector):
     _domains = {**Selector._domains, "checkpoints": ListOf(Whole(0)),
                 "regressions": ListOf(OneOf(*REGRESSIONS)), "dims": ListOf(Whole(0)),
                 "pi_out": Real(0.0, 1.0), "folds": Whole(2), "frontier": Flag(),
-                "side": OneOf("both", "above"), "augment": Whole(0), "augment_dim": Whole(1)}
+                "side": OneOf("both", "above"), "augment": Whole(0), "augment_dim": Whole(1),
+                "length": OneOf("longest", "cv")}
 
     def __init__(self, k, seed=0, progress=True, checkpoints=(0, 300, 1000, 3000, 10000),
                  regressions=("line", "ridge", "average", "aipw"), dims=(1, 2, 3, 5, 8), pi_out: float = 0.5,
                  folds: int = 5, frontier: bool = True, side: str = "above", augment: int = 1000,
-                 augment_dim: int = 2):
+                 augment_dim: int = 2, length: str = "longest"):
         super().__init__(k, seed, progress)
         self.checkpoints = checkpoints
         self.regressions = regressions
@@ -117,6 +128,7 @@ class AutoSelector(Selector):
         self.side = side
         self.augment = augment
         self.augment_dim = augment_dim
+        self.length = length
 
     def search_rows(self, R, y, factors: dict | None = None):
         """The search's rows: the references ``R`` ``(n, N)``, ``y`` ``(n,)``, with ``augment`` synthetic models
@@ -157,10 +169,11 @@ class AutoSelector(Selector):
                     D, s = d_estimates(fm, R[te][:, it], it, mapping)
                     eD[(T, d)][te], zD[(T, d)][te] = D - y[te], (D - y[te]) / s
         self.cv_residuals_ = {"regression": eG, "frontier": eD, "frontier_z": zD, "folds": lab}
-        (T, r), rmse = cv_choice(eG)
+        (T, r), rmse = cv_choice(eG, self.length)
         items = swap_search(*self.search_rows(R, y), k, self.seed, [T])[T]
         X = R[:, items]
-        record = {"regime": "cross-validated search, regression inside the references"
+        record = {"regime": ("cross-validated search" if self.length == "cv" else "longest search")
+                  + ", regression inside the references"
                   + (", frontier estimate outside" if self.frontier else ""),
                   "n_models": n, "baseline": BASELINE, "search_length": T, "regression": r,
                   "cv_rmse": {f"T={t} {g}": round(v, 5) for (t, g), v in rmse.items()}}

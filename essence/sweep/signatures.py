@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..methods import get_method
 
-__all__ = ["code_version"]
+__all__ = ["code_version", "module_version"]
 
 #: the ``essence`` package folder (this file is essence/sweep/signatures.py)
 _PACKAGE = Path(__file__).resolve().parents[1]
@@ -105,3 +105,9 @@ def code_version(method: str) -> str:
     except Exception:  # noqa: BLE001 - the run itself reports why the method cannot be made
         return f"{method}:unavailable:{_core_hash()}"
     return f"{_source_hash(mod)}:{_core_hash()}"
+
+
+def module_version(module_name: str) -> str:
+    """Hash of the code behind a module that is not a method (e.g. ``essence.artifact.adaptive``): as
+    :func:`code_version`, from the module's own source and its ``essence`` imports, and the shared core."""
+    return f"{_source_hash(module_name)}:{_core_hash()}"
