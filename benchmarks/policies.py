@@ -2,8 +2,8 @@
 
 With tens of reference models the default (``auto``) makes its choices on one cross-validation: the regression
 ``G`` for its longest search (by CV RMSE; the search length is not chosen), and whether the shrinkage-free estimate
-``D`` answers for a model its own answers place outside the references (the frontier mix). This study fits the default once per fold
-of :mod:`regimes` (same draws, folds, seeds and baselines), keeps its out-of-fold residuals
+``D`` answers for a model its own answers place outside the references (the frontier mix). This study fits the
+default once per fold of :mod:`regimes` (same draws, folds, seeds and baselines), keeps its out-of-fold residuals
 (``AutoSelector.cv_residuals_``), reads the held-out models with every candidate ``(T, G)`` and ``D``, and scores
 policies that change one choice at a time: the frontier mix off, the mix on both sides of the references
 (``side="both"``; the default mixes only above), a line only when there are fewer models than items, the search
@@ -163,9 +163,10 @@ META = {"order": 13.5, "title": "Few reference models: the default's choices tak
         "command": ".venv/bin/python benchmarks/policies.py",
         "caption": "Open LLM Leaderboard v2 (every item), the regime map's draws (five per model count m) and folds, "
                    "k = 50. Each policy changes one of the default's choices and reads the same fitted folds: the "
-                   "frontier mix off; the mix on both sides of the references (the default mixes only above); a line only while the models are fewer "
-                   "than the items; the search length chosen by the same CV as the regression (the default runs its longest "
-                   "search); a fixed search length T = 1000 read by a line (not a policy a user could "
+                   "frontier mix off; the mix on both sides of the references (the default mixes only above); "
+                   "a line only while the models are fewer than the items; the search length chosen by the same CV "
+                   "as the regression (the default runs its longest search); a fixed search length T = 1000 read by "
+                   "a line (not a policy a user could "
                    "choose without these results: it shows what a better choice of T would be worth). Ratio: the "
                    "policy's RMSE over the best of random + line, random + ridge and AIPW on the same folds, "
                    "geometric mean over draws per benchmark, then over the four benchmarks (largest: the worst "

@@ -394,10 +394,8 @@ def test_results_table_slice_regenerates():
 def test_adaptive_study_keeps_only_static_runs_of_the_current_code(tmp_path, monkeypatch):
     """benchmarks/adaptive.py: a cached static run counts only while its method's code is the code that made it
     (a change to the default is recomputed, not read from a stale cache); the cells' key holds the code too."""
-    import sys
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     from script_loader import load_script
+
     from essence.sweep.signatures import code_version, module_version
 
     ad = load_script("benchmarks/adaptive.py")

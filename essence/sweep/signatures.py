@@ -104,7 +104,7 @@ def code_version(method: str) -> str:
         mod = get_method(method).__module__
     except Exception:  # noqa: BLE001 - the run itself reports why the method cannot be made
         return f"{method}:unavailable:{_core_hash()}"
-    return f"{_source_hash(mod)}:{_core_hash()}"
+    return module_version(mod)
 
 
 def module_version(module_name: str) -> str:
