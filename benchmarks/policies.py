@@ -15,7 +15,7 @@ Writes ``results/policies.csv``: per policy and model count, the ratio to the be
 draws per benchmark, then over benchmarks), the largest per-benchmark ratio, and the 90 % coverage where the
 policy has an interval. Runs are cached under ``--out`` with the version of the code.
 
-    .venv/bin/python benchmarks/policies.py                     # openllm_v2, 25, 50 and 100 models, 5 draws
+    .venv/bin/python benchmarks/policies.py                     # openllm_v2, 25, 50 and 100 models, 10 draws
     .venv/bin/python benchmarks/policies.py --models 25 --draws 2 --datasets musr
 """
 
@@ -161,7 +161,7 @@ def table(records: list[dict]) -> pd.DataFrame:
 
 META = {"order": 13.5, "title": "Few reference models: the default's choices taken apart",
         "command": ".venv/bin/python benchmarks/policies.py",
-        "caption": "Open LLM Leaderboard v2 (every item), the regime map's draws (five per model count m) and folds, "
+        "caption": "Open LLM Leaderboard v2 (every item), the regime map's draws (ten per model count m) and folds, "
                    "k = 50. Each policy changes one of the default's choices and reads the same fitted folds: the "
                    "frontier mix off; the mix on both sides of the references (the default mixes only above); "
                    "a line only while the models are fewer than the items; the search length chosen by the same CV "
@@ -180,7 +180,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--datasets", nargs="+", default=list(OPENLLM_V2))
     p.add_argument("--models", nargs="+", type=int, default=[25, 50, 100])
-    p.add_argument("--draws", type=int, default=5)
+    p.add_argument("--draws", type=int, default=10)
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--out", default=str(ROOT / "build" / "policies"), help="cache folder of per-draw JSON")
     p.add_argument("--results", default=str(ROOT / "results"), help="where the table is written ('' = nowhere)")

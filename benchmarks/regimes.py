@@ -280,7 +280,7 @@ def main(argv=None) -> int:
     p.add_argument("--datasets", nargs="+", default=list(OPENLLM_V2))
     p.add_argument("--methods", nargs="+", default=["auto"])
     p.add_argument("--models", nargs="+", default=["25", "50", "100"])
-    p.add_argument("--draws", type=int, default=5, help="random model subsets per count")
+    p.add_argument("--draws", type=int, default=10, help="random model subsets per count")
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--k", type=int, default=None, help="items kept (default 50 on metabench and openllm_v2, else N/20)")
     p.add_argument("--out", default=str(ROOT / "build" / "regimes"), help="cache folder of per-run JSON")
