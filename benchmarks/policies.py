@@ -43,7 +43,7 @@ from essence.reconstructors.base import fit_reconstructor, model_folds  # noqa: 
 from essence.reconstructors.frontier import _filled, fit_factor, pool_map  # noqa: E402
 from essence.search.swap import swap_search  # noqa: E402
 from essence.sweep.signatures import code_version  # noqa: E402
-from regimes import baseline_predictions, default_k, draw_models  # noqa: E402
+from regimes import DRAWS, baseline_predictions, default_k, draw_models  # noqa: E402
 
 #: name -> (candidate filter on (T, regression, n, k), frontier mix, side, fixed (T, regression) or None,
 #: the length rule of :func:`essence.methods.auto.cv_choice`)
@@ -180,7 +180,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--datasets", nargs="+", default=list(OPENLLM_V2))
     p.add_argument("--models", nargs="+", type=int, default=[25, 50, 100])
-    p.add_argument("--draws", type=int, default=10)
+    p.add_argument("--draws", type=int, default=DRAWS)
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--out", default=str(ROOT / "build" / "policies"), help="cache folder of per-draw JSON")
     p.add_argument("--results", default=str(ROOT / "results"), help="where the table is written ('' = nowhere)")

@@ -57,6 +57,8 @@ from essence.sweep.signatures import code_version  # noqa: E402
 
 #: datasets used with all their models (whole item pools, tens of systems)
 WHOLE_POOLS = ("alpaca_eval2", "lcb_codegen")
+#: random model subsets per count in the committed map (and in :mod:`policies`, which reads the same draws)
+DRAWS = 10
 
 
 #: the audit's baselines every run is compared with: random items and these reconstructors
@@ -174,7 +176,7 @@ def run_one(data: Responses, name: str, m, draw: int, method: str, k: int, folds
     return rec
 
 
-def regime_map(datasets, models=("20", "35", "50", "100", "300", "all"), methods=("random", "auto"), draws: int = 5,
+def regime_map(datasets, models=("20", "35", "50", "100", "300", "all"), methods=("random", "auto"), draws: int = DRAWS,
                folds: int = 5, k: int | None = None, out="build/regimes", method_params: dict | None = None,
                load=None, progress: bool = True, cached_only: bool = False) -> list[dict]:
     """Every (dataset, model count, draw, method) run of the map, cached: a list of :func:`run_one` records.
@@ -280,7 +282,7 @@ def main(argv=None) -> int:
     p.add_argument("--datasets", nargs="+", default=list(OPENLLM_V2))
     p.add_argument("--methods", nargs="+", default=["auto"])
     p.add_argument("--models", nargs="+", default=["25", "50", "100"])
-    p.add_argument("--draws", type=int, default=10, help="random model subsets per count")
+    p.add_argument("--draws", type=int, default=DRAWS, help="random model subsets per count")
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--k", type=int, default=None, help="items kept (default 50 on metabench and openllm_v2, else N/20)")
     p.add_argument("--out", default=str(ROOT / "build" / "regimes"), help="cache folder of per-run JSON")
