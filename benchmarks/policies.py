@@ -40,7 +40,7 @@ from essence.methods import make_method  # noqa: E402
 from essence.methods.auto import _make, _spec, cv_choice, frontier_calibration  # noqa: E402
 from essence.reconstructors import forward  # noqa: E402
 from essence.reconstructors.base import fit_reconstructor, model_folds  # noqa: E402
-from essence.reconstructors.frontier import _filled, fit_factor, pool_map  # noqa: E402
+from essence.reconstructors.frontier import _filled, fit_factor, oof_quantiles, pool_map  # noqa: E402
 from essence.search.swap import swap_search  # noqa: E402
 from essence.sweep.signatures import code_version  # noqa: E402
 from regimes import DRAWS, baseline_predictions, default_k, draw_models  # noqa: E402
@@ -73,7 +73,8 @@ def _policy_predict(fold: dict, policy) -> tuple[np.ndarray, np.ndarray | None]:
         return np.clip(G["estimate"], 0.0, 100.0), None
     d, s_inner, c_d = frontier_calibration(cv, T, r)
     state = {**fold["D"][d], "items": fold["items"][T], "inner": G["state"], "prior_prec": 0.01, "c_d": c_d,
-             "s_inner": s_inner, "pi_out": 0.5, "level": 0.9, "side": side, "y_quantiles": fold["yq"]}
+             "s_inner": s_inner, "pi_out": 0.5, "level": 0.9, "side": side, "y_quantiles": fold["yq"],
+             "d_quantiles": np.round(oof_quantiles(cv["frontier"][(T, d)], fold["ycv"]), 6)}
     out = forward.frontier(state, fold["X"][:, fold["items"][T]])
     y = fold["y"]
     return out["estimate"], (out["lower"] <= y) & (y <= out["upper"])
@@ -102,7 +103,7 @@ def _fold(sub, te, k: int, fold_seed: int, draw: int) -> dict:
         fm = fit_factor(R, d, seed=fold_seed)
         D[d] = {"loadings": fm.A_, "easiness": fm.b_, "map": list(mapping)}
     return {"cv": cv, "n": y.size, "k": k, "G": G, "D": D, "items": {T: it.tolist() for T, it in items.items()},
-            "X": X, "y": sub.target[te], "yq": np.percentile(y, np.linspace(0, 100, 101))}
+            "X": X, "y": sub.target[te], "yq": np.percentile(y, np.linspace(0, 100, 101)), "ycv": y}
 
 
 def run_draw(data, name: str, m: int, draw: int, k: int, folds: int, out: Path) -> dict:

@@ -102,6 +102,38 @@ def test_calibration_by_cv_and_the_map_for_a_pool_that_is_not_the_benchmark():
     assert np.sqrt(np.mean((pred - d.target[400:600]) ** 2)) < np.std(d.target[400:600])
 
 
+def test_the_inside_density_is_what_d_reads_for_the_references(ifeval_top):
+    """The posterior's inside density sits on the references' D values: where D reads every reference 5 pp high, a
+    model that D reads just above their top is judged inside more (less weight on D); without ``d_quantiles`` (or
+    given calibrations without them) it sits on the references' scores."""
+    d, ref, top, items = ifeval_top
+    rec = _fit(d, ref, items, d=2, s_inner=3.0, c_d=1.0)
+    np.testing.assert_allclose(rec.d_quantiles_, rec.y_quantiles_)
+    X = d.responses[np.ix_(np.r_[top, ref], items)]
+    state = dict(rec.state())
+    base = forward.frontier(state, X)
+    for key, v in forward.frontier({k: v for k, v in state.items() if k != "d_quantiles"}, X).items():
+        np.testing.assert_array_equal(v, base[key], err_msg=key)
+    top_score = state["y_quantiles"][-1]
+    shifted = forward.frontier({**state, "d_quantiles": (np.asarray(state["y_quantiles"]) + 5.0).tolist()}, X)
+    D, _ = forward.frontier_d(state, X)
+    near = (D > top_score) & (D < top_score + 5.0)
+    assert near.sum() >= 5
+    assert (shifted["weight"][near] < base["weight"][near] - 1e-3).all()
+
+
+def test_calibration_by_cv_keeps_the_references_out_of_fold_d_values():
+    d = load("musr")
+    R, y = d.responses[:150], d.target[:150]
+    items = np.sort(np.random.default_rng(1).choice(d.n_items, 50, replace=False))
+    rec = fit_reconstructor(FrontierReconstructor(items=items.tolist(), dims=(1,), folds=3), R[:, items], y, R)
+    q = rec.d_quantiles_
+    assert q.shape == (101,) and (np.diff(q) >= 0).all()
+    assert abs(q[50] - np.median(y)) < 3.0 and not np.allclose(q, rec.y_quantiles_, atol=0.1)
+    back = reconstructor_from_dict(json.loads(json.dumps(rec.to_dict())))
+    np.testing.assert_allclose(back.d_quantiles_, q, atol=1e-6)
+
+
 def test_bad_input_names_the_problem(ifeval_top):
     d, ref, _, items = ifeval_top
     X, y, R = d.responses[np.ix_(ref, items)], d.target[ref], d.responses[ref]
@@ -111,6 +143,9 @@ def test_bad_input_names_the_problem(ifeval_top):
         FrontierReconstructor(items=items[:10].tolist()).fit(X, y, R=R)
     with pytest.raises(InputError, match="pi_out"):
         FrontierReconstructor(items=items.tolist(), pi_out=2.0).fit(X, y, R=R)
+    for bad in ("high", [3.0, 2.0, 1.0], [1.0, float("nan")]):
+        with pytest.raises(InputError, match="d_quantiles"):
+            FrontierReconstructor(items=items.tolist(), d=1, s_inner=3.0, c_d=1.0, d_quantiles=bad).fit(X, y, R=R)
 
 
 def test_factor_ability_finds_a_planted_ability_at_the_map():
@@ -147,6 +182,8 @@ def test_auto_chooses_by_cross_validation_and_records_it():
     assert rec["estimate_rmse"] == pytest.approx(min(rec["cv_rmse"].values()), abs=1e-5)
     assert rec["factor_rank"] in (1, 2)
     assert art.reconstructor.kind == "frontier" and len(art.items) == 30
+    q = art.reconstructor.d_quantiles_  # the posterior's inside density: the references' out-of-fold D values
+    assert q.shape == (101,) and (np.diff(q) >= 0).all() and not np.allclose(q, art.reconstructor.y_quantiles_)
     est = art.estimate(d)
     assert {"outside", "answered_by"} <= set(est.columns) and set(est["answered_by"]) <= {"regression", "frontier"}
     again = compress(d, 30, seed=1, split="top", test=0.2, progress=False, checkpoints=(0, 300), dims=(1, 2),

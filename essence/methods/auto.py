@@ -15,7 +15,8 @@ estimate that stays honest on a model better than every reference model.
 3. **Above them.** :class:`essence.reconstructors.frontier.FrontierReconstructor`: a shrinkage-free factor-model
    estimate weighted by the posterior probability (prior ``pi_out``) that the model's own answers lie above the
    references (``side="both"``: above or below), with its own interval, wide wherever the model lies outside the
-   references; rank and calibrations from the same folds.
+   references; rank, calibrations and the posterior's inside density (what D reads for the references, out of
+   fold) from the same folds.
 
 ``frontier=False`` keeps the regression alone (conformal interval). ``info_["auto"]`` records each candidate's
 cross-validated RMSE (pp), the choice, its estimated RMSE and the ratio to random items + a line (``T = 0``,
@@ -29,7 +30,8 @@ import numpy as np
 from ..data.checks import Flag, ListOf, OneOf, Real, Whole
 from ..data.errors import InputError, warn
 from ..reconstructors.base import fit_reconstructor, model_folds
-from ..reconstructors.frontier import FrontierReconstructor, calibration, d_estimates, fit_factor, pool_map
+from ..reconstructors.frontier import (FrontierReconstructor, calibration, d_estimates, fit_factor, oof_quantiles,
+                                       pool_map)
 from ..search.augment import augmented
 from ..search.swap import swap_search
 from .base import Selector
@@ -184,8 +186,10 @@ class AutoSelector(Selector):
                       ratio_to_baseline=float(rmse[(T, r)] / base) if base else float("nan"))
         if self.frontier:
             d, s_inner, c_d = frontier_calibration(self.cv_residuals_, T, r)
+            dq = oof_quantiles(eD[(T, d)], y)
             rec = FrontierReconstructor(items=items.tolist(), inner=_spec(r, items), dims=dims, pi_out=self.pi_out,
-                                        seed=self.seed, d=d, s_inner=s_inner, c_d=c_d, side=self.side)
+                                        seed=self.seed, d=d, s_inner=s_inner, c_d=c_d, side=self.side,
+                                        d_quantiles=np.round(dq, 6).tolist())
             record.update(factor_rank=d, s_inner=round(s_inner, 4), c_d=round(c_d, 4),
                           cv_rmse_frontier={f"d={d_}": round(float(np.sqrt(np.mean(eD[(T, d_)] ** 2))), 5)
                                             for d_ in dims})

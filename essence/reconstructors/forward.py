@@ -248,7 +248,8 @@ def frontier(d, X):
     yq = np.asarray(d["y_quantiles"], dtype=np.float64)
     p_above = _ncdf((D - yq[-1]) / sD)
     p_out = np.clip(p_above + _ncdf((yq[0] - D) / sD), 0.0, 1.0)
-    f_in = np.mean(np.exp(-0.5 * ((D[:, None] - yq[None, :]) / sD[:, None]) ** 2), axis=1) / (sD * math.sqrt(2 * math.pi))
+    dq = np.asarray(d.get("d_quantiles", yq), dtype=np.float64)  # what D reads for the references (absent: scores)
+    f_in = np.mean(np.exp(-0.5 * ((D[:, None] - dq[None, :]) / sD[:, None]) ** 2), axis=1) / (sD * math.sqrt(2 * math.pi))
     pi = float(d["pi_out"])
     post = lambda p: pi * p / 100.0 / np.maximum(pi * p / 100.0 + (1 - pi) * f_in, 1e-300)  # noqa: E731
     w_out = post(p_out)  # outside the references, either side

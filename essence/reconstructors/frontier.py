@@ -11,10 +11,14 @@ references' answers on every item (:class:`essence.features.factor.FactorModel`,
 calibrated on held-out references. Per model, from its own answers:
 
     p_out = P(the true score lies outside the references' range | D)    (flat prior; D ~ N(truth, s_D^2))
-    w     = posterior of "outside" (prior ``pi_out``; inside: a Gaussian kernel of width s_D on each reference score)
+    w     = posterior of "outside" (prior ``pi_out``; inside: a Gaussian kernel of width s_D on each of the
+            references' out-of-fold D values)
     estimate = (1 - w) G + w D;   interval = the ``level`` quantiles of (1 - p_out) N(G, s_G^2) + p_out N(D, s_D^2)
 
-``s_G`` from G's cross-validated residuals. With ``side="above"`` (the default) D's weight ``w`` uses only the
+The inside likelihood is the density of what D reads for models inside the references: the percentiles of their
+out-of-fold D values, so where D overshoots for the strongest references (its item parameters come from few models,
+and chosen items are not a random sample), a model just inside their top that D reads as high is still judged
+inside. ``s_G`` from G's cross-validated residuals. With ``side="above"`` (the default) D's weight ``w`` uses only the
 probability above the references (``p_above`` in place of ``p_out``): new models are usually stronger, and below the
 references, near the chance floor, D is noisier than the regression. With ``side="both"`` ``w`` is two-sided. The
 interval mixes by the two-sided ``p_out`` either way, and *outside* means the two-sided posterior exceeds 0.5, so a
@@ -32,7 +36,7 @@ from ..features.factor import FactorModel
 from . import forward
 from .base import Reconstructor, check_X, fit_reconstructor, model_folds, reconstructor_class
 
-__all__ = ["FrontierReconstructor", "Z90", "fit_factor", "d_estimates", "calibration"]
+__all__ = ["FrontierReconstructor", "Z90", "fit_factor", "d_estimates", "calibration", "oof_quantiles"]
 
 Z90 = 1.6448536269514722  # the standard normal's 95 % quantile: a 90 % interval is +-Z90 sd
 
@@ -81,6 +85,12 @@ def calibration(eG, eD: dict, zD: dict, level: float = 0.9) -> tuple[int, float,
             float(max(1.0, np.quantile(np.abs(zD[d]), level) / Z90)))
 
 
+def oof_quantiles(eD, y) -> np.ndarray:
+    """``(101,)`` pp: the percentiles of what D reads for the references out of fold, ``eD + y`` (its out-of-fold
+    residuals ``(n,)`` pp plus their scores ``(n,)`` pp): the inside density of the posterior."""
+    return np.percentile(np.asarray(eD, dtype=np.float64) + np.asarray(y, dtype=np.float64), np.linspace(0, 100, 101))
+
+
 class FrontierReconstructor(Reconstructor):
     """``(1 - w) G + w D`` with its own interval (module docstring).
 
@@ -98,6 +108,9 @@ class FrontierReconstructor(Reconstructor):
     folds, seed : the cross-validation over the references that calibrates ``s_G`` and ``c_d``.
     d, s_inner, c_d : the rank and the two calibrations, when a caller's own cross-validation gave them
         (all three, or None to compute them here on the fixed items).
+    d_quantiles : the percentiles (pp, ascending) of the references' out-of-fold D values
+        (:func:`oof_quantiles`) from that cross-validation; computed here with the three above when they are
+        None; given calibrations without them centre the inside density on the references' scores.
 
     ``fit(X, y, R=R)``: ``X`` ``(n, k)`` chosen answers, ``y`` ``(n,)`` pp, ``R`` ``(n, N)`` every answer.
     """
@@ -111,7 +124,7 @@ class FrontierReconstructor(Reconstructor):
 
     def __init__(self, items=(), inner=None, dims=(1, 2, 3, 5, 8), pi_out: float = 0.5, level: float = 0.9,
                  prior_prec: float = 0.01, max_models: int = 800, folds: int = 5, seed: int = 0, d=None,
-                 s_inner=None, c_d=None, side: str = "above"):
+                 s_inner=None, c_d=None, side: str = "above", d_quantiles=None):
         self.items = items
         self.inner = inner
         self.dims = dims
@@ -125,6 +138,7 @@ class FrontierReconstructor(Reconstructor):
         self.s_inner = s_inner
         self.c_d = c_d
         self.side = side
+        self.d_quantiles = d_quantiles
 
     def _inner(self):
         spec = self.inner or {"kind": "line", "params": {}}
@@ -144,20 +158,33 @@ class FrontierReconstructor(Reconstructor):
         mapping = pool_map(R, y)
         given = (self.d, self.s_inner, self.c_d)
         if any(v is None for v in given):
-            d, s_inner, c_d = self.calibrate(X, y, R, items, mapping)
+            d, s_inner, c_d, dq = self.calibrate(X, y, R, items, mapping)
         else:
             d, s_inner, c_d = int(self.d), float(self.s_inner), float(self.c_d)
+            dq = np.percentile(y, np.linspace(0, 100, 101)) if self.d_quantiles is None else self._given_quantiles()
         G = fit_reconstructor(self._inner(), X, y, R)
         fm = fit_factor(R, d, self.max_models, self.seed)
         self.k_, self.d_, self.s_inner_, self.c_d_, self.map_ = X.shape[1], d, s_inner, c_d, mapping
         self.inner_, self.loadings_, self.easiness_ = G, fm.A_, fm.b_
         self.y_quantiles_ = np.percentile(y, np.linspace(0, 100, 101))
+        self.d_quantiles_ = np.asarray(dq, dtype=np.float64)
         return self
 
-    def calibrate(self, X, y, R, items, mapping) -> tuple[int, float, float]:
-        """``(d, s_inner, c_d)`` by ``folds``-fold CV over the references on the fixed items: the rank with the
-        lowest RMSE of D, the 90 % quantile of G's absolute residuals over ``Z90`` and of D's over its standard
-        error (at least 1)."""
+    def _given_quantiles(self) -> np.ndarray:
+        try:
+            q = np.asarray(self.d_quantiles, dtype=np.float64).ravel()
+        except (TypeError, ValueError):
+            q = np.array([np.nan])
+        if q.size < 2 or not np.isfinite(q).all() or (np.diff(q) < 0).any():
+            raise InputError(f"frontier: d_quantiles must be ascending finite percentiles (pp) of the references' "
+                             f"out-of-fold D values (oof_quantiles), got {self.d_quantiles!r}; leave it None to "
+                             "centre the inside density on the references' scores")
+        return q
+
+    def calibrate(self, X, y, R, items, mapping) -> tuple[int, float, float, np.ndarray]:
+        """``(d, s_inner, c_d, d_quantiles)`` by ``folds``-fold CV over the references on the fixed items: the rank
+        with the lowest RMSE of D, the 90 % quantile of G's absolute residuals over ``Z90`` and of D's over its
+        standard error (at least 1), the percentiles of D's out-of-fold values at that rank."""
         n = y.size
         lab = model_folds(n, self.folds, self.seed)
         n_fit = min(int((lab != f).sum()) for f in np.unique(lab))
@@ -170,7 +197,8 @@ class FrontierReconstructor(Reconstructor):
                 D, s = d_estimates(fit_factor(R[~te], d, self.max_models, self.seed), X[te], items, mapping,
                                    self.prior_prec)
                 eD[d][te], zD[d][te] = D - y[te], (D - y[te]) / s
-        return calibration(eG, eD, zD, float(self.level))
+        d, s_inner, c_d = calibration(eG, eD, zD, float(self.level))
+        return d, s_inner, c_d, oof_quantiles(eD[d], y)
 
     def to_dict(self) -> dict:
         r = lambda a: np.round(np.asarray(a, dtype=np.float64), 8).tolist()  # noqa: E731
@@ -178,7 +206,8 @@ class FrontierReconstructor(Reconstructor):
                 "d": self.d_, "loadings": r(self.loadings_), "easiness": r(self.easiness_),
                 "items": [int(i) for i in np.asarray(self.items)], "map": list(self.map_), "s_inner": self.s_inner_,
                 "c_d": self.c_d_, "prior_prec": float(self.prior_prec), "pi_out": float(self.pi_out),
-                "side": str(self.side), "level": float(self.level), "y_quantiles": r(self.y_quantiles_)}
+                "side": str(self.side), "level": float(self.level), "y_quantiles": r(self.y_quantiles_),
+                "d_quantiles": r(self.d_quantiles_)}
 
     @classmethod
     def from_dict(cls, d: dict):
@@ -192,6 +221,7 @@ class FrontierReconstructor(Reconstructor):
         obj.loadings_ = np.asarray(d["loadings"], dtype=np.float64).reshape(n_items, obj.d_)
         obj.easiness_ = np.asarray(d["easiness"], dtype=np.float64)
         obj.y_quantiles_ = np.asarray(d["y_quantiles"], dtype=np.float64)
+        obj.d_quantiles_ = np.asarray(d.get("d_quantiles", d["y_quantiles"]), dtype=np.float64)
         return obj
 
     def predict_interval(self, X) -> dict:
