@@ -2,6 +2,9 @@
 PYTHON ?= python3.11
 VENV   := .venv
 PY     := $(VENV)/bin/python
+# every command below runs with the CPU code paths pinned (essence/data/pinning.py: BLAS kernels, numpy's SIMD
+# dispatch, torch's CPU capability, threads), so its numbers are the same on any x86-64 machine with AVX2
+PINNED := $(PY) -m essence.data.pinning run --
 
 .PHONY: env data test reproduce results clean browser
 
@@ -15,7 +18,7 @@ data: env
 
 ## test: the whole test suite (installs Debian's chromium for the browser test when absent)
 test: env data browser
-	$(PY) -m pytest -q
+	$(PINNED) $(PY) -m pytest -q
 
 ## browser: headless Chromium for tests/test_browser.py (skipped with a message where it cannot be installed)
 browser:
@@ -23,11 +26,11 @@ browser:
 
 ## reproduce: execute every notebook with papermill, regenerate figures/ and build/html/
 reproduce: env data
-	$(PY) scripts/reproduce.py
+	$(PINNED) $(PY) scripts/reproduce.py
 
 ## results: rerun every study under benchmarks/ that writes a table in results/, then docs/results.md and the README's tables
 results: env data
-	$(PY) scripts/results_doc.py --regenerate
+	$(PINNED) $(PY) scripts/results_doc.py --regenerate
 
 clean:
 	rm -rf build .pytest_cache

@@ -185,4 +185,7 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    from essence.data.pinning import ensure
+
+    ensure()  # the same numbers on any machine (essence/data/pinning.py)
     raise SystemExit(main())

@@ -223,4 +223,7 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
+    from essence.data.pinning import ensure
+
+    ensure()  # the same numbers on any machine (essence/data/pinning.py)
     main()

@@ -137,6 +137,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = _Parser(prog="essence", description="Compress an LLM benchmark to a few items that keep its verdict.")
     p.add_argument("--version", action="version", version=f"essence {__version__}")
+    p.add_argument("--pinned", action="store_true",
+                   help="run with the CPU code paths pinned (BLAS kernels, SIMD dispatch, threads: "
+                        "essence/data/pinning.py), so the same seed gives the same items and figures on any x86-64 "
+                        "machine with AVX2, as make test and make reproduce run; a little slower on AVX-512 machines")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     d = sub.add_parser("data", help="list the shipped datasets, or link and verify them into data/")
@@ -222,6 +226,17 @@ def _one_line(message, category, filename) -> str:
     return f"essence: warning: {text}"
 
 
+def _pin(in_process: bool) -> None:
+    """--pinned: restart this command with the pins (essence.data.pinning.ensure); called in a process that already
+    loaded its libraries unpinned (``main(argv)`` from Python), it refuses rather than restart that process."""
+    from .data.pinning import ensure, is_pinned
+
+    if in_process and not is_pinned():
+        raise UsageError("--pinned: the pins must be set before numpy loads; run the command line `essence --pinned "
+                         "...`, or `python -m essence.data.pinning run -- python ...` for a Python program")
+    ensure()
+
+
 def main(argv=None) -> int:
     """Run the command: exit status 0 done, 2 the user's mistake, 130 interrupted; warnings only on success."""
     pending: list[str] = []
@@ -230,6 +245,8 @@ def main(argv=None) -> int:
             warnings.showwarning = lambda message, category, filename, *_a, **_k: pending.append(
                 _one_line(message, category, filename))
             args = build_parser().parse_args(argv)
+            if args.pinned:
+                _pin(in_process=argv is not None)
             _check_out(args)
             status = int(args.func(args) or 0)
         for line in dict.fromkeys(pending):

@@ -87,6 +87,56 @@ def _scrub(text, root: Path):
     return _ADDRESS.sub("", text).replace(str(root) + "/", "").replace(str(root), ".")
 
 
+#: an IPython startup file for the kernels: an audit hook that logs every file opened under results/ to the file
+#: ``$ESSENCE_RESULTS_READ`` names (one path per line), so a notebook records which committed tables it showed
+RESULTS_HOOK = """\
+import os as _os, sys as _sys
+def _essence_results_hook():
+    log, root = _os.environ.get("ESSENCE_RESULTS_READ"), _os.environ.get("ESSENCE_RESULTS_DIR")
+    if not log or not root:
+        return
+    fd = _os.open(log, _os.O_WRONLY | _os.O_APPEND | _os.O_CREAT, 0o644)
+    def hook(event, args):
+        if event == "open" and isinstance(args[0], (str, bytes, _os.PathLike)):
+            path = _os.path.abspath(_os.fsdecode(args[0]))
+            if path.startswith(root + _os.sep):
+                _os.write(fd, (_os.path.relpath(path, root) + "\\n").encode())
+    _sys.addaudithook(hook)
+_essence_results_hook()
+del _essence_results_hook
+"""
+
+
+def results_hook_dir(build: Path) -> Path:
+    """An ``IPYTHONDIR`` under ``build`` whose startup file installs :data:`RESULTS_HOOK` in every kernel."""
+    ipython = build / "ipython"
+    startup = ipython / "profile_default" / "startup"
+    startup.mkdir(parents=True, exist_ok=True)
+    (startup / "00-essence-results.py").write_text(RESULTS_HOOK)
+    return ipython
+
+
+def table_hash(path: Path) -> str:
+    """SHA-256 (16 hex) of a file's bytes: what a notebook records of each table it read."""
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def record_results(executed: Path, log: Path, results: Path = ROOT / "results") -> dict:
+    """Write ``{table: hash}`` of every file under ``results`` that the run of ``executed`` opened (``log``, from
+    :data:`RESULTS_HOOK`) into its metadata (``metadata.essence.results``): tests/test_committed_notebooks.py checks
+    that each still equals the committed table, so a notebook executed against older tables cannot land."""
+    import nbformat
+
+    names = sorted(set(log.read_text().split())) if log.exists() else []
+    record = {n: table_hash(results / n) for n in names if (results / n).is_file()}
+    nb = nbformat.read(str(executed), as_version=4)
+    nb.metadata.setdefault("essence", {})["results"] = record
+    nbformat.write(nb, str(executed))
+    return record
+
+
 def run_notebook(src: Path, out: Path, params: dict, timeout: int) -> float:
     import papermill as pm
 
@@ -207,6 +257,8 @@ def main(argv=None) -> int:
     for d in (nb_dir, html_dir / "figures", figures):
         d.mkdir(parents=True, exist_ok=True)
     ship_mathjax(html_dir)
+    os.environ["IPYTHONDIR"] = str(results_hook_dir(build))
+    os.environ["ESSENCE_RESULTS_DIR"] = str(ROOT / "results")
 
     notebooks = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     if args.only:
@@ -226,6 +278,10 @@ def main(argv=None) -> int:
         keys = build / "keys" / f"{src.stem}.json"
         keys.unlink(missing_ok=True)
         os.environ["ESSENCE_KEY_NUMBERS"] = str(keys)  # essence.lessons.keys: the kernel inherits it
+        read = build / "results-read" / f"{src.stem}.txt"
+        read.parent.mkdir(parents=True, exist_ok=True)
+        read.unlink(missing_ok=True)
+        os.environ["ESSENCE_RESULTS_READ"] = str(read)  # RESULTS_HOOK: the kernel inherits it
         t0 = time.perf_counter()
         ok = True
         try:
@@ -237,6 +293,8 @@ def main(argv=None) -> int:
                   file=sys.stderr)
         secs = time.perf_counter() - t0
         if out.exists():
+            if ok:
+                record_results(out, read)
             write_clean(out, out)
             if ok and not args.quick and not args.no_write_back:
                 write_clean(out, src)
@@ -263,4 +321,7 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    from essence.data.pinning import ensure
+
+    ensure()  # the same numbers on any machine (essence/data/pinning.py)
     sys.exit(main())

@@ -23,7 +23,14 @@ PY
     } | sha256sum | cut -d' ' -f1
 )
 
+# the notebooks' kernel (papermill's and JupyterLab's) runs with the CPU code paths pinned (essence/data/pinning.py)
+pin_kernel() {
+    grep -q ESSENCE_PINNED "$VENV/share/jupyter/kernels/python3/kernel.json" 2>/dev/null ||
+        "$VENV/bin/python" -m essence.data.pinning kernelspec >/dev/null
+}
+
 if [ -x "$VENV/bin/python" ] && [ "$(cat "$VENV/.deps-hash" 2>/dev/null)" = "$deps_hash" ]; then
+    pin_kernel
     echo "environment up to date ($VENV)"
     exit 0
 fi
@@ -35,5 +42,6 @@ rm -f "$VENV/.deps-hash"
 "$VENV/bin/pip" install --quiet torch==2.13.0
 "$VENV/bin/pip" install --quiet -c requirements/constraints.txt -e ".[test]"
 "$VENV/bin/pip" install --quiet --no-deps -r requirements/nodeps.txt
+pin_kernel
 echo "$deps_hash" > "$VENV/.deps-hash"
 echo "environment ready ($VENV)"

@@ -15,9 +15,11 @@ Both cores: the notebooks' quick build (:func:`quick_build`) and the tests in :d
 harness and SmolLM2 subprocesses) start in background processes as soon as the session has collected them, and the
 tests that report them run last; a session of those tests alone runs them in place.
 
-Threads: BLAS and OpenMP run one thread in the session and in every subprocess it starts, as ``compress`` already
-runs them (essence.data._runtime.single_thread): on a shared 2-core machine spinning threads wait on busy cores.
-A value set outside wins; the notebook build gets the outside values.
+CPU code paths: the session and every subprocess it starts run pinned (essence.data.pinning: OpenBLAS's Haswell kernels,
+numpy's AVX-512 dispatch off, torch at AVX2, one BLAS/OpenMP thread), set here before numpy is imported, so that the
+tests that regenerate committed tables get the same bits on any x86-64 machine with AVX2; values set outside are
+overridden (``ESSENCE_NATIVE_CPU=1`` turns the pins off, and those tests then allow the spread the emulated
+machines show).
 """
 
 from __future__ import annotations
@@ -33,10 +35,24 @@ from pathlib import Path
 
 os.environ.setdefault("TQDM_DISABLE", "1")
 
-THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-_OUTSIDE_THREADS = {v: os.environ[v] for v in THREAD_VARS if v in os.environ}
-for _v in THREAD_VARS:  # before numpy is imported (below), so that its BLAS reads them
-    os.environ.setdefault(_v, "1")
+
+def _pin() -> bool:
+    """essence.data.pinning.ensure(), loaded from its file (importing the package would load numpy first); the session
+    cannot restart itself (pytest holds its output), so a numpy loaded before this file is an error."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "essence" / "data" / "pinning.py"
+    spec = importlib.util.spec_from_file_location("_essence_pinning", path)
+    pinning = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pinning)
+    if "numpy" in sys.modules and not pinning.is_pinned() and not os.environ.get(pinning.OPT_OUT):
+        raise RuntimeError("numpy was imported before tests/conftest.py could pin the CPU code paths; run "
+                           "`python -m essence.data.pinning run -- python -m pytest ...` (as make test does)")
+    return pinning.ensure(restart=False) and "OPENBLAS_CORETYPE" in pinning.pinned_env()
+
+
+#: whether the session runs the full pinned level (else: pins off, or a CPU below the level: threads only)
+PINNED = _pin()  # before numpy is imported (below), so that its BLAS reads the pins
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
@@ -58,6 +74,23 @@ def project_cache(monkeypatch):
     warm, they read them; cold, they compute them once for every later run."""
     monkeypatch.setenv("ESSENCE_CACHE", str(PROJECT_CACHE))
     return PROJECT_CACHE
+
+
+@pytest.fixture(scope="session")
+def committed_tol():
+    """``tol(rounding, figure=None)``: the tolerance of a test that regenerates a figure of a committed table. Pinned,
+    the table's own rounding (the same bits on any pinned machine); unpinned, the spread between emulated machines
+    that ``scripts/emulate.py`` measured without the pins (``results/emulation.csv``: that figure's, or the
+    largest), since another CPU's code paths may choose other items."""
+    def tol(rounding: float, figure: str | None = None) -> float:
+        if PINNED:
+            return rounding
+        import pandas as pd
+
+        table = pd.read_csv(ROOT / "results" / "emulation.csv").set_index("figure")["native spread"].dropna()
+        return max(rounding, float(table[figure] if figure in table.index else table.max()))
+
+    return tol
 
 
 @pytest.fixture(scope="session")
@@ -125,8 +158,7 @@ def _start_quick_build() -> None:
     build = Path(tempfile.mkdtemp(prefix="essence-quick-build-"))
     atexit.register(shutil.rmtree, build, ignore_errors=True)
     args = [sys.executable, str(ROOT / "scripts" / "reproduce.py"), "--quick", "--build", str(build)]
-    env = {**{k: v for k, v in os.environ.items() if k not in THREAD_VARS}, **_OUTSIDE_THREADS,
-           "ESSENCE_CACHE": str(PROJECT_CACHE)}  # the notebooks' SmolLM2 features and threads: see the top
+    env = {**os.environ, "ESSENCE_CACHE": str(PROJECT_CACHE)}  # the notebooks' SmolLM2 features: see the top
     out, err = open(build / "stdout.txt", "w"), open(build / "stderr.txt", "w")
     _QUICK.update(build=build, args=args, out=out, err=err,
                   proc=subprocess.Popen(args, stdout=out, stderr=err, text=True, cwd=ROOT, env=env))
@@ -205,6 +237,15 @@ def pytest_collection_finish(session):
         _start_background(bg)
         for item in bg:
             item.runtest = functools.partial(_background_outcome, item.nodeid)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """ci_switch.require_resources on every report (.ci/run: a skip for a missing resource fails)."""
+    from ci_switch import require_resources
+
+    outcome = yield
+    require_resources(outcome.get_result())
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -372,7 +372,7 @@ def test_ledger_reads_the_adaptive_comparison():
 
 
 @pytest.mark.slow
-def test_results_table_slice_regenerates():
+def test_results_table_slice_regenerates(committed_tol):
     """One cell of results/adaptive_runs.csv (benchmarks/adaptive.py): ARC-Challenge, top split, seed 0, adaptive
     at 10, 25 and 50 items, recomputed through the package."""
     from essence.data import split_models
@@ -388,7 +388,8 @@ def test_results_table_slice_regenerates():
         got = summary(test.target, out["estimate"], out["lower"], out["upper"])
         row = runs[(runs["benchmark"] == "arc_challenge") & (runs["split"] == "top") & (runs["method"] == "adaptive")
                    & (runs["k"] == k) & (runs["seed"] == 0)].iloc[0]
-        assert got["rmse"] == pytest.approx(row["rmse"], abs=1e-3) and got["coverage"] == pytest.approx(row["coverage"], abs=1e-3)
+        tol = committed_tol(5e-4)  # the table's own rounding (coverage: 3 decimals), or the machines' spread
+        assert got["rmse"] == pytest.approx(row["rmse"], abs=tol) and got["coverage"] == pytest.approx(row["coverage"], abs=tol)
 
 
 def test_adaptive_study_keeps_only_static_runs_of_the_current_code(tmp_path, monkeypatch):

@@ -117,3 +117,75 @@ def test_clean_outputs_names_the_injected_cell():
     mod.clean_outputs(nb)
     assert nb.cells[1].id == "injected-parameters" != ids_before
     assert "tags" not in nb.cells[0].metadata
+
+
+def stale_tables(nb: dict, results: Path = ROOT / "results") -> list[str]:
+    """What a committed notebook shows from ``results/`` that is no longer the committed table: every file it read
+    when ``make reproduce`` executed it is recorded with its hash (scripts/reproduce.py's ``record_results``)."""
+    record = nb.get("metadata", {}).get("essence", {}).get("results")
+    if record is None:
+        return ["no record of the tables it read: it was not executed by scripts/reproduce.py with the current "
+                "tables"]
+    hash_of = load_script("scripts/reproduce.py").table_hash
+    bad = []
+    for name, recorded in sorted(record.items()):
+        path = results / name
+        if not path.is_file():
+            bad.append(f"results/{name} (read when executed) no longer exists")
+        elif hash_of(path) != recorded:
+            bad.append(f"results/{name} changed after the notebook was executed: it shows the older table")
+    return bad
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_committed_notebook_shows_the_current_tables(path):
+    """A notebook that reads a table under results/ was executed against the table committed now, so every number
+    it shows from that table is the table's current value (cheap: no rerun)."""
+    bad = stale_tables(json.loads(path.read_text()))
+    assert not bad, (f"{path.name}: " + "; ".join(bad) +
+                     f". Rerun it: .venv/bin/python scripts/reproduce.py --only {path.stem[:2]}")
+
+
+def test_the_staleness_check_catches_a_changed_or_missing_table(tmp_path):
+    (tmp_path / "t.csv").write_text("a\n1\n")
+    recorded = load_script("scripts/reproduce.py").table_hash(tmp_path / "t.csv")
+    nb = {"metadata": {"essence": {"results": {"t.csv": recorded}}}, "cells": []}
+    assert stale_tables(nb, tmp_path) == []
+    (tmp_path / "t.csv").write_text("a\n2\n")
+    assert "changed after" in stale_tables(nb, tmp_path)[0]
+    (tmp_path / "t.csv").unlink()
+    assert "no longer exists" in stale_tables(nb, tmp_path)[0]
+    assert "no record" in stale_tables({"metadata": {}, "cells": []}, tmp_path)[0]
+
+
+@pytest.mark.slow
+def test_a_run_records_the_tables_the_kernel_opened(tmp_path):
+    """The kernels' audit hook (scripts/reproduce.py's RESULTS_HOOK) logs the files opened under the results folder
+    and nothing else; record_results writes their hashes into the executed notebook."""
+    import nbformat
+
+    mod = load_script("scripts/reproduce.py")
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "t.csv").write_text("a\n1\n")
+    (tmp_path / "other.csv").write_text("b\n")
+    nb = nbformat.v4.new_notebook()
+    read_both = f"open({str(results / 't.csv')!r}).read(); open({str(tmp_path / 'other.csv')!r}).read()"
+    nb.cells = [nbformat.v4.new_code_cell(read_both)]
+    src, out, log = tmp_path / "n.ipynb", tmp_path / "out.ipynb", tmp_path / "read.txt"
+    nbformat.write(nb, str(src))
+    import os
+
+    env = {"IPYTHONDIR": str(mod.results_hook_dir(tmp_path)), "ESSENCE_RESULTS_DIR": str(results),
+           "ESSENCE_RESULTS_READ": str(log)}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        mod.run_notebook(src, out, {}, 120)
+    finally:
+        for k, v in old.items():
+            os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
+    assert log.read_text().split() == ["t.csv"]
+    want = {"t.csv": mod.table_hash(results / "t.csv")}
+    assert mod.record_results(out, log, results) == want
+    assert nbformat.read(str(out), as_version=4).metadata["essence"]["results"] == want

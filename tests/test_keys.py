@@ -26,3 +26,10 @@ def test_a_name_twice_or_a_non_finite_value_is_refused(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="not finite"):
         key("y", float("nan"))
     assert json.loads((tmp_path / "nb.json").read_text()) == {"x": 1.0}
+
+
+def test_below_shows_an_agreement_without_its_last_digits():
+    from essence.lessons.keys import below
+
+    assert below(7.2e-07, 1e-5) == below(-4.8e-07, 1e-5) == "below 1e-05"
+    assert below(3.2e-05, 1e-5) == "3.2e-05: NOT below 1e-05"

@@ -1,4 +1,4 @@
-"""The exported estimator (essence/lmeval/standalone.py, numpy only) predicts what essence predicts, for every
+"""The exported estimator (essence/reconstructors/forward.py, numpy only) predicts what essence predicts, for every
 reconstructor kind an artifact can hold, with missing cells; and it imports nothing from essence."""
 
 from __future__ import annotations

@@ -300,6 +300,27 @@ def test_method_source_hash_follows_its_essence_imports():
     assert _source_hash("essence.methods._no_such_module") is None
 
 
+def test_method_source_hash_changes_with_what_the_method_runs_and_nothing_else(tmp_path, monkeypatch):
+    """In a package of four files: editing the method or a module it imports (inside a function too) makes its
+    cached runs stale; editing an unrelated module or a shared-core one does not."""
+    from essence.sweep import signatures
+
+    pkg = tmp_path / "essence"
+    files = {"__init__.py": "", "methods/__init__.py": "", "search/__init__.py": "", "data/__init__.py": "",
+             "methods/foo.py": "def f():\n    from ..search import bar\n",
+             "search/bar.py": "X = 1\n", "search/other.py": "Y = 1\n", "data/metrics.py": "Z = 1\n"}
+    for name, text in files.items():
+        (pkg / name).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / name).write_text(text)
+    monkeypatch.setattr(signatures, "_PACKAGE", pkg)
+    base = signatures._source_hash("essence.methods.foo")
+    for name, stale in (("search/other.py", False), ("data/metrics.py", False), ("search/bar.py", True),
+                        ("methods/foo.py", True)):
+        (pkg / name).write_text((pkg / name).read_text() + "# edited\n")
+        assert (signatures._source_hash("essence.methods.foo") != base) == stale, name
+        base = signatures._source_hash("essence.methods.foo")
+
+
 def test_summarise_and_format():
     df = pd.DataFrame({
         "dataset": ["arc"] * 3 + ["lcb_codegen"] * 2,

@@ -22,7 +22,8 @@ TIMINGS = ("before", "after")
 
 CARDS: dict[str, dict[str, str]] = {
     "random": {"source": "baseline", "in_survey": "no", "signal": "none", "objective": "none (uniform draw)",
-               "timing": "before", "prior_cost": "none", "gpu": "no", "reconstructor": "GAM on the subset score",
+               "timing": "before", "prior_cost": "none", "gpu": "no",
+               "reconstructor": "chosen by CV (GAM, line, ridge, ...)",
                "guarantee": "sampling error O(1/sqrt(k))"},
     "kmeans": {"source": "survey (internal practice); anchors as in tinyBenchmarks", "in_survey": "yes",
                "signal": "items' score vectors over training models",

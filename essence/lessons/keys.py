@@ -9,7 +9,7 @@ import math
 import os
 from pathlib import Path
 
-__all__ = ["key", "ENV"]
+__all__ = ["key", "below", "ENV"]
 
 ENV = "ESSENCE_KEY_NUMBERS"
 
@@ -32,3 +32,10 @@ def key(name: str, value):
         tmp.write_text(json.dumps(got, indent=1, sort_keys=True))
         tmp.replace(p)
     return value
+
+
+def below(value, bound: float) -> str:
+    """How a difference that only proves two computations agree is shown: ``"below 1e-06"`` when ``|value| <
+    bound`` (the same text on every machine, whatever its last bits), else ``"3.2e-05: NOT below 1e-06"``."""
+    v = abs(float(value))
+    return f"below {bound:.0e}" if v < bound else f"{v:.1e}: NOT below {bound:.0e}"

@@ -7,6 +7,7 @@ import ast
 import functools
 import hashlib
 import importlib.util
+import os
 from pathlib import Path
 
 from ..methods import get_method
@@ -87,8 +88,11 @@ def _source_hash(module_name: str) -> str | None:
 
 def _core_hash() -> str:
     """Hash of the shared code that turns chosen items into figures (the artifact, the reconstructors' contract,
-    choice, forward pass and intervals, the metrics, the selectors' base)."""
-    h = hashlib.sha256()
+    choice, forward pass and intervals, the metrics, the selectors' base), and of the CPU code paths the process
+    runs (essence.data.pinning: a run made with other BLAS kernels may have chosen other items)."""
+    from ..data.pinning import MARK
+
+    h = hashlib.sha256(os.environ.get(MARK, "native").encode())
     for name in ("artifact/compressed.py", "reconstructors/base.py", "reconstructors/choose.py",
                  "reconstructors/forward.py", "reconstructors/simple.py", "reconstructors/tables.py",
                  "reconstructors/intervals.py", "data/metrics.py", "methods/base.py"):
