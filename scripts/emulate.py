@@ -95,7 +95,7 @@ def figures() -> dict[str, float | str]:
 
     texts = D.load("gsm8k").texts[:50]
     E = embed_texts(texts, progress=False, cache=False)
-    out["01 max |E E^T - text_redundancy|"] = float(np.abs(E @ E.T - text_redundancy(E)).max())
+    out["01 max abs(E E^T - text_redundancy)"] = float(np.abs(E @ E.T - text_redundancy(E)).max())
     return out
 
 
