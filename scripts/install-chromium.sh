@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Install Debian's chromium for the browser test. Never fails the build: where it cannot be installed
-# (no root, no apt), tests/test_browser.py is skipped with a message that says so.
+# Install Debian's chromium for the browser test. Never fails itself: where it cannot be installed
+# (no root, no apt), tests/test_browser.py is skipped with a message that says so (a failure under CI's
+# ESSENCE_REQUIRE_RESOURCES=1, see tests/ci_switch.py).
 set -u
 if command -v chromium >/dev/null 2>&1; then exit 0; fi
 SUDO=""
