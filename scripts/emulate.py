@@ -181,7 +181,7 @@ def reproduce(machines: list[str]) -> int:
 def test(machines: list[str], args: list[str]) -> int:
     bad = 0
     for name in machines:
-        proc = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                                *args], env=machine_env(name, native=False), cwd=ROOT, capture_output=True, text=True)
         print(f"[emulate] tests on {name}: {proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ''}",
               flush=True)

@@ -17,6 +17,7 @@ library.
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import sys
@@ -46,12 +47,13 @@ _LIBRARIES = ("numpy", "scipy", "torch", "sklearn", "pandas")
 _RESTARTED = "ESSENCE_PINNING_RESTARTED"
 
 
-def _cpu_flags() -> set[str] | None:
+@functools.lru_cache(maxsize=1)
+def _cpu_flags() -> frozenset[str] | None:
     """The CPU's feature flags (Linux's /proc/cpuinfo), or None where they cannot be read."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("flags"):
-                return set(line.split(":", 1)[1].split())
+                return frozenset(line.split(":", 1)[1].split())
     except OSError:
         return None
     return None
@@ -73,15 +75,16 @@ def pinned_env(flags: set[str] | None = None, machine: str | None = None) -> dic
     return env
 
 
-def _signature(env: dict[str, str]) -> str:
-    return ";".join(f"{k}={v}" for k, v in sorted(env.items()))
+def _pins() -> dict[str, str]:
+    """:func:`pinned_env` of this machine with :data:`MARK` (its signature: a change of the pins re-pins)."""
+    env = pinned_env()
+    return {**env, MARK: ";".join(f"{k}={v}" for k, v in sorted(env.items()))}
 
 
 def is_pinned(environ=None) -> bool:
     """Whether ``environ`` (default ``os.environ``) already holds this machine's pins."""
     environ = os.environ if environ is None else environ
-    env = pinned_env()
-    return environ.get(MARK) == _signature(env) and all(environ.get(k) == v for k, v in env.items())
+    return all(environ.get(k) == v for k, v in _pins().items())
 
 
 def ensure(restart: bool = True) -> bool:
@@ -96,11 +99,8 @@ def ensure(restart: bool = True) -> bool:
     if is_pinned():
         os.environ.pop(_RESTARTED, None)
         return True
-    env = pinned_env()
-    os.environ.update(env)
-    os.environ[MARK] = _signature(env)
-    loaded = [m for m in _LIBRARIES if m in sys.modules]
-    if loaded and restart:
+    os.environ.update(_pins())
+    if restart and any(m in sys.modules for m in _LIBRARIES):
         if os.environ.get(_RESTARTED) == "1":  # a restarted process that still lacks the pins: never loop
             raise RuntimeError("essence.data.pinning: the restarted process did not receive the pins; set them "
                                "outside (python -m essence.data.pinning env) or set ESSENCE_NATIVE_CPU=1")
@@ -135,17 +135,15 @@ def kernel_spec(prefix: str | os.PathLike = sys.prefix) -> Path:
     JupyterLab runs pinned as ``make reproduce`` runs it; returns the spec's path."""
     import json
 
+    from ._io import write_atomic
+
     path = Path(prefix) / "share" / "jupyter" / "kernels" / "python3" / "kernel.json"
     spec = json.loads(path.read_text()) if path.exists() else {
         "argv": ["python", "-m", "ipykernel_launcher", "-f", "{connection_file}"],
         "display_name": "Python 3 (ipykernel)", "language": "python"}
-    env = pinned_env()
-    spec["env"] = {**env, MARK: _signature(env)}
+    spec["env"] = _pins()
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(".kernel.json.tmp")
-    tmp.write_text(json.dumps(spec, indent=1))
-    tmp.replace(path)
-    return path
+    return write_atomic(path, json.dumps(spec, indent=1), overwrite=True)
 
 
 def _main(argv=None) -> int:
@@ -162,9 +160,7 @@ def _main(argv=None) -> int:
         ensure(restart=False)
         os.execvp(argv[0], argv)
     if verb == "env":
-        env = pinned_env()
-        for k, v in {**env, MARK: _signature(env)}.items():
-            print(f"{k}={v}")
+        print("\n".join(f"{k}={v}" for k, v in _pins().items()))
         return 0
     if verb == "kernelspec":
         print(kernel_spec())
