@@ -4,12 +4,14 @@ from pathlib import Path
 
 from .artifact import adaptive as _adaptive  # noqa: F401  (registers the "essence.adaptive" schema for load)
 from .artifact.base import load_artifact
+from .artifact.compare import compare
 from .artifact.compressed import Compressed
+from .artifact.refit import refit
 from .data import load as load_data
 from .data._version import __version__
 from .suite import Suite, SuiteCompressed, compress_suite, load_suite
 
-__all__ = ["compress", "load", "load_data", "Compressed", "SuiteCompressed", "__version__"]
+__all__ = ["compress", "load", "load_data", "compare", "refit", "Compressed", "SuiteCompressed", "__version__"]
 
 #: the default method, on the command line and here
 DEFAULT_METHOD = "auto"

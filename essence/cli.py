@@ -163,9 +163,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--param", action="append", metavar="NAME=VALUE", help="a method parameter (repeatable)")
     c.add_argument("--per-benchmark", type=cli_whole_number(0), metavar="N",
                    help="suites only: at least N items of every benchmark (the rest of the split is searched)")
-    c.add_argument("--split", choices=("random", "top"), default="random",
-                   help="which models are held out for the artifact's test figures: random (stratified, the default) "
-                        "or top (the strongest 10 %%: how it does on a model better than every reference)")
+    from .data.split import SPLIT_KINDS
+
+    c.add_argument("--split", choices=SPLIT_KINDS, default="random",
+                   help="which models are held out for the artifact's test figures: random (10 %%, stratified, the "
+                        "default); top or bottom (the strongest or weakest 20 %%: a model better or worse than every "
+                        "reference); far (the strongest 20 %%, references only the weakest 60 %%); chance (the "
+                        "strongest 20 %%, references only the models near the benchmark's floor)")
     c.add_argument("--force", action="store_true", help="replace an existing --out file")
     c.add_argument("--quiet", action="store_true", help="no progress bars")
     c.set_defaults(func=cmd_compress)
@@ -189,8 +193,9 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=cmd_evaluate)
 
     from . import lmeval, sweep  # each adds its own subcommands
+    from .artifact import commands
 
-    for module in (sweep, lmeval):
+    for module in (commands, sweep, lmeval):
         module.add_subcommand(sub)
     return p
 

@@ -222,3 +222,15 @@ def test_side_above_lets_d_answer_only_above_the_references(ifeval_top):
     np.testing.assert_allclose(above["lower"][low], np.minimum(both["lower"][low], above["estimate"][low]), atol=1e-6)
     with pytest.raises(InputError, match="side"):
         _fit(d, ref[:100], items, d=1, s_inner=3.0, c_d=1.0, side="below")
+
+
+def test_an_estimate_beyond_the_references_is_flagged_outside(ifeval_top):
+    """The flag agrees with the note of ``estimate --context``: an estimate above the strongest (below the
+    weakest) reference's score is flagged outside, whatever the posterior of the answers says."""
+    d, ref, top, items = ifeval_top
+    rec = _fit(d, ref, items, d=2, s_inner=3.0, c_d=1.0, pi_out=0.01)  # a small prior: the posterior rarely says out
+    X = d.responses[np.ix_(np.r_[top, ref[:50]], items)]
+    out = rec.predict_interval(X)
+    yq = rec.y_quantiles_
+    beyond = (out["estimate"] > yq[-1]) | (out["estimate"] < yq[0])
+    assert beyond.any() and out["outside"][beyond].all()

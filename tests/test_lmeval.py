@@ -485,11 +485,14 @@ def test_export_mixed_sets_group(tmp_path, data):
 
 
 def test_export_bad_input(tmp_path, capsys, tq_artifact):
+    from essence.artifact.base import items_hash
+
     path, _ = tq_artifact
     own = tmp_path / "own.json"
     d = json.loads(path.read_text())
     d["dataset"]["name"] = "mybench"
     d["items"] = [i.replace("truthfulqa.", "q") for i in d["items"]]
+    d["items_hash"] = items_hash(d["items"])  # an artifact written for these ids, not one edited after
     own.write_text(json.dumps(d))
     cases = [
         ((path, "--task", "bad name", "--out", tmp_path / "a"), "--task 'bad name': use letters"),

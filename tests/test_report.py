@@ -59,3 +59,37 @@ def test_estimate_context_flag(art, tmp_path, capsys):
     assert main(["estimate", str(path), str(resp_path), "--context"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(plain) and "reference models of arc" in out and "scored on 10 of the 10" in out
+
+
+def _fake_art(y_quantiles=None):
+    from types import SimpleNamespace
+
+    q = np.linspace(40.0, 80.0, 101).tolist()  # the dataset's recorded range (every model, test ones too)
+    rec = SimpleNamespace() if y_quantiles is None else SimpleNamespace(y_quantiles_=np.asarray(y_quantiles))
+    return SimpleNamespace(dataset={"name": "made-up", "target_quantiles": q, "n_models": 100},
+                           interval=SimpleNamespace(level=0.9), method="auto", k=50, reconstructor=rec)
+
+
+def test_the_extrapolation_note_follows_the_outside_flag():
+    """The flag and the note agree: a row flagged outside gets the note, one not flagged never reads as
+    flagged; the range named is the reconstructor's references' (here 45-60 pp), not the dataset's (40-80)."""
+    art = _fake_art(np.linspace(45.0, 60.0, 101))
+    df = pd.DataFrame({"model": ["above", "answers", "inside", "regression"], "estimate": [62.0, 55.0, 52.0, 61.0],
+                       "lower": [50.0, 45.0, 48.0, 57.0], "upper": [75.0, 70.0, 56.0, 65.0],
+                       "outside": [True, True, False, False]})
+    text = context_lines(art, df, chance=float("nan"))
+    blocks, cur = {}, None
+    for ln in text:
+        if not ln.startswith(" "):
+            cur = ln.split(":")[0]
+        blocks.setdefault(cur, []).append(ln)
+    assert "above the strongest reference model" in "\n".join(blocks["above"])
+    assert "outside the references: the estimate is above" in "\n".join(blocks["above"])
+    assert "fitted on models scoring 45.0-60.0 pp" in "\n".join(blocks["above"])
+    assert "outside the references: the model's answers place it" in "\n".join(blocks["answers"])
+    assert "note" not in "\n".join(blocks["inside"])
+    reg = "\n".join(blocks["regression"])  # not flagged: the note says so instead of contradicting the flag
+    assert "not flagged outside" in reg and "outside the references:" not in reg
+    # without the column (a DataFrame of an older version): the estimate against the recorded range
+    legacy = context_lines(_fake_art(), df.drop(columns="outside"), chance=float("nan"))
+    assert sum("extrapolates" in ln for ln in legacy) == 0  # 40-80 pp holds every estimate

@@ -187,7 +187,7 @@ def test_every_method_sees_the_same_split(counting, slice_npz, tmp_path, monkeyp
     monkeypatch.setattr(edata, "split_models", spy)
     df = _sweep([slice_npz], tmp_path / "sw", methods=["random", "counting"], ks=[5, 10], seeds=[0, 1])
     # one split per dataset x seed, made with that seed and the defaults, shared by all methods and ks
-    assert calls == [("gsm8k_slice", (), {"test": 0.1, "seed": s, "kind": "random"}) for s in (0, 1)]
+    assert calls == [("gsm8k_slice", (), {"test": None, "seed": s, "kind": "random"}) for s in (0, 1)]
     for seed, g in df.groupby("seed"):
         assert g["split_id"].nunique() == 1 and g["n_test"].nunique() == 1
     assert df.groupby("seed")["split_id"].first().nunique() == 2  # different seeds, different splits

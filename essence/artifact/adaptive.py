@@ -13,6 +13,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..data import METABENCH, POOL_CAVEAT, Responses, Split, split_models
+from ..data.split import default_test
 from ..data._runtime import single_thread
 from ..data.checks import real_number, whole_number
 from ..data.errors import InputError, warn
@@ -145,7 +146,8 @@ class AdaptiveCompressed(Artifact):
         return art
 
 
-def compress_adaptive(data: Responses, k: int, seed: int = 0, split: Split | str | None = "random", test: float = 0.1,
+def compress_adaptive(data: Responses, k: int, seed: int = 0, split: Split | str | None = "random",
+                      test: float | None = None,
                       val: float = 0.1, level: float = 0.9, progress: bool = True, **params) -> AdaptiveCompressed:
     """Fit the bank and the interval of an adaptive test of at most ``k`` items on the references of ``split`` and
     measure it on the test models. ``params``: :data:`PARAMS`. InputError for ``k`` beyond the pool, fewer than
@@ -167,6 +169,7 @@ def compress_adaptive(data: Responses, k: int, seed: int = 0, split: Split | str
                          f"gives each model at most the pool (use k <= {data.n_items})")
     constant = _warn_constant(data)
     kind = split if isinstance(split, str) else "random"
+    test = default_test(kind) if test is None and not isinstance(split, Split) else test
     sp = split if isinstance(split, Split) else split_models(data, test=test, val=val, seed=seed, kind=kind)
     ref = np.sort(np.r_[sp.train, sp.val]).astype(np.intp)
     if ref.size < MIN_REFERENCES:

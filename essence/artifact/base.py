@@ -17,7 +17,7 @@ from ..data._io import jsonable, write_atomic
 from ..data._version import __version__
 from ..data.errors import EssenceWarning, InputError
 
-__all__ = ["Artifact", "SCHEMAS", "load_artifact", "read_json", "check_same_benchmark", "check_answers",
+__all__ = ["items_hash", "Artifact", "SCHEMAS", "load_artifact", "read_json", "check_same_benchmark", "check_answers",
            "missing_items", "format_figures", "FIGURE_KEYS"]
 
 #: the figures an evaluation reports (:func:`essence.data.metrics.summary`), in print order
@@ -28,6 +28,15 @@ def format_figures(fig: dict) -> str:
     """One line of figures (errors in pp, three decimals): ``n_models=.. rmse=.. ...``."""
     return " ".join(f"{k}={fig[k]}" if k == "n_models" else f"{k}={fig[k]:.3f}"
                     for k in FIGURE_KEYS if fig.get(k) is not None)
+
+
+def items_hash(items) -> str:
+    """``sha256:<16 hex>`` of the chosen item ids in artifact order: two artifacts with the same hash ask a model
+    the same items, so results run for one serve the other (``essence refit`` keeps it; ``essence compare``
+    checks it)."""
+    import hashlib
+
+    return "sha256:" + hashlib.sha256("\n".join(map(str, items)).encode("utf-8")).hexdigest()[:16]
 
 
 #: fewest chosen items and models with which :func:`check_same_benchmark` judges (fewer: too noisy)

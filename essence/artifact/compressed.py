@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -16,7 +16,8 @@ from ..data.errors import InputError, warn
 from ..data.metrics import summary
 from ..methods.auto import check_models_for_k
 from ..reconstructors.intervals import IntervalModel, cross_fitted_predictions
-from .base import Artifact, check_answers, check_same_benchmark, format_figures, missing_items
+from ..reconstructors.pairs import PairInterval
+from .base import Artifact, items_hash, check_answers, check_same_benchmark, format_figures, missing_items
 
 __all__ = ["Compressed", "compress", "SCHEMA", "SCHEMA_VERSION"]
 
@@ -33,6 +34,8 @@ class Compressed(Artifact):
     items: list[str]
     reconstructor: object
     interval: IntervalModel
+    pairs: dict | None = None
+    lineage: list = field(default_factory=list)
 
     SCHEMA: ClassVar[str] = SCHEMA
     SCHEMA_VERSION: ClassVar[int] = SCHEMA_VERSION
@@ -98,8 +101,10 @@ class Compressed(Artifact):
     def to_dict(self) -> dict:
         return {**self.header(), "method": self.method, "k": int(self.k), "seed": int(self.seed), "params": self.params,
                 "items": list(self.items), "dataset": self.dataset, "split": self.split,
-                "reconstructor": self.reconstructor.to_dict(), "interval": self.interval.to_dict(),
-                "figures": self.figures, "selection": self.selection}
+                "items_hash": items_hash(self.items), "reconstructor": self.reconstructor.to_dict(),
+                "interval": self.interval.to_dict(),
+                **({"pairs": {kind: pi.to_dict() for kind, pi in self.pairs.items()}} if self.pairs else {}),
+                "lineage": self.lineage, "figures": self.figures, "selection": self.selection}
 
     @classmethod
     def _from_checked(cls, d: dict, source: str) -> "Compressed":
@@ -109,6 +114,7 @@ class Compressed(Artifact):
         return cls(
             method=d["method"], k=int(d["k"]), seed=int(d["seed"]), params=d["params"], items=list(d["items"]),
             reconstructor=rec, interval=interval, dataset=d["dataset"], figures=d["figures"],
+            pairs=_pairs_from_dict(d.get("pairs")), lineage=list(d.get("lineage", [])),
             split=d.get("split", {}), selection=d.get("selection", {}), created=d.get("created", ""),
             essence_version=d.get("essence_version", "unknown"))
 
@@ -136,6 +142,40 @@ def estimates(rec, interval, subset_quantiles, X) -> dict:
         outside = (mean < subset_quantiles[0]) | (mean > subset_quantiles[-1])
     return {"estimate": est, "lower": lo, "upper": hi, "outside": outside,
             "answered_by": np.full(est.shape, "regression", dtype=object)}
+
+
+def _pairs_from_dict(d) -> dict | None:
+    return {kind: PairInterval.from_dict(v) for kind, v in d.items()} if d else None
+
+
+def calibrate(rec, R, y, idx, n_train: int, seed: int = 0, level: float = 0.9, oof=None, oof_frontier=None,
+              items_fitted: bool = True):
+    """``(interval, pairs, pred_cf)`` for a fitted reconstructor ``rec`` on reference answers ``R`` ``(n, N)``, full
+    scores ``y`` ``(n,)`` pp, chosen columns ``idx`` ``(k,)``: the first ``n_train`` models are training models, the
+    rest validation models. ``rec`` was refitted on all of them, so it has no held-out models: the intervals
+    calibrate on cross-fitted predictions ``pred_cf`` ``(n,)`` pp (of its regression, for a kind with its own
+    interval): :class:`IntervalModel` for one model, ``pairs`` (``{"regression": PairInterval, ...}``) for the
+    difference of two.
+
+    ``oof`` ``(n,)`` pp: out-of-fold residuals (estimate - truth) from a cross-validation that chose the items
+    inside its folds (a method's ``oof_residuals_``); when given, the pairs calibrate on them instead: on fixed
+    items chosen to fit these very models, cross-fitted residuals are optimistic. ``oof_frontier`` ``(n,)`` pp:
+    the frontier estimate's from the same folds (``oof_frontier_residuals_``); when given, ``pairs`` also holds
+    ``"frontier"`` (both models answered by it) and ``"mixed"`` (one by each). ``items_fitted``: whether the
+    items were chosen by fitting these models' results (recorded with the pairs: cross-fitted residuals then read
+    them optimistically)."""
+    calibrated = getattr(rec, "inner_", rec) if getattr(rec, "has_interval", False) else rec
+    pred_cf = cross_fitted_predictions(calibrated, R[:, idx], y, seed=seed, R=R)
+    interval = IntervalModel(level=level).fit(pred_cf[:n_train], y[:n_train], pred_cf[n_train:], y[n_train:])
+    r_g = pred_cf - y if oof is None else np.asarray(oof, dtype=np.float64)
+    X = R[:, idx]
+    source = "nested" if oof is not None else ("fixed-items" if items_fitted else "independent-items")
+    pairs = {"regression": PairInterval(level=level, residuals=source).fit_residuals(r_g, r_g, X, n_train, seed)}
+    if oof_frontier is not None:
+        r_d = np.asarray(oof_frontier, dtype=np.float64)
+        pairs["frontier"] = PairInterval(level=level, residuals=source).fit_residuals(r_d, r_d, X, n_train, seed)
+        pairs["mixed"] = PairInterval(level=level, residuals=source).fit_residuals(r_g, r_d, X, n_train, seed)
+    return interval, pairs, pred_cf
 
 
 #: fewer models than this make figures too noisy to read: a warning says so
@@ -176,10 +216,12 @@ def _warn_constant(data: Responses) -> bool:
 
 
 def compress(data: Responses, k: int, method: str = "auto", seed: int = 0, split: Split | str | None = None,
-             test: float = 0.1, val: float = 0.1, level: float = 0.9, min_answered: int = 5, progress: bool = True,
-             predictors: str = "all", **params) -> Compressed:
+             test: float | None = None, val: float = 0.1, level: float = 0.9, min_answered: int = 5,
+             progress: bool = True, predictors: str = "all", **params) -> Compressed:
     """Choose ``k`` items of ``data`` with ``method`` (``params``) on the training and validation models of ``split``
-    (``"random"``, ``"top"`` or a :class:`~essence.data.Split`), fit the reconstructor and its ``level`` interval;
+    (a kind of :data:`~essence.data.SPLIT_KINDS`: ``"random"``, ``"top"``, ``"bottom"``, ``"far"``, ``"chance"``, or
+    a :class:`~essence.data.Split`), fit the reconstructor and its ``level`` interval; ``test``: the held-out fraction,
+    None for the kind's default (0.1 random, 0.2 the extrapolation kinds: :func:`~essence.data.split.default_test`);
     items answered by fewer than ``min_answered`` training models are left out with a warning."""
     from ..methods import make_method
 
@@ -193,6 +235,10 @@ def compress(data: Responses, k: int, method: str = "auto", seed: int = 0, split
                          "or 'basic' (without them)")
     selector = make_method(method, k=k, seed=seed, progress=progress, **params)
     kind = split if isinstance(split, str) else "random"
+    if test is None and not isinstance(split, Split):
+        from ..data.split import default_test
+
+        test = default_test(kind)
     split = split if isinstance(split, Split) else split_models(data, test=test, val=val, seed=seed, kind=kind)
     train, valid, testd = (data.subset(models=ix) for ix in split)
     source, left_out = data, []
@@ -213,13 +259,12 @@ def compress(data: Responses, k: int, method: str = "auto", seed: int = 0, split
     with single_thread():
         selector.fit(train, valid, predictors=predictors)
         idx, rec = selector.items_, selector.reconstructor_
-        # refitted on train + val (Selector.fit), the reconstructor has no held-out models: the conformal interval
-        # calibrates on cross-fits, of its regression for a kind with its own interval (frontier)
         R = np.vstack([train.responses, valid.responses])
-        calibrated = getattr(rec, "inner_", rec) if getattr(rec, "has_interval", False) else rec
-        pred_cf = cross_fitted_predictions(calibrated, R[:, idx], np.r_[train.target, valid.target], seed=seed, R=R)
+        interval, pairs, pred_cf = calibrate(rec, R, np.r_[train.target, valid.target], idx, train.n_models, seed,
+                                             level, getattr(selector, "oof_residuals_", None),
+                                             getattr(selector, "oof_frontier_residuals_", None),
+                                             not getattr(selector, "needs_no_models", False))
         pred_val = pred_cf[train.n_models:]
-        interval = IntervalModel(level=level).fit(pred_cf[:train.n_models], train.target, pred_val, valid.target)
     with np.errstate(invalid="ignore"):
         subset_q = np.round(np.nanpercentile(100 * np.nanmean(R[:, idx], axis=1), np.arange(101)), 4)
     figures = {}
@@ -246,7 +291,8 @@ def compress(data: Responses, k: int, method: str = "auto", seed: int = 0, split
                  "reconstructor_val_rmse": selector.reconstructor_scores_, "predictors": predictors, **selector.info_}
     return Compressed(
         method=method, k=int(k), seed=int(seed), params=selector.params_dict(),
-        items=data.items[idx].tolist(), reconstructor=rec, interval=interval, dataset=dataset, figures=figures,
-        split={"seed": int(seed), "kind": kind, "test": test, "val": val, "n_train": train.n_models, "n_val": valid.n_models,
-               "n_test": testd.n_models},
+        items=data.items[idx].tolist(), reconstructor=rec, interval=interval, pairs=pairs, dataset=dataset,
+        figures=figures,
+        split={"seed": int(seed), "kind": kind, "test": test, "val": val, "n_train": train.n_models,
+               "n_val": valid.n_models, "n_test": testd.n_models},
         selection=selection, created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))

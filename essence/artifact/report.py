@@ -27,6 +27,22 @@ def percentile_among(value: float, quantiles) -> float:
     return float(np.interp(value, q, np.linspace(0, 100, q.size)))
 
 
+def _missing(v) -> bool:
+    try:
+        return bool(np.isnan(v))
+    except TypeError:
+        return v is None
+
+
+def _reference_range(art, q) -> tuple[float, float]:
+    """``(lowest, highest)`` pp: the scores of the models the reconstructor was fitted on where it records them (the
+    frontier estimate), else the dataset's recorded range ``q``."""
+    yq = getattr(getattr(art, "reconstructor", None), "y_quantiles_", None)
+    if yq is not None and len(yq) >= 2:
+        return float(yq[0]), float(yq[-1])
+    return float(q[0]), float(q[-1])
+
+
 def answered_counts(art, responses) -> dict:
     """``{model: how many of the artifact's chosen items it has a result on}`` in ``responses`` (a Responses)."""
     pos = {s: i for i, s in enumerate(responses.items.tolist())}
@@ -37,7 +53,10 @@ def answered_counts(art, responses) -> dict:
 def context_lines(art, estimates, n_answered=None, chance: dict | float | None = None) -> list[str]:
     """Lines for the rows of ``estimates`` (:meth:`~essence.artifact.compressed.Compressed.estimate`'s DataFrame).
     ``n_answered``: ``{model: items with a result}`` (None: not shown); ``chance``: pp, one value or
-    ``{model: pp}`` (None: :data:`CHANCE` of the artifact's dataset)."""
+    ``{model: pp}`` (None: :data:`CHANCE` of the artifact's dataset). Where ``estimates`` has the ``outside`` column,
+    the note that the estimate extrapolates follows it (a row flagged outside gets it, one not flagged does not), so
+    the flag and the note agree; the reference range it names is the reconstructor's own (the models it was fitted
+    on) where it records one, else the dataset's."""
     ds = art.dataset
     q = ds.get("target_quantiles")
     name = ds.get("name", "the dataset")
@@ -56,10 +75,22 @@ def context_lines(art, estimates, n_answered=None, chance: dict | float | None =
             pct = percentile_among(est, q)
             lines.append(f"  among the {n_ref} reference models of {name} (full scores {q[0]:.1f}-{q[-1]:.1f} pp, "
                          f"median {q[50]:.1f}): percentile {pct:.1f}")
-            if est < q[0] or est > q[-1]:
-                side = "below the weakest" if est < q[0] else "above the strongest"
-                lines.append(f"  note: the estimate is {side} reference model: the reconstructor was fitted on models "
-                             f"scoring {q[0]:.1f}-{q[-1]:.1f} pp and extrapolates here; treat it with care")
+            lo_ref, hi_ref = _reference_range(art, q)
+            beyond = est < lo_ref or est > hi_ref
+            flag = getattr(row, "outside", None)
+            outside = beyond if flag is None or _missing(flag) else bool(flag)
+            if outside:
+                side = ("below the weakest" if est < lo_ref or (est <= hi_ref and est < q[50])
+                        else "above the strongest")
+                what = "the estimate is" if beyond else "the model's answers place it"
+                lines.append(f"  note: outside the references: {what} {side} reference model: the reconstructor was "
+                             f"fitted on models scoring {lo_ref:.1f}-{hi_ref:.1f} pp and extrapolates here; treat it "
+                             "with care")
+            elif beyond:  # a regression flag that reads the answers (inside) while the estimate is beyond them
+                side = "below the weakest" if est < lo_ref else "above the strongest"
+                lines.append("  note: not flagged outside (its answers on the chosen items lie within the "
+                             f"references'), but the estimate is {side} reference model ({lo_ref:.1f}-{hi_ref:.1f} pp): the "
+                             "regression extrapolates here; treat it with care")
             elif pct < 2 or pct > 98:
                 side = "weakest" if pct < 2 else "strongest"
                 lines.append(f"  note: among the {side} 2% of the reference models, where estimates are least accurate "

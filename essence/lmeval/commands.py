@@ -89,6 +89,10 @@ def cmd_replay(args) -> int:
 def cmd_run(args) -> int:
     if args.out and Path(args.out).exists() and not args.force:
         raise UsageError(f"{args.out}: already exists; choose another --out or pass --force")
+    if args.save_responses:
+        from ..data._io import check_output
+
+        check_output(Path(args.save_responses), overwrite=args.force, flag="--save-responses")
     if args.model != "smollm2" and not args.model_args:
         raise UsageError(f"--model {args.model}: give its --model-args (e.g. pretrained=ORG/NAME), or --model smollm2")
     art = load_artifact(args.artifact)
@@ -122,7 +126,45 @@ def cmd_run(args) -> int:
     if args.out:
         write_atomic(Path(args.out), est.to_csv(index=False, float_format="%.4f"), overwrite=args.force)
         print(f"estimate -> {args.out}")
+    if not adaptive and args.save_responses:
+        write_atomic(Path(args.save_responses), _wide_csv(art, res.responses), overwrite=args.force)
+        print(f"results on the chosen items -> {args.save_responses} (a baseline for a later --compare-to)")
+    if not adaptive and args.compare_to:
+        return _compare_run(art, res.responses, args)
     return 0
+
+
+def _wide_csv(art, resp) -> str:
+    """A Responses' results on the artifact's chosen items as a wide CSV: ``model`` then one column per item."""
+    import pandas as pd
+
+    models, X = art._matrix(resp)
+    return pd.DataFrame(X, columns=art.items, index=pd.Index(models, name="model")).to_csv()
+
+
+def _compare_run(art, new, args) -> int:
+    """``essence run --compare-to FILE``: the new model (b) against every model of FILE (a), as ``essence
+    compare`` prints it; exit 1 when ``--fail-if`` fails."""
+    import pandas as pd
+
+    from ..artifact.commands import compare_lines
+    from ..artifact.compare import compare, gate_failures
+    from ..data import load as load_data
+
+    base = load_data(args.compare_to, allow_empty_items=True)
+    frames = [pd.DataFrame(X, columns=art.items, index=[str(m) for m in models])
+              for models, X in (art._matrix(base), art._matrix(new))]  # each: every chosen item, or a clear error
+    both = pd.concat(frames)
+    name = str(new.models[0])
+    if name in set(frames[0].index):
+        raise UsageError(f"--compare-to {args.compare_to}: holds a model named {name!r} too; give the new model "
+                         "another --name")
+    df = compare(art, both, b=name, margin=args.margin)
+    print("\n".join(compare_lines(df, args.margin, art.interval.level, art)))
+    failed = gate_failures(df, args.fail_if, art.interval.level) if args.fail_if else []
+    for line in failed:
+        print(line, file=sys.stderr)
+    return 1 if failed else 0
 
 
 def _run_adaptive(art, args, opts: dict):
@@ -228,6 +270,18 @@ def add_subcommand(subparsers) -> None:
     r.add_argument("--out", help="write the estimate as CSV (model, estimate, lower, upper)")
     r.add_argument("--offline", action="store_true", help="no network (HF_HUB_OFFLINE, HF_DATASETS_OFFLINE; always "
                                                           "on for smollm2)")
+    r.add_argument("--save-responses", metavar="FILE", help="also write the model's results on the chosen items "
+                                                             "(CSV): a baseline for a later run's --compare-to")
+    r.add_argument("--compare-to", metavar="FILE", help="a baseline's results on the chosen items (a --save-responses "
+                                                         "file, import-lmeval's output or a dataset): compare the new "
+                                                         "model with every model in it, as `essence compare` does")
+    r.add_argument("--margin", type=float, default=1.0, metavar="PP", help="--compare-to: the equivalence margin "
+                                                                           "in pp (default 1)")
+    from ..artifact.compare import GATES
+
+    r.add_argument("--fail-if", choices=list(GATES), help="--compare-to: exit 1 when the new model's verdict against "
+                                                          "a baseline is worse / not better / not equivalent / "
+                                                          "undecided")
     r.add_argument("--force", action="store_true", help="replace an existing --out file")
     r.add_argument("--adaptive", action="store_true", help="ARTIFACT is adaptive (compress --method adaptive): give "
                                                            "the model its items in rounds, each chosen from every "

@@ -57,7 +57,8 @@ def chance_from_logs(docs, metric: str, output_type: str | None) -> float | None
 @dataclass
 class RunResult:
     """``estimates``: DataFrame ``model, estimate, lower, upper`` (pp); ``harness``: ``{filter: (estimate, lower,
-    upper)}`` as the harness reported; ``n_answered``: chosen items with a result; ``chance``: pp or None."""
+    upper)}`` as the harness reported; ``n_answered``: chosen items with a result; ``chance``: pp or None;
+    ``responses``: the model's results on the chosen items (a Responses, one row)."""
 
     estimates: object
     harness: dict
@@ -69,6 +70,7 @@ class RunResult:
     items_file: Path | None = None
     import_lines: list[str] = field(default_factory=list)
     table: str = ""
+    responses: object = None
 
 
 def run_artifact(artifact, model: str, model_args: str = "", *, name: str | None = None, source_task=None,
@@ -109,7 +111,8 @@ def run_artifact(artifact, model: str, model_args: str = "", *, name: str | None
                                 if key.startswith("essence_estimate,"))}
         return RunResult(estimates=est, harness=harness, n_answered=answered, chance=chance, seconds=seconds,
                          samples=samples if logs else [], task=task, import_lines=imported.summary(),
-                         items_file=out_dir / "task" / f"{task}.items.json" if logs else None, table=res["table"])
+                         items_file=out_dir / "task" / f"{task}.items.json" if logs else None, table=res["table"],
+                         responses=imported.responses)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -14,9 +14,10 @@ estimate that stays honest on a model better than every reference model.
    only).
 3. **Above them.** :class:`essence.reconstructors.frontier.FrontierReconstructor`: a shrinkage-free factor-model
    estimate weighted by the posterior probability (prior ``pi_out``) that the model's own answers lie above the
-   references (``side="both"``: above or below), with its own interval, wide wherever the model lies outside the
-   references; rank, calibrations and the posterior's inside density (what D reads for the references, out of
-   fold) from the same folds.
+   references (``side="both"``: above or below; on the ``bottom`` split of ``benchmarks/frontier.py`` it reads the
+   models weaker than every reference better, but costs a little with tens of references), with its own interval,
+   wide wherever the model lies outside the references; rank, calibrations and the posterior's inside density
+   (what D reads for the references, out of fold) from the same folds.
 
 ``frontier=False`` keeps the regression alone (conformal interval). ``info_["auto"]`` records each candidate's
 cross-validated RMSE (pp), the choice, its estimated RMSE and the ratio to random items + a line (``T = 0``,
@@ -98,7 +99,8 @@ class AutoSelector(Selector):
     pi_out : prior probability that a new model lies outside the references.
     folds : cross-validation folds over the non-test models.
     frontier : False keeps the regression alone.
-    side : where the frontier estimate may answer: only ``"above"`` the references, or on ``"both"`` sides.
+    side : where the frontier estimate may answer: only ``"above"`` the references (the default), or on ``"both"``
+        sides.
     augment : synthetic models added to the rows the item search fits (:mod:`essence.search.augment`; 0 = none).
     augment_dim : the rank of the factor model they are drawn from.
 
@@ -172,6 +174,7 @@ class AutoSelector(Selector):
                     eD[(T, d)][te], zD[(T, d)][te] = D - y[te], (D - y[te]) / s
         self.cv_residuals_ = {"regression": eG, "frontier": eD, "frontier_z": zD, "folds": lab}
         (T, r), rmse = cv_choice(eG, self.length)
+        self.oof_residuals_ = eG[(T, r)]  # the choice's, items chosen inside the folds: honest for new models
         items = swap_search(*self.search_rows(R, y), k, self.seed, [T])[T]
         X = R[:, items]
         record = {"regime": ("cross-validated search" if self.length == "cv" else "longest search")
@@ -186,6 +189,7 @@ class AutoSelector(Selector):
                       ratio_to_baseline=float(rmse[(T, r)] / base) if base else float("nan"))
         if self.frontier:
             d, s_inner, c_d = frontier_calibration(self.cv_residuals_, T, r)
+            self.oof_frontier_residuals_ = eD[(T, d)]  # the frontier estimate's, same folds
             dq = oof_quantiles(eD[(T, d)], y)
             rec = FrontierReconstructor(items=items.tolist(), inner=_spec(r, items), dims=dims, pi_out=self.pi_out,
                                         seed=self.seed, d=d, s_inner=s_inner, c_d=c_d, side=self.side,

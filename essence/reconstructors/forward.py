@@ -254,13 +254,17 @@ def frontier(d, X):
     post = lambda p: pi * p / 100.0 / np.maximum(pi * p / 100.0 + (1 - pi) * f_in, 1e-300)  # noqa: E731
     w_out = post(p_out)  # outside the references, either side
     w = post(p_above) if d.get("side", "both") == "above" else w_out  # the side(s) where D may answer
-    sG = np.full(G.shape, float(d["s_inner"]))
+    # G's sd: one number, or a table over G (a refit's, where the references' errors grow with the score)
+    sG = _table(d["s_inner_table"], G) if d.get("s_inner_table") else np.full(G.shape, float(d["s_inner"]))
     level = float(d["level"])
     lo = _mixture_quantile((1 - level) / 2, p_out, G, sG, D, sD)
     hi = _mixture_quantile((1 + level) / 2, p_out, G, sG, D, sD)
-    est = (1 - w) * G + w * D
-    return {"estimate": np.clip(est, 0.0, 100.0), "lower": np.clip(np.minimum(lo, est), 0.0, 100.0),
-            "upper": np.clip(np.maximum(hi, est), 0.0, 100.0), "weight": w, "outside": w_out > 0.5}
+    est = np.clip((1 - w) * G + w * D, 0.0, 100.0)
+    # outside: the answers place the model outside the references (two-sided posterior), or the estimate itself
+    # lies beyond their scores (then it extrapolates, whatever the posterior says)
+    outside = (w_out > 0.5) | (est < yq[0]) | (est > yq[-1])
+    return {"estimate": est, "lower": np.clip(np.minimum(lo, est), 0.0, 100.0),
+            "upper": np.clip(np.maximum(hi, est), 0.0, 100.0), "weight": w, "outside": outside}
 
 
 def _average(d, X):

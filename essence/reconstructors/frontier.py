@@ -21,8 +21,10 @@ and chosen items are not a random sample), a model just inside their top that D 
 inside. ``s_G`` from G's cross-validated residuals. With ``side="above"`` (the default) D's weight ``w`` uses only the
 probability above the references (``p_above`` in place of ``p_out``): new models are usually stronger, and below the
 references, near the chance floor, D is noisier than the regression. With ``side="both"`` ``w`` is two-sided. The
-interval mixes by the two-sided ``p_out`` either way, and *outside* means the two-sided posterior exceeds 0.5, so a
-model below every reference is still flagged (and keeps the wide interval). Where the target is not the pool mean (a
+interval mixes by the two-sided ``p_out`` either way, and *outside* means the two-sided posterior exceeds 0.5 or the
+estimate itself lies beyond the references' scores (it extrapolates there, whatever the posterior says; the note of
+``essence estimate --context`` follows this flag), so a model below every reference is still flagged (and keeps the
+wide interval). Where the target is not the pool mean (a
 pre-selected pool), a least-squares line maps D's pool mean to it (its residual sd joins ``s_D``).
 """
 
@@ -35,6 +37,7 @@ from ..data.errors import InputError
 from ..features.factor import FactorModel
 from . import forward
 from .base import Reconstructor, check_X, fit_reconstructor, model_folds, reconstructor_class
+from .tables import Table1D
 
 __all__ = ["FrontierReconstructor", "Z90", "fit_factor", "d_estimates", "calibration", "oof_quantiles"]
 
@@ -165,6 +168,7 @@ class FrontierReconstructor(Reconstructor):
         G = fit_reconstructor(self._inner(), X, y, R)
         fm = fit_factor(R, d, self.max_models, self.seed)
         self.k_, self.d_, self.s_inner_, self.c_d_, self.map_ = X.shape[1], d, s_inner, c_d, mapping
+        self.s_inner_table_ = None  # a refit sets G's sd as a table over G (essence.artifact.refit)
         self.inner_, self.loadings_, self.easiness_ = G, fm.A_, fm.b_
         self.y_quantiles_ = np.percentile(y, np.linspace(0, 100, 101))
         self.d_quantiles_ = np.asarray(dq, dtype=np.float64)
@@ -207,7 +211,8 @@ class FrontierReconstructor(Reconstructor):
                 "items": [int(i) for i in np.asarray(self.items)], "map": list(self.map_), "s_inner": self.s_inner_,
                 "c_d": self.c_d_, "prior_prec": float(self.prior_prec), "pi_out": float(self.pi_out),
                 "side": str(self.side), "level": float(self.level), "y_quantiles": r(self.y_quantiles_),
-                "d_quantiles": r(self.d_quantiles_)}
+                "d_quantiles": r(self.d_quantiles_),
+                **({"s_inner_table": self.s_inner_table_.to_dict()} if getattr(self, "s_inner_table_", None) else {})}
 
     @classmethod
     def from_dict(cls, d: dict):
@@ -222,6 +227,7 @@ class FrontierReconstructor(Reconstructor):
         obj.easiness_ = np.asarray(d["easiness"], dtype=np.float64)
         obj.y_quantiles_ = np.asarray(d["y_quantiles"], dtype=np.float64)
         obj.d_quantiles_ = np.asarray(d.get("d_quantiles", d["y_quantiles"]), dtype=np.float64)
+        obj.s_inner_table_ = Table1D.from_dict(d["s_inner_table"]) if d.get("s_inner_table") else None
         return obj
 
     def predict_interval(self, X) -> dict:

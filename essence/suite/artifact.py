@@ -14,6 +14,7 @@ from ..data.checks import whole_number
 from ..artifact.base import Artifact, check_answers, check_same_benchmark, format_figures, missing_items
 from ..artifact.compressed import _figures
 from ..data import split_models
+from ..data.split import default_test
 from ..data.errors import InputError
 from ..reconstructors.base import KINDS as RECONSTRUCTOR_KINDS, reconstructor_class
 from ..reconstructors.choose import choose_average_by_cv, choose_by_cv
@@ -242,7 +243,7 @@ def _interval(pred, y, n_train: int, level: float) -> IntervalModel:
     return IntervalModel(level=level).fit(pred[:n_train], y[:n_train], pred[n_train:], y[n_train:])
 
 
-def compress_suite(suite: Suite, k: int, method: str = "essence", seed: int = 0, split=None, test: float = 0.1,
+def compress_suite(suite: Suite, k: int, method: str = "essence", seed: int = 0, split=None, test: float | None = None,
                    val: float = 0.1, level: float = 0.9, per_benchmark: int = 0, reconstructors="default",
                    jobs: int = 2, progress: bool = True, **params) -> SuiteCompressed:
     """Choose ``k`` items across ``suite`` with ``method`` and fit every member's reconstructor on them (training
@@ -252,6 +253,7 @@ def compress_suite(suite: Suite, k: int, method: str = "essence", seed: int = 0,
         raise InputError("suite: expected a Suite (see essence.suite.load_suite)")
     seed = whole_number("seed", seed, 0)
     kind = split if isinstance(split, str) else "random"
+    test = default_test(kind) if test is None and isinstance(split, (str, type(None))) else test
     split = split if not isinstance(split, (str, type(None))) else split_models(suite.mean_target, test=test, val=val,
                                                                                    seed=seed, kind=kind)
     train, valid, testd = (suite.subset(ix) for ix in split)

@@ -60,15 +60,17 @@ class _Plan:
 
 def run_sweep(datasets, methods, ks, seeds=(0, 1, 2), out="build/sweep", jobs: int = 2, force: bool = False,
               progress: bool = True, backend: str = "local", scheduler=None, method_params: dict | None = None,
-              update: bool = False, keep_artifacts: bool = True, splits=("random",), test: float = 0.1):
+              update: bool = False, keep_artifacts: bool = True, splits=("random",), test: float | None = None):
     """Run every dataset x method x k x seed (reusing cached runs) and return the table (:data:`COLUMNS`, test
     figures), also written to ``out/results.parquet`` and ``.csv``; ``df.attrs["sweep"]``: ``runs``, ``computed``,
     ``cached``, ``failed``, ``wall_seconds``. ``datasets``: names or paths (``a+b``: a suite); ``methods``: registry
     names (one that does not import or run on a suite, or a k above a dataset's items, gives error rows); ``jobs``:
     loky workers (-1 all cores, 1 in process); ``force``: recompute all, ``update``: missing or stale runs (either
     replaces a table); ``backend="dask"``: submit to ``scheduler`` (address or Client); ``method_params``:
-    ``{method: {name: value}}``; ``keep_artifacts``: artifacts in the cache files; ``splits``: ``"random"`` and/or
-    ``"top"`` (keyed ``NAME@top``); ``test``: the test fraction. UsageError / InputError before anything is written;
+    ``{method: {name: value}}``; ``keep_artifacts``: artifacts in the cache files; ``splits``: kinds of
+    :data:`~essence.data.SPLIT_KINDS` (``random``, ``top``, ``bottom``, ``far``, ``chance``; any but random keyed
+    ``NAME@kind``); ``test``: the test fraction (None: each kind's default, 0.1 random, 0.2 the others).
+    UsageError / InputError before anything is written;
     after a KeyboardInterrupt the same call resumes."""
     t_start = time.perf_counter()
     datasets, methods, ks, seeds, method_params = _check_arguments(datasets, methods, ks, seeds, jobs, backend,
@@ -131,9 +133,10 @@ def _check_out(out: Path, force: bool, update: bool) -> tuple[Path, Path]:
     return table_parquet, table_csv
 
 
-def _load_and_split(datasets, seeds, kinds=("random",), test: float = 0.1):
+def _load_and_split(datasets, seeds, kinds=("random",), test: float | None = None):
     """``({name: (Responses or Suite, source, members)}, {(name, seed): ((train, val, test), split_id)})``, each
-    split once (a suite's: of its mean score, as ``compress_suite`` makes it), a ``top`` one keyed ``NAME@top``."""
+    split once (a suite's: of its mean score, as ``compress_suite`` makes it), one of kind ``top`` keyed ``NAME@top``
+    (the same for every kind but random)."""
     loaded = {}
     for src in datasets:
         members = suite_members(src)
@@ -331,10 +334,13 @@ def add_subcommand(subparsers) -> None:
     p.add_argument("--param", action="append", metavar="METHOD.NAME=VALUE",
                    help="a method parameter, e.g. essence.generations=200 (repeatable; on a suite, essence "
                         "takes the joint EssenceBench's settings: population, generations, weighting, ...)")
-    p.add_argument("--splits", nargs="+", choices=("random", "top"), default=["random"],
-                   help="how the test models are chosen: random (stratified, the default) and/or top (the strongest "
-                        "--test fraction: a new model better than every reference)")
-    p.add_argument("--test", type=float, default=0.1, help="fraction of the models held out as test models (default 0.1)")
+    p.add_argument("--splits", nargs="+", choices=_data.SPLIT_KINDS, default=["random"],
+                   help="how the test models are chosen: random (stratified, the default), top / bottom (the "
+                        "strongest / weakest --test fraction: a new model better / worse than every reference), far "
+                        "(the strongest, references only the weakest 60 %%), chance (the strongest, references only "
+                        "near the floor); several: each")
+    p.add_argument("--test", type=float, default=None,
+                   help="fraction of the models held out as test models (default 0.1 for random, 0.2 for the others)")
     p.add_argument("--no-artifacts", action="store_true", help="do not keep each run's artifact in its cache file")
     p.set_defaults(func=_cmd_sweep)
 
