@@ -12,10 +12,11 @@ Parts (each runs in its own subprocess, so every peak-memory figure is that part
   items x 5k models. These matrices are GENERATED at random (timing only, their values
   mean nothing).
 
-* ``scale`` (whole benchmarks, GENERATED data): ``compress`` by the default (``essence``) and by
-  ``random`` at k = 100 on 1k, 5k, 14k, 50k and 100k items x ``--models`` (4,000) models and on 500 to
-  10,000 models x 14k items; each case in a fresh subprocess (time of ``compress``, the process's peak
-  RSS with the data, test RMSE), a markdown table and the log-log slope of time and memory.
+* ``scale`` (whole benchmarks, GENERATED data): ``compress`` by the default (``auto``: ``compress``'s own
+  default, read from its signature) and by ``random`` at k = 100 on 1k, 5k, 14k, 50k and 100k items x
+  ``--models`` (4,000) models and on 500 to 10,000 models x 14k items; each case in a fresh subprocess (time of
+  ``compress``, the process's peak RSS with the data, test RMSE), a markdown table and the log-log slope of time
+  and memory. ``--methods`` names others (``essence``: the GA method, the default before ``auto``).
 * ``screen`` (GENERATED data): the pre-screen's measured loss: the default without a pre-screen
   (``max_pool=None``) against the pre-screen variants and random, on one split.
 * ``suite``: the default suite compression (``essence compress arc gsm8k mmlu truthfulqa winogrande --k 250``):
@@ -55,6 +56,15 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+
+def _default_method() -> str:
+    """The method ``compress`` runs when none is named (read from its signature, so the scale part follows it)."""
+    import inspect
+
+    from essence.artifact.compressed import compress
+
+    return inspect.signature(compress).parameters["method"].default
 
 
 def peak_rss_mb() -> float:
@@ -429,7 +439,8 @@ def main(argv=None) -> int:
     ap.add_argument("--cold", action="store_true", help="pipeline: start from an empty feature cache")
     ap.add_argument("--generations", type=int, default=100, help="throughput: GA generations to time")
     ap.add_argument("--items", default="1000,5000,20000", help="scaling: item counts")
-    ap.add_argument("--models", type=int, default=5000, help="scaling: model count")
+    ap.add_argument("--models", type=int, default=None,
+                    help="model count: scale and read 4,000 (full MMLU's order, as their docs say), else 5,000")
     ap.add_argument("--scale-items", default="1000,5000,14000,50000,100000",
                     help="scale: item counts (at --models models)")
     ap.add_argument("--scale-models", default="500,1000,4000,10000",
@@ -442,7 +453,8 @@ def main(argv=None) -> int:
     ap.add_argument("--tmp", default=None, help="read: folder for the temporary files")
     ap.add_argument("--file", default="", help=argparse.SUPPRESS)
     ap.add_argument("--screen-items", type=int, default=6000, help="screen: items of the generated pool")
-    ap.add_argument("--methods", default="essence,random", help="scale: methods to time")
+    ap.add_argument("--methods", default=None, help="scale: methods to time (default: compress's default method, "
+                    "auto, and random)")
     ap.add_argument("--data-seed", type=int, default=0, help="scale: seed of the generated data")
     ap.add_argument("--case-seed", type=int, default=0, help="case: seed of compress (split and method)")
     ap.add_argument("--n-items", type=int, default=14000, help=argparse.SUPPRESS)
@@ -456,6 +468,10 @@ def main(argv=None) -> int:
                     "run none (a missing case shows as not run)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.methods is None:
+        args.methods = f"{_default_method()},random"
+    if args.models is None:
+        args.models = 4000 if args.part in ("scale", "read") else 5000
 
     if args.child:
         print(json.dumps(PARTS[args.part](args)))

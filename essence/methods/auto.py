@@ -161,16 +161,17 @@ class AutoSelector(Selector):
         zD = {(T, d): np.empty(n) for T in Ts for d in dims} if self.frontier else {}
         for f in tqdm(np.unique(lab), desc="auto: cross-validation", disable=not self.progress, leave=False):
             te = lab == f
-            factors = {d: fit_factor(R[~te], d, seed=self.seed) for d in dims} if self.frontier else {}
-            paths = swap_search(*self.search_rows(R[~te], y[~te], factors), k, self.seed, Ts)
+            Rf, Rt = R[~te], R[te]  # once per fold: each is a copy of the rows
+            factors = {d: fit_factor(Rf, d, seed=self.seed) for d in dims} if self.frontier else {}
+            paths = swap_search(*self.search_rows(Rf, y[~te], factors), k, self.seed, Ts)
             for T in Ts:
                 it = paths[T]
                 for r in regs:
                     if (T, r) in eG:
-                        G = fit_reconstructor(_make(_spec(r, it)), R[~te][:, it], y[~te], R[~te])
-                        eG[(T, r)][te] = G.predict(R[te][:, it]) - y[te]
+                        G = fit_reconstructor(_make(_spec(r, it)), Rf[:, it], y[~te], Rf)
+                        eG[(T, r)][te] = G.predict(Rt[:, it]) - y[te]
                 for d, fm in factors.items():
-                    D, s = d_estimates(fm, R[te][:, it], it, mapping)
+                    D, s = d_estimates(fm, Rt[:, it], it, mapping)
                     eD[(T, d)][te], zD[(T, d)][te] = D - y[te], (D - y[te]) / s
         self.cv_residuals_ = {"regression": eG, "frontier": eD, "frontier_z": zD, "folds": lab}
         (T, r), rmse = cv_choice(eG, self.length)
