@@ -80,13 +80,11 @@ def check_artifact(d: dict, source: str):
         raise _damaged(source, "items", f"names {dups[0]!r} {counts[dups[0]]} times (item ids must be distinct)")
     from .base import items_hash
 
-    if "items_hash" in d and d["items_hash"] != items_hash(items):
-        raise _damaged(source, "items_hash", f"is {d['items_hash']!r} but the items hash to {items_hash(items)!r}")
+    if "items_hash" in d and d["items_hash"] != (h := items_hash(items)):
+        raise _damaged(source, "items_hash", f"is {d['items_hash']!r} but the items hash to {h!r}")
     if not isinstance(d["params"], dict):
         raise _damaged(source, "params", "is not an object")
-    for field in ("reconstructor", "interval", "pairs"):
-        if field == "pairs" and field not in d:
-            continue
+    for field in ("reconstructor", "interval", *(("pairs",) if "pairs" in d else ())):
         if not isinstance(d[field], dict):
             raise _damaged(source, field, "is not an object")
         hit = _bad_number(d[field], field)

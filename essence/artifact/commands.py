@@ -61,9 +61,10 @@ def cmd_compare(args) -> int:
     art = _load_compressed(args.artifact, suite=True)
     baseline = (_load_compressed(args.baseline_artifact, "--baseline-artifact", suite=True)
                 if args.baseline_artifact else None)
-    data = [load_data(p, allow_empty_items=True) for p in args.responses]
-    if hasattr(art, "names"):  # a suite: one results file per benchmark, in its order
+    if hasattr(art, "names"):  # a suite: one results file per benchmark, in its order (it reads them itself)
         data = art.inputs(args.responses)
+    else:
+        data = [load_data(p, allow_empty_items=True) for p in args.responses]
     df = compare(art, data, a=args.a, b=args.b, margin=args.margin, baseline=baseline)
     level = (art.interval if hasattr(art, "interval") else art.mean_interval).level
     if args.out:
@@ -83,17 +84,17 @@ def cmd_compare(args) -> int:
 
 def cmd_refit(args) -> int:
     from ..data import load as load_data
+    from ..data._io import check_output
+    from .base import items_hash
     from .refit import refit
 
     art = _load_compressed(args.artifact)
     out = Path(args.out) if args.out else Path(args.artifact).with_name(Path(args.artifact).stem + "-refit.json")
-    from ..data._io import check_output
-
     check_output(out, overwrite=args.force, flag="--out")
     new = refit(art, load_data(args.data), seed=args.seed)
     new.save(out, overwrite=args.force)
     print(f"{args.artifact} refitted on {new.dataset['n_models']} models of {new.dataset['name']} -> {out} "
-          f"(the same {new.k} items: {new.to_dict()['items_hash']}; refit {len(new.lineage)} of its lineage)")
+          f"(the same {new.k} items: {items_hash(new.items)}; refit {len(new.lineage)} of its lineage)")
     print("\n".join(new.summary_lines()))
     return 0
 

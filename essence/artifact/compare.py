@@ -111,8 +111,6 @@ def compare(art, data, a: str | None = None, b: str | None = None, margin: float
     which estimate answers each model; ``independent``: the two intervals combined), ``verdict``,
     ``items_needed``. ``baseline``: the artifact another model's results were run with; refused (InputError)
     unless it asks the same items."""
-    import pandas as pd
-
     from ..reconstructors.pairs import discordance
 
     if not (isinstance(margin, (int, float)) and math.isfinite(margin) and margin >= 0):
@@ -135,18 +133,31 @@ def compare(art, data, a: str | None = None, b: str | None = None, margin: float
     for name, pi in (art.pairs or {}).items():
         half = np.where(kind == name, pi.half_width(delta), half)
     paired = np.isin(kind, list(art.pairs or {}))
-    # independent errors: b's lower error with a's upper one, and the other way round
-    down = np.hypot(est["estimate"][ib] - est["lower"][ib], est["upper"][ia] - est["estimate"][ia])
-    up = np.hypot(est["upper"][ib] - est["estimate"][ib], est["estimate"][ia] - est["lower"][ia])
-    lower = np.where(paired, diff - half, diff - down)
-    upper = np.where(paired, diff + half, diff + up)
+    lower, upper = _independent(est["estimate"], est["lower"], est["upper"], ia, ib)
+    lower, upper = np.where(paired, diff - half, lower), np.where(paired, diff + half, upper)
+    return _rows(art.dataset.get("name", ""), models, ia, ib, est["estimate"], lower, upper, delta,
+                 np.where(paired, kind, "independent"), margin, art.k, art.dataset.get("n_items"))
+
+
+def _independent(e, lo, hi, ia, ib) -> tuple[np.ndarray, np.ndarray]:
+    """``(lower, upper)`` of ``e[ib] - e[ia]`` with the two models' own intervals ``[lo, hi]`` combined as
+    independent errors: b's lower error with a's upper one, and the other way round."""
+    diff = e[ib] - e[ia]
+    return (diff - np.hypot(e[ib] - lo[ib], hi[ia] - e[ia]), diff + np.hypot(hi[ib] - e[ib], e[ia] - lo[ia]))
+
+
+def _rows(benchmark, models, ia, ib, e, lower, upper, delta, calibration, margin: float, k: int, n_items):
+    """:func:`compare`'s table for the pairs ``(ia, ib)`` of one benchmark: estimates ``e`` ``(n,)``, the
+    intervals of ``e[ib] - e[ia]``, their verdicts and, where undecided, the items that would decide them."""
+    import pandas as pd
+
+    diff = e[ib] - e[ia]
     verdict = verdicts(lower, upper, margin)
-    need = items_needed(diff, (upper - lower) / 2, art.k, margin, art.dataset.get("n_items"))
+    need = items_needed(diff, (upper - lower) / 2, k, margin, n_items)
     return pd.DataFrame({
-        "benchmark": art.dataset.get("name", ""), "a": [models[i] for i in ia], "b": [models[j] for j in ib],
-        "estimate_a": est["estimate"][ia], "estimate_b": est["estimate"][ib], "difference": diff,
-        "lower": lower, "upper": upper, "discordance": delta,
-        "calibration": np.where(paired, kind, "independent"), "verdict": verdict,
+        "benchmark": benchmark, "a": [models[i] for i in ia], "b": [models[j] for j in ib], "estimate_a": e[ia],
+        "estimate_b": e[ib], "difference": diff, "lower": lower, "upper": upper, "discordance": delta,
+        "calibration": calibration, "verdict": verdict,
         "items_needed": [n if v == "undecided" else None for n, v in zip(need, verdict)]})
 
 
@@ -163,22 +174,13 @@ def _compare_suite(art, data, a, b, margin: float):
     est = art._predict(X)
     ia, ib = (np.array(v, dtype=np.intp) for v in zip(*_pairs(models, a, b)))
     delta = discordance(X[ia], X[ib])
+    sizes = art.dataset.get("n_items", {})
     frames = []
     for name in [*art.names, "mean"]:
         e = est[name]
-        lo, hi = art._interval_of(name).interval(e)
-        diff = e[ib] - e[ia]
-        lower = diff - np.hypot(e[ib] - lo[ib], hi[ia] - e[ia])
-        upper = diff + np.hypot(hi[ib] - e[ib], e[ia] - lo[ia])
-        verdict = verdicts(lower, upper, margin)
-        n_items = sum(art.dataset.get("n_items", {}).values()) if name == "mean" else art.dataset.get(
-            "n_items", {}).get(name)
-        need = items_needed(diff, (upper - lower) / 2, art.k, margin, n_items)
-        frames.append(pd.DataFrame({
-            "benchmark": name, "a": [models[i] for i in ia], "b": [models[j] for j in ib], "estimate_a": e[ia],
-            "estimate_b": e[ib], "difference": diff, "lower": lower, "upper": upper, "discordance": delta,
-            "calibration": "independent", "verdict": verdict,
-            "items_needed": [n if v == "undecided" else None for n, v in zip(need, verdict)]}))
+        lower, upper = _independent(e, *art._interval_of(name).interval(e), ia, ib)
+        n_items = sum(sizes.values()) if name == "mean" else sizes.get(name)
+        frames.append(_rows(name, models, ia, ib, e, lower, upper, delta, "independent", margin, art.k, n_items))
     return pd.concat(frames, ignore_index=True)
 
 

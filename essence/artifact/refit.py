@@ -22,6 +22,7 @@ from ..data import METABENCH, POOL_CAVEAT, Responses, split_models
 from ..data._runtime import single_thread
 from ..data.checks import whole_number
 from ..data.errors import InputError
+from ..reconstructors.base import fit_reconstructor
 
 __all__ = ["refit"]
 
@@ -81,8 +82,6 @@ def refit(art, data: Responses, seed: int | None = None, val: float = 0.1):
     if getattr(rec, "has_interval", False):
         params.update({p: None for p in _RECALIBRATED if p in params})
     rec.set_params(**params)
-    from ..reconstructors.base import fit_reconstructor
-
     with single_thread():
         rec = fit_reconstructor(rec, R[:, idx], y, R)
         interval, pairs, pred_cf = calibrate(rec, R, y, idx, sp.train.size, seed, art.interval.level)

@@ -145,21 +145,16 @@ def _wide_csv(art, resp) -> str:
 def _compare_run(art, new, args) -> int:
     """``essence run --compare-to FILE``: the new model (b) against every model of FILE (a), as ``essence
     compare`` prints it; exit 1 when ``--fail-if`` fails."""
-    import pandas as pd
-
     from ..artifact.commands import compare_lines
     from ..artifact.compare import compare, gate_failures
     from ..data import load as load_data
 
     base = load_data(args.compare_to, allow_empty_items=True)
-    frames = [pd.DataFrame(X, columns=art.items, index=[str(m) for m in models])
-              for models, X in (art._matrix(base), art._matrix(new))]  # each: every chosen item, or a clear error
-    both = pd.concat(frames)
     name = str(new.models[0])
-    if name in set(frames[0].index):
+    if name in set(map(str, base.models)):
         raise UsageError(f"--compare-to {args.compare_to}: holds a model named {name!r} too; give the new model "
                          "another --name")
-    df = compare(art, both, b=name, margin=args.margin)
+    df = compare(art, [base, new], b=name, margin=args.margin)
     print("\n".join(compare_lines(df, args.margin, art.interval.level, art)))
     failed = gate_failures(df, args.fail_if, art.interval.level) if args.fail_if else []
     for line in failed:

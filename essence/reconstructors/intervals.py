@@ -12,7 +12,25 @@ from ..data.errors import InputError
 from .choose import oof_predictions
 from .tables import Table1D
 
-__all__ = ["IntervalModel", "cross_fitted_predictions"]
+__all__ = ["IntervalModel", "cross_fitted_predictions", "kernel_scale", "conformal_quantile"]
+
+
+def kernel_scale(grid, x, r2, bandwidth: float, global_ms: float, prior: float) -> Table1D:
+    """A residual scale curve on ``grid``: the Gaussian-kernel (``bandwidth``) RMS of squared residuals ``r2`` at
+    positions ``x`` (``(n,)`` each), shrunk towards ``global_ms`` (a mean square) with the weight of ``prior``
+    residuals where few lie nearby, floored at ``max(0.05, 0.1 sqrt(global_ms))``."""
+    w = np.exp(-0.5 * ((grid[:, None] - x[None, :]) / bandwidth) ** 2)  # (n_grid, n)
+    ms = (w @ r2 + prior * global_ms) / (w.sum(axis=1) + prior)
+    floor = max(0.05, 0.1 * math.sqrt(global_ms))
+    return Table1D(grid, np.maximum(np.sqrt(ms), floor))
+
+
+def conformal_quantile(scores, level: float) -> float:
+    """The split-conformal quantile of ``scores`` ``(n,)``: the ``ceil((n + 1) level)``-th smallest (the largest
+    when that exceeds ``n``); infinite for no scores."""
+    n = scores.size
+    rank = math.ceil((n + 1) * level)
+    return float(np.sort(scores)[min(rank, n) - 1]) if n else float("inf")
 
 
 class IntervalModel:
@@ -29,24 +47,17 @@ class IntervalModel:
         pt, yt = np.asarray(pred_train, float), np.asarray(y_train, float)
         pv, yv = np.asarray(pred_val, float), np.asarray(y_val, float)
         rt = yt - pt
-        grid = np.linspace(0.0, 100.0, 201)
-        w = np.exp(-0.5 * ((grid[:, None] - pt[None, :]) / self.bandwidth) ** 2)  # (201, n_train)
-        w_sum = w.sum(axis=1)
         global_ms = float(np.mean(rt**2)) if rt.size else float(np.mean((yv - pv) ** 2))
         # shrink towards the global scale where few training predictions lie nearby
-        ms = (w @ rt**2 + 5.0 * global_ms) / (w_sum + 5.0)
-        floor = max(0.05, 0.1 * math.sqrt(global_ms))
-        self.scale_ = Table1D(grid, np.maximum(np.sqrt(ms), floor))
+        self.scale_ = kernel_scale(np.linspace(0.0, 100.0, 201), pt, rt**2, self.bandwidth, global_ms, 5.0)
 
         scores = np.abs(yv - pv) / self.scale_(pv)
         self.calibration_ = "validation"
         if scores.size < 1.0 / (1.0 - self.level) - 1:
             scores = np.concatenate([scores, np.abs(rt) / self.scale_(pt)])
             self.calibration_ = "validation+cross-fitted-train"
-        n = scores.size
-        rank = math.ceil((n + 1) * self.level)
-        self.q_ = float(np.sort(scores)[min(rank, n) - 1]) if n else float("inf")
-        self.n_calibration_ = int(n)
+        self.q_ = conformal_quantile(scores, self.level)
+        self.n_calibration_ = int(scores.size)
         return self
 
     def interval(self, pred) -> tuple[np.ndarray, np.ndarray]:

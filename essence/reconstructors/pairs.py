@@ -8,19 +8,20 @@ answer the same; 1: every answer opposite on a 0/1 benchmark):
 
     d_hat +/- q * s(delta)
 
-``s`` is a kernel RMS (bandwidth in discordance units) of the differences of cross-fitted residuals over pairs of
-training models, shrunk towards their global RMS where few pairs lie nearby; ``q`` the split-conformal quantile of
-``|residual difference| / s(delta)`` over the pairs that involve a validation model. The residuals are those of
-the reconstructor's cross-fitted predictions, so the pairs are calibrated on estimates that did not see them.
+``s`` is a kernel RMS (bandwidth in discordance units, :func:`~essence.reconstructors.intervals.kernel_scale`) of
+the differences of out-of-fold residuals over pairs of training models, shrunk towards their global RMS where few
+pairs lie nearby; ``q`` the split-conformal quantile of ``|residual difference| / s(delta)`` over the pairs that
+involve a validation model. The residuals come from estimates that did not see their model; ``residuals`` records
+whether the items were chosen inside those folds too (:class:`PairInterval`).
 """
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
 from ..data.errors import InputError
+from .intervals import conformal_quantile, kernel_scale
 from .tables import Table1D
 
 __all__ = ["PairInterval", "discordance"]
@@ -84,17 +85,11 @@ class PairInterval:
         delta = discordance(X[i], X[j])
         in_train = (i < n_train) & (j < n_train)
         scale_pairs = in_train if in_train.sum() >= 10 else np.ones_like(in_train)
-        grid = np.linspace(0.0, 1.0, 101)
-        dt, et = delta[scale_pairs], de[scale_pairs]
-        w = np.exp(-0.5 * ((grid[:, None] - dt[None, :]) / self.bandwidth) ** 2)
-        global_ms = float(np.mean(et**2))
-        ms = (w @ et**2 + 20.0 * global_ms) / (w.sum(axis=1) + 20.0)
-        floor = max(0.05, 0.1 * math.sqrt(global_ms))
-        self.scale_ = Table1D(grid, np.maximum(np.sqrt(ms), floor))
+        et = de[scale_pairs]
+        self.scale_ = kernel_scale(np.linspace(0.0, 1.0, 101), delta[scale_pairs], et**2, self.bandwidth,
+                                   float(np.mean(et**2)), 20.0)
         cal = ~in_train if (~in_train).sum() >= 1.0 / (1.0 - self.level) - 1 else np.ones_like(in_train)
-        scores = np.sort(np.abs(de[cal]) / self.scale_(delta[cal]))
-        rank = math.ceil((scores.size + 1) * self.level)
-        self.q_ = float(scores[min(rank, scores.size) - 1])
+        self.q_ = conformal_quantile(np.abs(de[cal]) / self.scale_(delta[cal]), self.level)
         self.n_pairs_ = int(cal.sum())
         return self
 
