@@ -17,6 +17,8 @@ Parts (each runs in its own subprocess, so every peak-memory figure is that part
   ``--models`` (4,000) models and on 500 to 10,000 models x 14k items; each case in a fresh subprocess (time of
   ``compress``, the process's peak RSS with the data, test RMSE), a markdown table and the log-log slope of time
   and memory. ``--methods`` names others (``essence``: the GA method, the default before ``auto``).
+* ``seeds`` (GENERATED data of ``--models`` x ``--n-items``): the default against ``random`` over ``--seeds``: test
+  RMSE of both, their ratio, the default's time and memory.
 * ``screen`` (GENERATED data): the pre-screen's measured loss: the default without a pre-screen
   (``max_pool=None``) against the pre-screen variants and random, on one split.
 * ``suite``: the default suite compression (``essence compress arc gsm8k mmlu truthfulqa winogrande --k 250``):
@@ -241,28 +243,29 @@ def _run_case(args, models: int, items: int, method: str, params: str = "", seed
 
 
 def part_seeds(args) -> dict:
-    """The default against random over several seeds (GENERATED data of ``--models`` x ``--n-items``; for
-    seed s the data seed and compress's split / method seed are both s), with ``--gen`` generator
+    """The default (:func:`_default_method`) against random over several seeds (GENERATED data of ``--models`` x
+    ``--n-items``; for seed s the data seed and compress's split / method seed are both s), with ``--gen`` generator
     parameters: per seed the test RMSE of both and their ratio; the mean +- sd of the ratio."""
     seeds = [int(x) for x in args.seeds.split(",")]
+    method = _default_method()
     rows = []
     for s in seeds:
-        e = _run_case(args, args.models, args.n_items, "essence", args.params, seed=s)
+        e = _run_case(args, args.models, args.n_items, method, args.params, seed=s)
         r = _run_case(args, args.models, args.n_items, "random", "", seed=s)
         print(json.dumps([e, r]), file=sys.stderr, flush=True)
-        rows.append({"seed": s, "essence": e, "random": r})
-    ok = [x for x in rows if "error" not in x["essence"] and "error" not in x["random"]]
-    ratios = np.array([x["essence"]["test_rmse"] / x["random"]["test_rmse"] for x in ok])
-    lines = ["| seed | essence test RMSE pp | random test RMSE pp | ratio | essence wall s / CPU s | load avg | "
-             "essence peak RSS MB |", "|---:|---:|---:|---:|---:|---:|---:|"]
+        rows.append({"seed": s, method: e, "random": r})
+    ok = [x for x in rows if "error" not in x[method] and "error" not in x["random"]]
+    ratios = np.array([x[method]["test_rmse"] / x["random"]["test_rmse"] for x in ok])
+    lines = [f"| seed | {method} test RMSE pp | random test RMSE pp | ratio | {method} wall s / CPU s | load avg | "
+             f"{method} peak RSS MB |", "|---:|---:|---:|---:|---:|---:|---:|"]
     for x in ok:
-        e, r = x["essence"], x["random"]
+        e, r = x[method], x["random"]
         lines.append(f"| {x['seed']} | {e['test_rmse']} | {r['test_rmse']} | {e['test_rmse'] / r['test_rmse']:.3f} | "
                      f"{e['compress_seconds']} / {e.get('compress_cpu_seconds', '')} | {e.get('load_average', [''])[0]} | "
                      f"{e['peak_rss_mb']:.0f} |")
-    summary = (f"ratio essence / random: mean {ratios.mean():.3f} +- {ratios.std(ddof=1) if ratios.size > 1 else 0:.3f} "
-               f"(sd over {ratios.size} seeds), essence better on {int((ratios < 1).sum())} of {ratios.size}"
-               if ratios.size else "no case finished")
+    summary = (f"ratio {method} / random: mean {ratios.mean():.3f} +- "
+               f"{ratios.std(ddof=1) if ratios.size > 1 else 0:.3f} (sd over {ratios.size} seeds), {method} better "
+               f"on {int((ratios < 1).sum())} of {ratios.size}" if ratios.size else "no case finished")
     return {"note": "GENERATED data (essence.data.synthetic.generate_mirt%s), %d models x %d items, k = %d"
             % (f", generator {args.gen}" if args.gen else ", shipped generator parameters", args.models,
                args.n_items, args.k), "table": "\n".join(lines) + "\n\n" + summary, "rows": rows}

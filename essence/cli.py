@@ -10,9 +10,17 @@ import sys
 import warnings
 from pathlib import Path
 
+from . import DEFAULT_METHOD, compress, lmeval, sweep
+from .artifact import commands
+from .artifact.base import FIGURE_KEYS, load_artifact
+from .artifact.report import answered_counts, context_lines
+from .data import DATASETS, METABENCH, POOL_CAVEAT, SPLIT_KINDS, items_from, link_shared_data, load as load_data
 from .data._io import check_output, write_atomic
-from .data.checks import cli_whole_number
+from .data._version import __version__
+from .data.checks import cli_whole_number, parse_params
 from .data.errors import EssenceWarning, InputError, UsageError, plain
+from .data.pinning import ensure, is_pinned
+from .suite import load_suite
 
 __all__ = ["main"]
 
@@ -26,14 +34,12 @@ class _Parser(argparse.ArgumentParser):
 
 # ----------------------------------------------------------------------------------------------
 def cmd_data(args) -> int:
-    from .data import DATASETS, METABENCH, POOL_CAVEAT, link_shared_data, load
-
     if args.link:
         for line in link_shared_data():
             print(line)
         return 0
     for name in DATASETS:
-        r = load(name)
+        r = load_data(name)
         print(f"{name:13s} {r.n_models:5d} models x {r.n_items:4d} items  binary={r.is_binary!s:5s} "
               f"missing={r.missing_fraction:.2%} target={r.target_source}")
     print(f"note: {', '.join(METABENCH)}: {POOL_CAVEAT}")
@@ -46,9 +52,6 @@ _COMPRESS_SETTINGS = {"data", "test", "val", "level", "min_answered"}
 
 def _source(args):
     """DATA as one :class:`~essence.data.Responses` or a :class:`~essence.suite.Suite`, kept to ``--items-from``."""
-    from .data import items_from, load
-    from .suite import load_suite
-
     if args.items_from and len(args.items_from) != len(args.data):
         raise UsageError(f"--items-from: give it once per benchmark, in the order of DATA ({len(args.data)} here), "
                          f"got {len(args.items_from)}")
@@ -57,14 +60,11 @@ def _source(args):
         return load_suite(args.data, keep=keep)
     if args.per_benchmark is not None:
         raise UsageError("--per-benchmark: only for a suite (several DATA); drop it or name more benchmarks")
-    data = load(args.data[0])
+    data = load_data(args.data[0])
     return data.subset(items=items_from(Path(args.items_from[0]), data)) if args.items_from else data
 
 
 def cmd_compress(args) -> int:
-    from . import compress
-    from .data.checks import parse_params
-
     params = parse_params(args.param)
     settings = sorted(set(params) & _COMPRESS_SETTINGS)
     if settings:
@@ -89,12 +89,9 @@ def cmd_compress(args) -> int:
 
 
 def cmd_estimate(args) -> int:
-    from . import load
-    from .data import load as load_data
-
-    art = load(args.artifact)
+    art = load_artifact(args.artifact)
     paths = art.inputs(args.responses)
-    df = art.estimate(paths)
+    df = art.estimate(paths, fallback=not args.no_fallback) if hasattr(art, "fallback_items") else art.estimate(paths)
     text = df.to_csv(index=False, float_format="%.4f")
     if args.out:
         write_atomic(Path(args.out), text, overwrite=args.force)
@@ -102,8 +99,6 @@ def cmd_estimate(args) -> int:
     else:
         sys.stdout.write(text)
     if art.n_inputs == 1 and (args.context or (args.context is None and sys.stdout.isatty())):
-        from .artifact.report import answered_counts, context_lines
-
         resp = load_data(paths[0], allow_empty_items=True)
         counts = dict(zip(df["model"], df["items_used"])) if "items_used" in df else answered_counts(art, resp)
         print("\n".join(context_lines(art, df, counts)))
@@ -111,11 +106,7 @@ def cmd_estimate(args) -> int:
 
 
 def cmd_evaluate(args) -> int:
-    from . import load
-    from .artifact.base import FIGURE_KEYS
-    from .data import load as load_data
-
-    art = load(args.artifact)
+    art = load_artifact(args.artifact)
     data = [load_data(d, allow_empty_items=True) for d in art.inputs(args.data)]
     res = art.evaluate(data)
     if args.json:
@@ -132,9 +123,6 @@ def cmd_evaluate(args) -> int:
 
 # ----------------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
-    from . import DEFAULT_METHOD
-    from .data._version import __version__
-
     p = _Parser(prog="essence", description="Compress an LLM benchmark to a few items that keep its verdict.")
     p.add_argument("--version", action="version", version=f"essence {__version__}")
     p.add_argument("--pinned", action="store_true",
@@ -163,8 +151,6 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--param", action="append", metavar="NAME=VALUE", help="a method parameter (repeatable)")
     c.add_argument("--per-benchmark", type=cli_whole_number(0), metavar="N",
                    help="suites only: at least N items of every benchmark (the rest of the split is searched)")
-    from .data.split import SPLIT_KINDS
-
     c.add_argument("--split", choices=SPLIT_KINDS, default="random",
                    help="which models are held out for the artifact's test figures: random (10 %%, stratified, the "
                         "default); top or bottom (the strongest or weakest 20 %%: a model better or worse than every "
@@ -174,7 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--quiet", action="store_true", help="no progress bars")
     c.set_defaults(func=cmd_compress)
 
-    e = sub.add_parser("estimate", help="estimate full scores of new models from their results on the chosen items")
+    e = sub.add_parser("estimate", help="estimate full scores of new models from their results on the chosen items",
+                       description="Writes CSV: model, estimate, lower, upper (pp; the artifact's interval, 90 % by "
+                                   "default), outside (True: the model lies outside the reference models, where the "
+                                   "estimate extrapolates), answered_by (regression: read as the references are; "
+                                   "frontier: the factor model's estimate above them; fallback sample: with the "
+                                   "fallback sample's answers too).")
     e.add_argument("artifact")
     e.add_argument("responses", nargs="+", help="new models' results: .npz, .csv or .parquet holding every chosen "
                                                  "item (a suite artifact: one file per benchmark, in its order)")
@@ -183,6 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--context", action=argparse.BooleanOptionalAction, default=None,
                    help="after the CSV, lines saying what each estimate means (items used, percentile among the "
                         "reference models, chance level, extrapolation); default: on when stdout is a terminal")
+    e.add_argument("--no-fallback", action="store_true",
+                   help="ignore answers on the artifact's fallback sample (`essence items ARTIFACT --fallback`); by "
+                        "default a model outside the references that answered it is estimated from both")
     e.set_defaults(func=cmd_estimate)
 
     v = sub.add_parser("evaluate", help="compare an artifact's estimates with DATA's true scores")
@@ -192,10 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--json", action="store_true", help="print one JSON object")
     v.set_defaults(func=cmd_evaluate)
 
-    from . import lmeval, sweep  # each adds its own subcommands
-    from .artifact import commands
-
-    for module in (commands, sweep, lmeval):
+    for module in (commands, sweep, lmeval):  # each adds its own subcommands
         module.add_subcommand(sub)
     return p
 
@@ -234,8 +225,6 @@ def _one_line(message, category, filename) -> str:
 def _pin(in_process: bool) -> None:
     """--pinned: restart this command with the pins (essence.data.pinning.ensure); called in a process that already
     loaded its libraries unpinned (``main(argv)`` from Python), it refuses rather than restart that process."""
-    from .data.pinning import ensure, is_pinned
-
     if in_process and not is_pinned():
         raise UsageError("--pinned: the pins must be set before numpy loads; run the command line `essence --pinned "
                          "...`, or `python -m essence.data.pinning run -- python ...` for a Python program")

@@ -248,6 +248,15 @@ def pytest_runtest_makereport(item, call):
     require_resources(outcome.get_result())
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    """The same for a whole module skipped while it is collected (``pytest.skip(..., allow_module_level=True)``)."""
+    from ci_switch import require_resources
+
+    outcome = yield
+    require_resources(outcome.get_result())
+
+
 def pytest_sessionfinish(session, exitstatus):
     for proc in (_QUICK.get("proc"), _BACKGROUND.get("proc")):
         if proc is not None and proc.poll() is None:

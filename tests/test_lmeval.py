@@ -34,7 +34,7 @@ def _logs_dir() -> Path:
         d = root / "lm_eval" / "pythia-14m"
         if d.is_dir():
             return d
-    pytest.skip("lm_eval/pythia-14m logs not found (run `make data`)")
+    pytest.skip("lm_eval/pythia-14m logs not found (run `make data`)", allow_module_level=True)
 
 
 LOGS = _logs_dir()

@@ -58,12 +58,13 @@ def test_scale_part_runs_each_case_in_a_subprocess(cases_in_tmp):
 def test_seeds_part_reports_the_ratio_to_random_per_seed(cases_in_tmp):
     mod = cases_in_tmp
     args = Namespace(k=5, models=60, n_items=50, seeds="0,1", data_seed=0, case_seed=0, fresh=True,
-                     gen='{"dims": 2, "guessing": 0.0}', params='{"generations": 2, "rounds": 0, "population": 10, "elites": 2}')
+                     gen='{"dims": 2, "guessing": 0.0}', params='{"checkpoints": [0, 100], "augment": 50, "dims": [1]}')
     res = mod.part_seeds(args)
     assert "GENERATED" in res["note"] and '"dims": 2' in res["note"] and len(res["rows"]) == 2
+    method = mod._default_method()  # the part times the default
     for x in res["rows"]:
-        e = x["essence"]
+        e = x[method]
         assert e["generator"] == {"dims": 2, "guessing": 0.0} and e["data"].endswith(f"-s{x['seed']}")
-        assert e["params"]["rounds"] == 0 and "compress_cpu_seconds" in e and "load_average" in e
-    ratio = res["rows"][0]["essence"]["test_rmse"] / res["rows"][0]["random"]["test_rmse"]
+        assert e["params"]["augment"] == 50 and "compress_cpu_seconds" in e and "load_average" in e
+    ratio = res["rows"][0][method]["test_rmse"] / res["rows"][0]["random"]["test_rmse"]
     assert f"{ratio:.3f}" in res["table"] and "mean" in res["table"]

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 from typing import ClassVar
 
 import numpy as np
+import pandas as pd
 
 from ..data import METABENCH, POOL_CAVEAT, Responses, Split, split_models
 from ..data.split import default_test
@@ -84,8 +85,6 @@ class AdaptiveCompressed(Artifact):
 
     def estimate(self, data):
         """DataFrame ``model`` + :meth:`estimates`' columns, each model tested from its own results in ``data``."""
-        import pandas as pd
-
         models, X = self._matrix(data)
         return pd.DataFrame({"model": models, **self.estimates(X, keys=_keys(models))})
 
@@ -138,12 +137,27 @@ class AdaptiveCompressed(Artifact):
             art = cls(bank=ItemBank.from_dict(d["bank"]), **{f: d[f] for f in cls.REQUIRED[2:] if f != "bank"},
                       **{f: d[f] for f in ("split", "selection", "created", "essence_version") if f in d})
             k, items, cal, _ = whole_number("k", art.k, 1), art.items, art.calibration, art.policy
+            _check_calibration(cal, k)
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"{source}: a damaged adaptive artifact ({type(exc).__name__}: {exc})") from None
-        if len(items) != art.bank.n_items or len(set(items)) != len(items) or len(cal["s_in"]) != k + 1:
+        if len(items) != art.bank.n_items or len(set(items)) != len(items):
             raise InputError(f"{source}: {len(items)} item ids for a bank of {art.bank.n_items} items (or repeated "
                              f"ids), or a calibration that does not cover k = {k} items")
         return art
+
+
+def _check_calibration(cal: dict, k: int) -> None:
+    """ValueError unless ``cal`` is an adaptive calibration for ``k`` items: ``s_in``, ``s_out`` ``(k + 1,)`` finite
+    and >= 0, ``z`` > 0, ``level`` in (0, 1), finite ``thr`` and an increasing ``ref_range`` (pp)."""
+    s_in, s_out = (np.asarray(cal[f], dtype=np.float64) for f in ("s_in", "s_out"))
+    z, level, thr = (float(cal[f]) for f in ("z", "level", "thr"))
+    lo, hi = (float(x) for x in cal["ref_range"])
+    if s_in.shape != (k + 1,) or s_out.shape != (k + 1,):
+        raise ValueError(f"calibration: s_in and s_out do not cover k = {k} items ({k + 1} numbers each)")
+    if not np.isfinite(np.r_[s_in, s_out, z, thr, lo, hi]).all() or (np.r_[s_in, s_out] < 0).any():
+        raise ValueError("calibration: s_in, s_out, z, thr and ref_range must be finite (s_in, s_out >= 0)")
+    if not (z > 0 and 0 < level < 1 and lo <= hi):
+        raise ValueError(f"calibration: z = {z} must be > 0, level = {level} in (0, 1), ref_range increasing")
 
 
 def compress_adaptive(data: Responses, k: int, seed: int = 0, split: Split | str | None = "random",

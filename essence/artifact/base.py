@@ -4,6 +4,7 @@ registered under its schema for :func:`load_artifact`."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import warnings
 from dataclasses import dataclass, field
@@ -11,8 +12,9 @@ from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
+import pandas as pd
 
-from ..data import Responses
+from ..data import Responses, load
 from ..data._io import jsonable, write_atomic
 from ..data._version import __version__
 from ..data.errors import EssenceWarning, InputError
@@ -34,8 +36,6 @@ def items_hash(items) -> str:
     """``sha256:<16 hex>`` of the chosen item ids in artifact order: two artifacts with the same hash ask a model
     the same items, so results run for one serve the other (``essence refit`` keeps it; ``essence compare``
     checks it)."""
-    import hashlib
-
     return "sha256:" + hashlib.sha256("\n".join(map(str, items)).encode("utf-8")).hexdigest()[:16]
 
 
@@ -134,8 +134,6 @@ class Artifact:
         if isinstance(data, (list, tuple)):
             (data,) = self.inputs(data)
         if isinstance(data, (str, Path)):
-            from ..data import load
-
             data = load(data, allow_empty_items=True)
         if evaluate and not isinstance(data, Responses):
             raise InputError("evaluate: data must be a Responses or a dataset name/path with true scores")
@@ -143,8 +141,6 @@ class Artifact:
 
     def _table(self, data) -> tuple[list, np.ndarray, np.ndarray]:
         """``(item ids, models, responses)`` of a Responses, a wide DataFrame or a path."""
-        import pandas as pd
-
         data = self._data(data)
         if isinstance(data, Responses):
             return data.items.tolist(), data.models, data.responses
@@ -172,7 +168,7 @@ def check_same_benchmark(X, reference_means, what: str) -> float | None:
         return None
     r = float(np.corrcoef(means[ok], ref[ok])[0, 1])
     if r < np.tanh(1.645 / np.sqrt(n - 3)):
-        warnings.warn(f"{what}: the item means of these {X.shape[0]} models on the chosen items do not follow the "
+        warnings.warn(f"{what}: the item means of these {X.shape[0]} models on the artifact's items do not follow the "
                       f"reference models' (correlation {r:.2f} over {n} items): the data look like another benchmark "
                       "under the same item ids; check that they are results of the benchmark the artifact was "
                       "compressed from", EssenceWarning, stacklevel=3)

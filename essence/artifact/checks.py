@@ -9,6 +9,9 @@ from collections import Counter
 import numpy as np
 
 from ..data.errors import InputError
+from ..reconstructors.base import reconstructor_from_dict
+from ..reconstructors.intervals import IntervalModel
+from .base import items_hash
 
 __all__ = ["check_artifact", "NULLABLE_LISTS"]
 
@@ -60,9 +63,6 @@ def _weights(obj, path: str = "reconstructor"):
 
 def check_artifact(d: dict, source: str):
     """``(reconstructor, interval)`` rebuilt from ``d``; InputError naming the damaged field."""
-    from ..reconstructors.intervals import IntervalModel
-    from ..reconstructors.base import reconstructor_from_dict
-
     k = d["k"]
     if not _is_number(k) or not float(k).is_integer() or k < 1:
         raise _damaged(source, "k", f"is {k!r}, not a whole number >= 1")
@@ -78,8 +78,6 @@ def check_artifact(d: dict, source: str):
     dups = [i for i, n in counts.items() if n > 1]
     if dups:
         raise _damaged(source, "items", f"names {dups[0]!r} {counts[dups[0]]} times (item ids must be distinct)")
-    from .base import items_hash
-
     if "items_hash" in d and d["items_hash"] != (h := items_hash(items)):
         raise _damaged(source, "items_hash", f"is {d['items_hash']!r} but the items hash to {h!r}")
     if not isinstance(d["params"], dict):

@@ -1,4 +1,4 @@
-"""The ``compare`` and ``refit`` subcommands (registered by :func:`add_subcommand`)."""
+"""The ``compare``, ``refit`` and ``items`` subcommands (registered by :func:`add_subcommand`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..data._io import write_atomic
 
-__all__ = ["add_subcommand", "compare_lines"]
+__all__ = ["add_subcommand", "compare_lines", "item_lines"]
 
 
 def _load_compressed(path, what: str = "ARTIFACT", suite: bool = False):
@@ -65,7 +65,7 @@ def cmd_compare(args) -> int:
         data = art.inputs(args.responses)
     else:
         data = [load_data(p, allow_empty_items=True) for p in args.responses]
-    df = compare(art, data, a=args.a, b=args.b, margin=args.margin, baseline=baseline)
+    df = compare(art, data, a=args.a, b=args.b, margin=args.margin, baseline=baseline, fallback=not args.no_fallback)
     level = (art.interval if hasattr(art, "interval") else art.mean_interval).level
     if args.out:
         write_atomic(Path(args.out), df.to_csv(index=False, float_format="%.4f"), overwrite=args.force)
@@ -99,6 +99,29 @@ def cmd_refit(args) -> int:
     return 0
 
 
+def item_lines(art, fallback: bool = False) -> list[str]:
+    """What ``essence items`` prints: the item ids a new model answers, one per line, in the artifact's order (a
+    suite: ``BENCHMARK<TAB>ID``; an adaptive test: its whole bank); ``fallback``: the fallback sample's instead."""
+    from ..data.errors import InputError
+
+    if fallback:
+        ids = list(getattr(art, "fallback_items", None) or [])
+        if not ids:
+            raise InputError("this artifact holds no fallback sample (compress with the default method, auto, for "
+                             "one; an artifact from before it has none: `essence compress` again)")
+        return ids
+    if isinstance(art.items, dict):  # a suite
+        return [f"{name}\t{i}" for name in art.names for i in art.items[name]]
+    return list(art.items)
+
+
+def cmd_items(args) -> int:
+    from .base import load_artifact
+
+    print("\n".join(item_lines(load_artifact(args.artifact), args.fallback)))
+    return 0
+
+
 def add_subcommand(sub) -> None:
     from .compare import GATES
 
@@ -120,6 +143,9 @@ def add_subcommand(sub) -> None:
     c.add_argument("--baseline-artifact", metavar="FILE",
                    help="the artifact the baseline's results were run with (e.g. before a refit): refused unless "
                         "it asks the same items")
+    c.add_argument("--no-fallback", action="store_true",
+                   help="ignore answers on the artifact's fallback sample (by default a model outside the references "
+                        "that answered it is estimated from both, as `essence estimate` does)")
     c.add_argument("--out", help="also write the table as CSV")
     c.add_argument("--force", action="store_true", help="replace an existing --out file")
     c.set_defaults(func=cmd_compare)
@@ -132,3 +158,10 @@ def add_subcommand(sub) -> None:
     r.add_argument("--seed", type=int, help="seed of the calibration folds (default: the artifact's)")
     r.add_argument("--force", action="store_true", help="replace an existing --out file")
     r.set_defaults(func=cmd_refit)
+
+    i = sub.add_parser("items", help="list the item ids a new model answers (or the fallback sample's)")
+    i.add_argument("artifact")
+    i.add_argument("--fallback", action="store_true",
+                   help="the fallback sample: items drawn at random, for a model the estimate places outside the "
+                        "references (answer them too and estimate again)")
+    i.set_defaults(func=cmd_items)

@@ -89,19 +89,29 @@ def _pairs(models: list[str], a: str | None, b: str | None) -> list[tuple[int, i
     return [(i, j) for i in range(len(models)) for j in range(i + 1, len(models))]
 
 
-def _answers(art, data) -> tuple[list[str], np.ndarray]:
-    """``(models, X (n, k))`` of one results source or a list of them (models pooled; a name twice is refused)."""
-    parts = [art._matrix(d) for d in (data if isinstance(data, (list, tuple)) else [data])]
-    models = [str(m) for ms, _ in parts for m in ms]
+def _answers(art, data, fallback: bool = False) -> tuple:
+    """``(models, X (n, k))`` of one results source or a list of them (models pooled; a name twice is refused);
+    with ``fallback``, also ``Xf`` ``(n, m)``: the answers on the artifact's fallback sample (NaN where absent), or
+    None when no source holds any."""
+    parts = [art._matrix(d, fallback=True) if fallback else (*art._matrix(d), None)
+             for d in (data if isinstance(data, (list, tuple)) else [data])]
+    models = [str(m) for ms, *_ in parts for m in ms]
     seen = set()
     for m in models:
         if m in seen:
             raise InputError(f"model {m!r} appears in more than one results row or file; give each model once")
         seen.add(m)
-    return models, np.vstack([X for _, X in parts])
+    X = np.vstack([X for _, X, _ in parts])
+    if not fallback:
+        return models, X
+    if all(Xf is None for *_, Xf in parts):
+        return models, X, None
+    m = len(art.fallback_items)
+    return models, X, np.vstack([np.full((len(ms), m), np.nan) if Xf is None else Xf for ms, _, Xf in parts])
 
 
-def compare(art, data, a: str | None = None, b: str | None = None, margin: float = 1.0, baseline=None):
+def compare(art, data, a: str | None = None, b: str | None = None, margin: float = 1.0, baseline=None,
+            fallback: bool = False):
     """A DataFrame, one row per pair ``(a, b)`` of models in ``data`` (every pair in file order, or those with the
     named ``a`` and/or ``b``; ``data`` one results source or a list, pooled; a suite artifact: one per benchmark,
     and rows per benchmark and for the suite mean): ``benchmark``, ``a``, ``b``, ``estimate_a``, ``estimate_b``,
@@ -110,7 +120,9 @@ def compare(art, data, a: str | None = None, b: str | None = None, margin: float
     differently), ``calibration`` (the pair calibration used: ``regression``, ``frontier`` or ``mixed``, by
     which estimate answers each model; ``independent``: the two intervals combined), ``verdict``,
     ``items_needed``. ``baseline``: the artifact another model's results were run with; refused (InputError)
-    unless it asks the same items."""
+    unless it asks the same items. ``fallback``: a model outside the references that answered the artifact's
+    fallback sample is estimated from both (as ``essence estimate`` does); its pairs combine the two intervals
+    (``independent``), the pair calibrations being those of the chosen items."""
     from ..reconstructors.pairs import discordance
 
     if not (isinstance(margin, (int, float)) and math.isfinite(margin) and margin >= 0):
@@ -119,8 +131,9 @@ def compare(art, data, a: str | None = None, b: str | None = None, margin: float
         check_same_items(art, baseline)
     if hasattr(art, "names"):  # a suite: each benchmark and the suite mean
         return _compare_suite(art, data, a, b, margin)
-    models, X = _answers(art, data)
-    est = art.estimates(X)
+    use = fallback and bool(getattr(art, "fallback_items", None))
+    models, X, Xf = _answers(art, data, True) if use else (*_answers(art, data), None)
+    est = art.estimates(X, Xf)
     ia, ib = (np.array(v, dtype=np.intp) for v in zip(*_pairs(models, a, b)))
     diff = est["estimate"][ib] - est["estimate"][ia]
     delta = discordance(X[ia], X[ib])
@@ -128,6 +141,7 @@ def compare(art, data, a: str | None = None, b: str | None = None, margin: float
     kind = np.where(by_a == by_b, by_a, "mixed").astype(object)
     # a model the regression answers outside the references (below them) is extrapolated: no pair calibration
     lost = ((by_a == "regression") & est["outside"][ia]) | ((by_b == "regression") & est["outside"][ib])
+    lost |= (by_a == "fallback sample") | (by_b == "fallback sample")
     kind[lost] = "independent"
     half = np.zeros(diff.shape)
     for name, pi in (art.pairs or {}).items():

@@ -1,14 +1,10 @@
 """``refit``: the same chosen items, the reconstructor and both intervals fitted again on more reference models.
 
-A team that froze a subset keeps asking new models the same items, so its results stay comparable over time; as
-newer models are evaluated in full they become references, and refitting on them keeps the estimates current
-(above all for the newest, strongest models, whom the old references read low). The items, their order and
-their hash (:func:`essence.artifact.base.items_hash`) stay; the reconstructor is the artifact's kind with the
-same parameters, fitted on every model of the new data; a kind with its own calibration (the frontier estimate)
-calibrates again by cross-validation over the new references. No calibration comes out narrower than the
-parent's: the items were chosen to fit the parent's references, so cross-validation on the fixed items over
-them is optimistic (the parent's came from folds that chose the items inside them). The artifact's ``lineage``
-gains one entry per refit (the parent's creation time, data fingerprint and model count).
+A team that froze a subset keeps asking new models the same items; as newer models are evaluated in full they
+become references, and refitting on them keeps the estimates current. The items, their order and their hash
+(:func:`essence.artifact.base.items_hash`) stay. No calibration comes out narrower than the parent's: the items were
+chosen to fit the parent's references, so cross-validation on the fixed items over them is optimistic (the
+parent's came from folds that chose the items inside them). ``lineage`` gains one entry per refit.
 """
 
 from __future__ import annotations
@@ -18,11 +14,14 @@ import datetime as _dt
 import numpy as np
 from sklearn.base import clone
 
-from ..data import METABENCH, POOL_CAVEAT, Responses, split_models
+from ..data import Responses, split_models
 from ..data._runtime import single_thread
 from ..data.checks import whole_number
 from ..data.errors import InputError
 from ..reconstructors.base import fit_reconstructor
+from ..reconstructors.frontier import Z90
+from ..reconstructors.tables import Table1D
+from .compressed import Compressed, _figures, _item_means, calibrate, dataset_record, estimates
 
 __all__ = ["refit"]
 
@@ -45,8 +44,6 @@ def _positions(params: dict, old_k: int, pos: np.ndarray) -> dict:
 def _never_narrower(new, parent) -> None:
     """Widen ``new`` (an IntervalModel or PairInterval: ``q_`` times the ``scale_`` table) in place to ``parent``'s
     half-widths wherever the parent's are wider."""
-    from ..reconstructors.tables import Table1D
-
     x = new.scale_.x
     half = np.maximum(new.q_ * new.scale_.y, parent.q_ * parent.scale_(x))
     if new.q_ > 0:
@@ -60,8 +57,6 @@ def refit(art, data: Responses, seed: int | None = None, val: float = 0.1):
     fraction), and ``lineage`` extended. ``figures["validation"]`` are those cross-fitted figures; there is no
     test part (every model is a reference): :meth:`~essence.artifact.compressed.Compressed.evaluate` it on models
     it has not seen."""
-    from .compressed import Compressed, _figures, calibrate, estimates
-
     if not isinstance(data, Responses):
         raise InputError("data: expected a Responses (see essence.data.load)")
     if not isinstance(art, Compressed):
@@ -79,15 +74,15 @@ def refit(art, data: Responses, seed: int | None = None, val: float = 0.1):
     R, y = data.responses[order], data.target[order]
     rec = clone(art.reconstructor)
     params = _positions(rec.get_params(deep=False), art.k, idx)
+    fallback_items = [s for s in art.fallback_items if s in pos_of]  # the sample's items these data still hold
+    if "fallback" in params:
+        params["fallback"] = [pos_of[s] for s in fallback_items]
     if getattr(rec, "has_interval", False):
         params.update({p: None for p in _RECALIBRATED if p in params})
     rec.set_params(**params)
     with single_thread():
         rec = fit_reconstructor(rec, R[:, idx], y, R)
         interval, pairs, pred_cf = calibrate(rec, R, y, idx, sp.train.size, seed, art.interval.level)
-    # the items were chosen to fit the parent's references, which are among these: cross-validation on the fixed
-    # items reads them optimistically, so no calibration is narrower than the parent's (its came from folds that
-    # chose the items inside them)
     for name in ("s_inner_", "c_d_"):
         if hasattr(rec, name) and hasattr(art.reconstructor, name):
             setattr(rec, name, max(getattr(rec, name), getattr(art.reconstructor, name)))
@@ -97,9 +92,6 @@ def refit(art, data: Responses, seed: int | None = None, val: float = 0.1):
         # inside the references the frontier estimate's interval is G +- Z90 s_G: as a table over G from the
         # refit's scale curve (newer, stronger references often err more than the old ones), never below the
         # calibrated constant
-        from ..reconstructors.frontier import Z90
-        from ..reconstructors.tables import Table1D
-
         x = interval.scale_.x
         rec.s_inner_table_ = Table1D(x, np.maximum(rec.s_inner_, interval.q_ * interval.scale_(x) / Z90))
         rec.__dict__.pop("_state", None)
@@ -111,23 +103,18 @@ def refit(art, data: Responses, seed: int | None = None, val: float = 0.1):
             pairs[kind] = parent
     lo, hi = interval.interval(pred_cf)
     figures = {"validation": _figures(y, pred_cf, lo, hi, "refit figures", warn_few=False)}
-    with np.errstate(invalid="ignore"):
-        subset_q = np.round(np.nanpercentile(100 * np.nanmean(R[:, idx], axis=1), np.arange(101)), 4)
-    figures["validation"]["outside"] = float(np.mean(estimates(rec, interval, subset_q, R[:, idx])["outside"]))
-    dataset = {**art.dataset, "name": data.name, "fingerprint": data.fingerprint(), "n_models": data.n_models,
-               "n_items": data.n_items, "target_source": data.target_source, "binary": data.is_binary,
-               "target_quantiles": np.round(np.nanpercentile(data.target, np.arange(101)), 4).tolist(),
-               "item_means": np.round(np.nanmean(R[:, idx], axis=0), 4).tolist(),
-               "subset_quantiles": subset_q.tolist()}
+    dataset = {**art.dataset, **dataset_record(data, data, R[:, idx],
+                                               reference_item_means=_item_means(data, R, idx, seed))}
     dataset.pop("items_left_out", None)
-    if data.name in METABENCH:
-        dataset["caveat"] = POOL_CAVEAT
+    subset_q = dataset["subset_quantiles"]
+    figures["validation"]["outside"] = float(np.mean(estimates(rec, interval, subset_q, R[:, idx])["outside"]))
     parent = {"created": art.created, "fingerprint": art.dataset.get("fingerprint"),
               "n_models": art.dataset.get("n_models"), "essence_version": art.essence_version}
     now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     return Compressed(
         method=art.method, k=art.k, seed=seed, params=art.params, items=list(art.items), reconstructor=rec,
         interval=interval, pairs=pairs, lineage=[*art.lineage, {"refit_of": parent, "refitted": now}],
+        fallback_items=fallback_items if "fallback" in params else [],
         dataset=dataset, figures=figures,
         split={"seed": int(seed), "kind": "refit", "test": 0.0, "val": val, "n_train": int(sp.train.size),
                "n_val": int(sp.val.size), "n_test": 0},

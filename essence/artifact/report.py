@@ -83,9 +83,21 @@ def context_lines(art, estimates, n_answered=None, chance: dict | float | None =
                 side = ("below the weakest" if est < lo_ref or (est <= hi_ref and est < q[50])
                         else "above the strongest")
                 what = "the estimate is" if beyond else "the model's answers place it"
-                lines.append(f"  note: outside the references: {what} {side} reference model: the reconstructor was "
-                             f"fitted on models scoring {lo_ref:.1f}-{hi_ref:.1f} pp and extrapolates here; treat it "
-                             "with care")
+                by = getattr(row, "answered_by", None)
+                fb = getattr(art, "fallback_items", None) or []
+                if by == "fallback sample":
+                    lines.append(f"  note: outside the references ({what} {side} reference model, fitted on "
+                                 f"{lo_ref:.1f}-{hi_ref:.1f} pp): estimated from the fallback sample, items drawn at "
+                                 "random, whose validity does not rest on the references")
+                elif fb:
+                    lines.append(f"  note: outside the references: {what} {side} reference model ({lo_ref:.1f}-"
+                                 f"{hi_ref:.1f} pp), where they say little about it; answer the {len(fb)} items of the "
+                                 "fallback sample too (`essence items ARTIFACT --fallback`) and estimate again for an "
+                                 "estimate whose validity comes from item sampling")
+                else:
+                    lines.append(f"  note: outside the references: {what} {side} reference model: the reconstructor "
+                                 f"was fitted on models scoring {lo_ref:.1f}-{hi_ref:.1f} pp and extrapolates here; "
+                                 "treat it with care")
             elif beyond:  # a regression flag that reads the answers (inside) while the estimate is beyond them
                 side = "below the weakest" if est < lo_ref else "above the strongest"
                 lines.append("  note: not flagged outside (its answers on the chosen items lie within the "

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from threadpoolctl import threadpool_limits
+
 __all__ = ["single_thread"]
 
 
 def single_thread():
     """Context manager: BLAS and OpenMP limited to one thread inside the ``with`` block."""
-    from threadpoolctl import threadpool_limits
-
     return threadpool_limits(limits=1)

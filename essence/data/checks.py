@@ -7,10 +7,12 @@ import json
 import math
 import numbers
 
+import numpy as np
+
 from .errors import InputError, UsageError
 
 __all__ = ["whole_number", "real_number", "cli_whole_number", "Whole", "Real", "OneOf", "Flag", "ListOf", "check_params",
-           "parse_params", "parse_value", "RESERVED_PARAMS"]
+           "parse_params", "parse_value", "RESERVED_PARAMS", "Settings", "store_params", "as_matrix"]
 
 
 def _show(value) -> str:
@@ -41,6 +43,14 @@ def real_number(name: str, value, minimum: float | None = None, maximum: float |
     if low_bad or (maximum is not None and v > maximum):
         raise InputError(f"{name}: must be a finite number{_range(minimum, maximum, open_min)}, got {v:g}")
     return v
+
+
+def as_matrix(R, name: str) -> np.ndarray:
+    """``R`` as a float ``(n_models, n_items)`` array; InputError naming ``name`` for another number of dimensions."""
+    R = np.asarray(R, dtype=np.float64)
+    if R.ndim != 2:
+        raise InputError(f"{name}: expected (n_models, n_items), got shape {R.shape}")
+    return R
 
 
 def _range(minimum, maximum, open_min: bool = False) -> str:
@@ -177,3 +187,20 @@ def check_params(obj, domains: dict | None = None) -> None:
     domains = getattr(type(obj), "_domains", {}) if domains is None else domains
     for name, domain in domains.items():
         domain.check(name, getattr(obj, name))
+
+
+def store_params(obj, params: dict) -> None:
+    """Each constructor argument of ``params`` (the constructor's ``locals()``) stored as the attribute of its name,
+    where scikit-learn's ``get_params`` reads it back."""
+    for name, value in params.items():
+        if name != "self":
+            setattr(obj, name, value)
+
+
+class Settings:
+    """Base of the settings dataclasses: :meth:`check` reads their ``_domains``."""
+
+    def check(self):
+        """``self``; InputError naming the first setting outside its domain."""
+        check_params(self)
+        return self

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
 
 from .errors import InputError, UsageError
+from .readers import read_table
 from .responses import Responses
 from .validation import from_arrays
 
@@ -99,8 +101,6 @@ def load(name_or_path, *, verify: bool = True, keep_flagged: bool = False,
     if suffix == ".npz":
         return _load_npz(path, name=path.stem, keep_flagged=keep_flagged, allow_empty_items=allow_empty_items)
     if suffix in (".csv", ".parquet", ".pq"):
-        from .readers import read_table  # column chunks / record batches: big tables in bounded memory
-
         return read_table(path, allow_empty_items=allow_empty_items)
     raise InputError(f"{path}: unsupported file type {suffix!r}; use .npz, .csv or .parquet")
 
@@ -137,8 +137,6 @@ def _load_npz(path: Path, name: str, keep_flagged: bool = False, allow_empty_ite
 
 def link_shared_data(dest: Path | None = None, source: Path | None = None, verify: bool = True) -> list[str]:
     """Link (or copy) the shipped datasets from ``../shared/data`` into ``data/``, verified; one line per dataset."""
-    import shutil
-
     dest = Path(dest) if dest else PROJECT_ROOT / "data"
     source = Path(source) if source else (PROJECT_ROOT / ".." / "shared" / "data").resolve()
     lines = []

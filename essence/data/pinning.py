@@ -1,18 +1,11 @@
 """One set of CPU code paths on every machine, so that the same seed gives the same subset and the same figures.
 
-BLAS picks its kernel family by CPU (OpenBLAS: Haswell, SkylakeX, Zen ...), numpy dispatches SIMD loops by CPU
-(AVX2 or AVX-512), torch and its MKL and oneDNN do the same, and thread counts change the order of reductions.
-Each changes last bits, and a search that branches on a comparison turns last bits into another subset. These
-switches are read once, when a library loads, so they must be in the environment before numpy, scipy or torch is
-imported: every entry point (the Makefile, ``scripts/``, ``benchmarks/``, the notebooks' kernels through
-``scripts/reproduce.py`` and the venv's kernel spec, the test session, and ``essence --pinned``) calls
-:func:`ensure` first, which sets them and, where a library was already loaded, restarts the process once with them.
-
-The pinned level is x86-64-v3 (AVX2 + FMA, every x86-64 CPU since about 2015): OpenBLAS's Haswell kernels,
-numpy's AVX-512 dispatch off, torch, MKL and oneDNN at AVX2, one BLAS/OpenMP thread. A machine below that level
-or of another architecture (ARM) gets the thread pins only and may differ in last bits (:func:`state` says which).
-``ESSENCE_NATIVE_CPU=1`` turns the pins off (the CPU's fastest paths). This module imports only the standard
-library.
+BLAS kernels, numpy's and torch's SIMD dispatch and thread counts each change last bits, and a search that branches
+on a comparison turns last bits into another subset. A library reads these switches once, when it loads, so every
+entry point (docs/architecture.md lists them) calls :func:`ensure` before anything heavy. The pinned level is
+x86-64-v3 (AVX2 + FMA): OpenBLAS's Haswell kernels, numpy's AVX-512 dispatch off, torch, MKL and oneDNN at AVX2, one
+BLAS/OpenMP thread; another CPU gets the thread pins only (:func:`state`). ``ESSENCE_NATIVE_CPU=1`` turns the pins
+off. This module imports only the standard library.
 """
 
 from __future__ import annotations
@@ -60,10 +53,8 @@ def _cpu_flags() -> frozenset[str] | None:
 
 
 def pinned_env(flags: set[str] | None = None, machine: str | None = None) -> dict[str, str]:
-    """The environment variables that pin this machine's code paths: ``{name: value}``.
-
-    ``flags`` (the CPU's feature flags) and ``machine`` (``platform.machine()``) default to this machine's. An
-    x86-64 CPU with AVX2 and FMA gets every pin; any other gets only the thread counts."""
+    """``{name: value}``: the environment variables that pin the code paths of a CPU with feature ``flags`` and
+    ``platform.machine()`` ``machine`` (default: this one's); one without x86-64 AVX2 + FMA gets the thread counts."""
     flags = _cpu_flags() if flags is None else flags
     machine = platform.machine() if machine is None else machine
     env = dict(THREADS)
@@ -88,12 +79,9 @@ def is_pinned(environ=None) -> bool:
 
 
 def ensure(restart: bool = True) -> bool:
-    """Put the pins in ``os.environ`` (overriding values set outside: a machine emulated with these switches is
-    pinned like any other); when numpy, scipy or torch was already imported and ``restart``, restart this process
-    with them (``os.execv`` on the same command line), since a loaded library never reads them again.
-
-    Returns True when the process runs pinned, False when ``$ESSENCE_NATIVE_CPU`` is set. Call it before anything
-    heavy: the restart repeats whatever ran before it."""
+    """Put the pins in ``os.environ`` (overriding values set outside) and, when numpy, scipy or torch is already
+    loaded and ``restart``, restart this process with them (``os.execv``: what ran before runs again). True when the
+    process runs pinned, False when ``$ESSENCE_NATIVE_CPU`` is set."""
     if os.environ.get(OPT_OUT, "") not in ("", "0"):
         return False
     if is_pinned():

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import csv
 from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+from tqdm.auto import tqdm
 
 from .errors import InputError
 from .validation import NA_TEXTS, from_arrays
@@ -51,11 +58,7 @@ def _readable(path: Path):
 def _columns(path: Path, parquet: bool) -> list[str]:
     with _readable(path):
         if parquet:
-            import pyarrow.parquet as pq
-
             return [str(c) for c in pq.read_schema(path).names if c != "__index_level_0__"]
-        import csv
-
         with open(path, newline="", encoding="utf-8", errors="replace") as f:  # pandas would rename a repeat 'a.1'
             header = next(csv.reader(f), [])
     repeated = sorted((c, n) for c, n in Counter(header).items() if n > 1)
@@ -69,8 +72,6 @@ def _columns(path: Path, parquet: bool) -> list[str]:
 
 def _numeric_block(block, path: Path, row0: int) -> np.ndarray:
     """A pandas DataFrame chunk -> float64 array; InputError naming the first non-numeric cell."""
-    import pandas as pd
-
     obj = [c for c in block.columns if block[c].dtype == object or str(block[c].dtype).startswith("str")]
     if obj:
         conv = block[obj].apply(pd.to_numeric, errors="coerce")
@@ -121,10 +122,6 @@ def _check_models(models: np.ndarray, path: Path) -> None:
 
 
 def _read_wide_parquet(path: Path, cols: list[str], progress: bool, column_chunk: int, allow_empty_items: bool):
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-    from tqdm.auto import tqdm
-
     with _readable(path):
         pf = pq.ParquetFile(path)
         n = pf.metadata.num_rows
@@ -150,15 +147,10 @@ def _read_wide_parquet(path: Path, cols: list[str], progress: bool, column_chunk
 
 
 def _is_numeric(t) -> bool:
-    import pyarrow as pa
-
     return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or pa.types.is_null(t)
 
 
 def _read_wide_csv(path: Path, cols: list[str], progress: bool, rows_per_chunk: int, allow_empty_items: bool):
-    import pandas as pd
-    from tqdm.auto import tqdm
-
     items = [c for c in cols if c not in _RESERVED]
     blocks, models, target, row0 = [], [], [], 0
     with _readable(path):
@@ -182,18 +174,12 @@ def _read_wide_csv(path: Path, cols: list[str], progress: bool, rows_per_chunk: 
 
 def _long_batches(path: Path, parquet: bool, with_fs: bool, batch_rows: int):
     """Yield ``(model strings, item strings, scores, full_score or None)`` pyarrow arrays per batch."""
-    import pyarrow as pa
-
     names = ["model", "item", "score"] + (["full_score"] if with_fs else [])
     if parquet:
-        import pyarrow.parquet as pq
-
         pf = pq.ParquetFile(path)
         total = pf.metadata.num_rows
         it = pf.iter_batches(batch_size=batch_rows, columns=names)
     else:
-        import pyarrow.csv as pacsv
-
         total = None
         types = {"model": pa.string(), "item": pa.string()}
         it = pacsv.open_csv(path, read_options=pacsv.ReadOptions(block_size=64 << 20),
@@ -203,8 +189,6 @@ def _long_batches(path: Path, parquet: bool, with_fs: bool, batch_rows: int):
 
 def _codes(arr, table: dict) -> np.ndarray:
     """int32 codes of a pyarrow string array, new ids appended to ``table`` (id -> code)."""
-    import pyarrow as pa
-
     enc = arr.dictionary_encode()
     if isinstance(enc, pa.ChunkedArray):
         enc = enc.combine_chunks()
@@ -213,9 +197,6 @@ def _codes(arr, table: dict) -> np.ndarray:
 
 
 def _scores(col, path: Path) -> np.ndarray:
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     if not _is_numeric(col.type):
         for v in col.to_pylist():
             if v is None or v == "":
@@ -230,8 +211,6 @@ def _scores(col, path: Path) -> np.ndarray:
 
 
 def _read_long(path: Path, parquet: bool, with_fs: bool, progress: bool, batch_rows: int, allow_empty_items: bool):
-    from tqdm.auto import tqdm
-
     mt, it_ = {}, {}
     mc, ic, sc, fs_vals = [], [], [], []
     with _readable(path):

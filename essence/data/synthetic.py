@@ -4,9 +4,11 @@ floor ``c_j``: ``P(i answers j) = c_j + (1 - c_j) sigmoid(a_j . theta_i - b_j)``
 from __future__ import annotations
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from .checks import whole_number
 from .errors import InputError
+from .validation import from_arrays
 
 __all__ = ["mirt_parameters", "generate_mirt", "generate_matrix", "GENERATED_LABEL"]
 
@@ -43,8 +45,6 @@ def mirt_parameters(n_models: int, n_items: int, dims: int = 5, seed: int = 0, r
 def generate_mirt(n_models: int, n_items: int, dims: int = 5, seed: int = 0, progress: bool = False,
                   chunk_models: int = 256, **params):
     """A `Responses` of ``n_models`` x ``n_items`` 0/1 responses; ``params`` go to :func:`mirt_parameters`."""
-    from . import from_arrays
-
     par = mirt_parameters(n_models, n_items, dims=dims, seed=seed, **params)
     R = _draw(par, seed, progress, chunk_models, np.float64)  # drawn into the Responses' own matrix
     return from_arrays(
@@ -61,8 +61,6 @@ def generate_matrix(n_models: int, n_items: int, dims: int = 5, seed: int = 0, p
 
 
 def _draw(par: dict, seed, progress: bool, chunk_models: int, dtype=np.float32) -> np.ndarray:
-    from tqdm.auto import tqdm
-
     theta, a, b, c = par["theta"], par["a"], par["b"], par["c"]
     n_models, n_items = theta.shape[0], a.shape[0]
     out = np.empty((n_models, n_items), dtype=dtype)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.optimize import minimize
 
 from ..data.errors import InputError
 from .irt import _sigmoid
@@ -67,8 +68,6 @@ def fit_bank(R, full_score=None, *, sd_log_a: float = 0.5, sd_d: float = 3.0, n_
              max_iter: int = 300) -> ItemBank:
     """The bank of references' answers ``R`` ``(N, J)`` in [0, 1] (NaN: missing); ``full_score`` ``(N,)`` pp, when
     not the row mean, gets a least-squares score map. InputError for fewer than 2 references or bad answers."""
-    from scipy.optimize import minimize
-
     R = np.asarray(R, dtype=np.float64)
     if R.ndim != 2 or R.shape[0] < 2 or R.shape[1] < 1:
         raise InputError(f"item bank: expected answers (n_models >= 2, n_items >= 1), got shape {R.shape}")

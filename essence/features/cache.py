@@ -9,9 +9,11 @@ import re
 from pathlib import Path
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from ..data._io import atomic_path
 from ..data.errors import InputError
+from .committed import committed_rows
 
 __all__ = ["FeatureCache", "cache_root", "text_key"]
 
@@ -51,8 +53,6 @@ class FeatureCache:
                     except Exception:  # a foreign or damaged file: ignore it, recompute what it held
                         continue
             if self.committed:
-                from .committed import committed_rows
-
                 index.update(committed_rows(self.model_id, self.kind))
             self._index = index
         return self._index
@@ -91,8 +91,6 @@ class FeatureCache:
         values, missing = self.get(texts)
         todo = np.flatnonzero(missing)
         if todo.size:
-            from tqdm.auto import tqdm
-
             pending = list(dict.fromkeys(texts[i] for i in todo))  # identical texts computed once
             for start in tqdm(range(0, len(pending), batch_size), desc=desc, unit="batch", disable=not progress):
                 chunk = pending[start:start + batch_size]

@@ -1,23 +1,11 @@
 """A low-rank logistic factor model of the answers: ``P(model m right on item j) = sigmoid(theta_m . a_j + b_j)``.
 
-Cost. A fit is an SVD of the centred answers (the start) and up to ``iters`` alternating Newton steps, each a few
-passes over the ``(n_models, n_items)`` matrix. Callers fit the same answers at several ranks (``auto``'s folds
-compare ranks 1-8 on each fold's models; its last search and the frontier estimate refit the same references), so
-the SVD and the finished fits are memoised by the answers' bytes (:data:`MEMO` entries each, least recently used
-dropped; an SVD keeps its :data:`SVD_KEEP` leading vectors): a second fit of the same answers reuses the SVD, a
-repeated one (same answers, rank, penalty, steps, seed) returns a copy of the first's parameters. Both are the
-very arrays a fresh fit computes (the same LAPACK / BLAS calls on the same bytes), so results are unchanged to the
-last bit; the Newton steps reuse their buffers and skip the mask where no answer is missing (multiplying by 1.0
-changes nothing).
-
-Many items. Each alternating step costs ``n_models x n_items``; the fits above are repeated per fold and rank, so
-on a benchmark of MMLU's size (4,000 models x 14,000 items) they took 850 of ``auto``'s 957 s (27 fits of 800
-models, 31 s each). Abilities of at most 8 dimensions need far fewer items than that to be pinned down; item
-parameters need the models, not other items. So above :data:`ABILITY_ITEMS_ABOVE` items the alternating fit runs on
-:data:`ABILITY_ITEMS` items drawn at random (seeded), and every item's ``(a_j, b_j)`` is then its own penalised
-logistic regression on those abilities (independent given them; damped Newton steps to the same tolerance, per
-item), with the sigmoid by numpy's vectorised ``exp`` (:func:`_sigmoid`). No shipped benchmark comes near the
-threshold (at most 1,172 items), so their fits are exactly the full alternating fit, bit for bit.
+A fit is an SVD of the centred answers (the start) and up to ``iters`` alternating damped Newton steps. Callers fit
+the same answers again (``auto`` compares ranks on each fold, then refits the references), so SVDs and finished fits
+are memoised by the answers' bytes (:data:`MEMO` each, least recently used dropped): the very arrays a fresh fit
+computes, unchanged to the last bit. Above :data:`ABILITY_ITEMS_ABOVE` items the abilities come from
+:data:`ABILITY_ITEMS` items drawn at random (seeded) and every item's ``(a_j, b_j)`` is then its own penalised
+logistic regression on them (:meth:`FactorModel._items`); no shipped benchmark comes near that threshold.
 """
 
 from __future__ import annotations
@@ -29,6 +17,7 @@ from collections import OrderedDict
 import numpy as np
 from scipy.special import expit
 
+from ..data.checks import store_params
 from ..data.errors import InputError
 
 __all__ = ["FactorModel", "MEMO", "ABILITY_ITEMS", "ABILITY_ITEMS_ABOVE"]
@@ -71,10 +60,7 @@ class FactorModel:
     ``b_`` ``(n_items,)`` easiness, ``theta_`` ``(n_models, d)`` abilities."""
 
     def __init__(self, d: int = 2, lam: float = 1.0, iters: int = 40, seed: int = 0):
-        self.d = d
-        self.lam = lam
-        self.iters = iters
-        self.seed = seed
+        store_params(self, locals())
 
     def fit(self, R) -> "FactorModel":
         R = np.asarray(R, dtype=np.float64)

@@ -9,15 +9,17 @@ import json
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import ClassVar
 from pathlib import Path
 from types import SimpleNamespace
+from typing import ClassVar
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from ..data._io import write_atomic
-from ..data.checks import Flag, OneOf, Real, Whole, check_params
+from ..data.checks import Flag, OneOf, Real, Settings, Whole, as_matrix, check_params
 from ..data.errors import InputError
+from .cache import cache_root
 
 __all__ = ["ItemParams", "binarize", "prob", "fisher_information", "estimate_ability", "fit_2pl", "fit_2pl_cached",
            "irt_cache_dir", "DEFAULT_FIT", "IRTConfig", "fit_item_params"]
@@ -27,7 +29,7 @@ DEFAULT_FIT = {"epochs": 150, "lr": 0.1, "lr_decay": 0.9999, "priors": "hierarch
 
 
 @dataclass(frozen=True)
-class IRTConfig:
+class IRTConfig(Settings):
     """IRT settings of the ``irt`` and ``tinybench`` methods."""
 
     binarize: float = 0.5
@@ -43,10 +45,6 @@ class IRTConfig:
                                 "lr_decay": Real(0.0, 1.0, open_min=True), "priors": OneOf("hierarchical", "vague"),
                                 "max_models": Whole(2, none=True), "prior_sd": Real(0.0, open_min=True),
                                 "cache": Flag()}
-
-    def check(self) -> "IRTConfig":
-        check_params(self)
-        return self
 
     def fit_settings(self) -> dict:
         """The keys of :data:`DEFAULT_FIT`, as :func:`fit_2pl_cached` takes them."""
@@ -158,9 +156,7 @@ def fit_2pl(responses, *, epochs: int = DEFAULT_FIT["epochs"], lr: float = DEFAU
             progress: bool = True) -> ItemParams:
     """:class:`ItemParams` of 0/1 ``responses`` ``(n_models, n_items)`` (NaN = missing) by py-irt's SVI; InputError
     for non-0/1 responses or fewer than 2 varying items."""
-    R = np.asarray(responses, dtype=np.float64)
-    if R.ndim != 2:
-        raise InputError(f"responses: expected (n_models, n_items), got shape {R.shape}")
+    R = as_matrix(responses, "responses")
     vals = R[~np.isnan(R)]
     if vals.size and not np.all((vals == 0) | (vals == 1)):
         raise InputError("responses: the 2PL model needs 0/1 responses; threshold continuous scores first "
@@ -216,8 +212,6 @@ def _pyirt_svi(R, *, epochs, lr, lr_decay, priors, seed, threads, progress):
     import torch
     from pyro.infer import SVI, Trace_ELBO
     from py_irt.models.two_param_logistic import TwoParamLog
-    from tqdm.auto import tqdm
-
     from .lm import _torch_threads
 
     s_idx, i_idx = np.nonzero(~np.isnan(R))
@@ -250,8 +244,6 @@ def _pyirt_svi(R, *, epochs, lr, lr_decay, priors, seed, threads, progress):
 
 def irt_cache_dir() -> Path:
     """``cache_root() / "irt"``: where fitted item parameters are cached."""
-    from .cache import cache_root
-
     return Path(cache_root()) / "irt"
 
 

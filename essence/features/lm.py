@@ -12,10 +12,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
+from tqdm.auto import tqdm
 
-from .cache import FeatureCache, cache_root
 from ..data.checks import whole_number
 from ..data.errors import InputError
+from .cache import FeatureCache, cache_root
 
 __all__ = ["MODEL_ID", "HIDDEN_SIZE", "lm_hidden_states", "perplexity", "lm_features", "load_model", "model_dir",
            "gguf_path", "clear_loaded_models", "default_threads"]
@@ -246,8 +247,6 @@ def lm_features(texts, batch_size: int = 16, max_length: int = 1024, progress: b
     ordered = [texts[i] for i in order]
 
     if cache is False:
-        from tqdm.auto import tqdm
-
         outs = [run(ordered[s:s + batch_size])
                 for s in tqdm(range(0, n, batch_size), desc="SmolLM2 forward", unit="batch", disable=not progress)]
         hid_sorted, ppl_sorted = (np.concatenate(part) for part in zip(*outs))

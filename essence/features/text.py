@@ -6,10 +6,11 @@ import os
 import threading
 
 import numpy as np
+from tqdm.auto import tqdm
 
-from .cache import FeatureCache
 from ..data.checks import whole_number
 from ..data.errors import InputError
+from .cache import FeatureCache
 
 __all__ = ["embed_texts", "MODEL_ID", "EMBEDDING_DIM"]
 
@@ -53,8 +54,6 @@ def embed_texts(texts, batch_size: int = 64, progress: bool = True, cache: bool 
         E = fc.compute(texts, lambda chunk: _encode(chunk, batch_size), batch_size=batch_size,
                        progress=progress, desc="MiniLM embeddings")
     else:
-        from tqdm.auto import tqdm
-
         parts = [_encode(texts[s:s + batch_size], batch_size)
                  for s in tqdm(range(0, len(texts), batch_size), desc="MiniLM embeddings", unit="batch",
                                disable=not progress)]

@@ -4,6 +4,8 @@ results, else ``"after"``."""
 
 from __future__ import annotations
 
+import pandas as pd
+
 from ..data.errors import InputError
 from ..methods import METHOD_INFO
 
@@ -19,6 +21,11 @@ CARD_FIELDS = tuple(_HEADERS)
 
 #: Allowed values of ``timing``.
 TIMINGS = ("before", "after")
+
+#: what the audit's baselines share
+_AUDIT = {"source": "Zhang, Dorner & Hardt 2025 (baseline)", "in_survey": "no", "signal": "none (uniform draw)",
+          "objective": "none", "gpu": "no"}
+_FULL = "full evaluation of reference models"
 
 CARDS: dict[str, dict[str, str]] = {
     "random": {"source": "baseline", "in_survey": "no", "signal": "none", "objective": "none (uniform draw)",
@@ -74,23 +81,13 @@ CARDS: dict[str, dict[str, str]] = {
              "reconstructor": "the CV-chosen regression (line, ridge, their average, AIPW), handed to a logistic "
                               "factor model when the new model lies above the references",
              "guarantee": "none; interval from the references' residuals, or the factor model's outside them"},
-    "random_mean": {"source": "Zhang, Dorner & Hardt 2025 (baseline)", "in_survey": "no",
-                    "signal": "none (uniform draw)", "objective": "none", "timing": "before", "prior_cost": "none",
-                    "gpu": "no", "reconstructor": "the mean over the chosen items",
-                    "guarantee": "unbiased; sampling error shrinks as 1/sqrt(k)"},
-    "random_line": {"source": "Zhang, Dorner & Hardt 2025 (baseline)", "in_survey": "no",
-                    "signal": "none (uniform draw)", "objective": "none", "timing": "before",
-                    "prior_cost": "full evaluation of reference models", "gpu": "no",
-                    "reconstructor": "a line from the subset mean to the full score, fitted on the references",
-                    "guarantee": "none"},
-    "random_ridge": {"source": "Zhang, Dorner & Hardt 2025 (baseline)", "in_survey": "no",
-                     "signal": "none (uniform draw)", "objective": "none", "timing": "before",
-                     "prior_cost": "full evaluation of reference models", "gpu": "no",
-                     "reconstructor": "ridge on the item answers (penalty by CV), fitted on the references",
-                     "guarantee": "none"},
-    "aipw": {"label": "Random + AIPW", "source": "Zhang, Dorner & Hardt 2025 (baseline)", "in_survey": "no",
-             "signal": "none (uniform draw)", "objective": "none", "timing": "after",
-             "prior_cost": "full evaluation of reference models", "gpu": "no",
+    "random_mean": {**_AUDIT, "timing": "before", "prior_cost": "none", "guarantee": "unbiased; sampling error shrinks "
+                    "as 1/sqrt(k)", "reconstructor": "the mean over the chosen items"},
+    "random_line": {**_AUDIT, "timing": "before", "prior_cost": _FULL, "guarantee": "none",
+                    "reconstructor": "a line from the subset mean to the full score, fitted on the references"},
+    "random_ridge": {**_AUDIT, "timing": "before", "prior_cost": _FULL, "guarantee": "none",
+                     "reconstructor": "ridge on the item answers (penalty by CV), fitted on the references"},
+    "aipw": {"label": "Random + AIPW", **_AUDIT, "timing": "after", "prior_cost": _FULL,
              "reconstructor": "the references' ridge prediction plus the model's mean residual on the chosen items",
              "guarantee": "unbiased for any model (inverse-probability-weighted correction)"},
 }
@@ -109,8 +106,6 @@ def card(name: str) -> dict[str, str]:
 def cards_table(methods=None, fields=CARD_FIELDS):
     """The cards of ``methods`` (registry names, row order; default every card) as a DataFrame: index the
     registry name, one column per field of ``fields`` (headed by its display name)."""
-    import pandas as pd
-
     methods = list(CARDS) if methods is None else list(methods)
     unknown = [f for f in fields if f not in CARD_FIELDS]
     if unknown:

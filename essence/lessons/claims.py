@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import pandas as pd
+
 __all__ = ["Claim", "CLAIMS", "claims_table"]
 
 _AUDIT = "refs: Newer anchors (2025-2026), Zhang, Dorner & Hardt"
@@ -62,13 +64,8 @@ CLAIMS: tuple[Claim, ...] = (
     # DISCO and SparseEval (ICLR 2026)
     Claim("disco_mae_low", "disco", "several benchmarks", 100, "mae", 1.0, "refs: Newer anchors, DISCO"),
     Claim("disco_mae_high", "disco", "several benchmarks", 100, "mae", 1.5, "refs: Newer anchors, DISCO"),
-    Claim("se_arc_100", "sparseeval", "ARC", 100, "mae", 1.17, "refs: Newer anchors, SparseEval per benchmark"),
-    Claim("se_gsm8k_100", "sparseeval", "GSM8K", 100, "mae", 1.62, "refs: Newer anchors, SparseEval per benchmark"),
-    Claim("se_mmlu_100", "sparseeval", "MMLU", 100, "mae", 0.84, "refs: Newer anchors, SparseEval per benchmark"),
-    Claim("se_truthfulqa_100", "sparseeval", "TruthfulQA", 100, "mae", 1.03,
-          "refs: Newer anchors, SparseEval per benchmark"),
-    Claim("se_winogrande_100", "sparseeval", "WinoGrande", 100, "mae", 1.03,
-          "refs: Newer anchors, SparseEval per benchmark"),
+    *(Claim(f"se_{b.lower()}_100", "sparseeval", b, 100, "mae", v, "refs: Newer anchors, SparseEval per benchmark")
+      for b, v in (("ARC", 1.17), ("GSM8K", 1.62), ("MMLU", 0.84), ("TruthfulQA", 1.03), ("WinoGrande", 1.03))),
     # adaptive testing: Fluid Benchmarking (Hofmann et al., COLM 2025, arXiv 2509.11106) and MetaBench's simulation
     Claim("fluid_mmlu_vs_random", "adaptive", "MMLU", None, "ratio", 1.0,
           "refs: Newer anchors (2025-2026), Fluid Benchmarking",
@@ -100,6 +97,4 @@ CLAIMS: tuple[Claim, ...] = (
 
 def claims_table():
     """All claims as a ``pandas.DataFrame`` (one row per claim, the columns of :class:`Claim`)."""
-    import pandas as pd
-
     return pd.DataFrame(CLAIMS, columns=Claim._fields)

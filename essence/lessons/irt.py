@@ -5,10 +5,12 @@ errors in pp."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
+from ..data import split_models
 from ..data.errors import InputError
-from ..features.irt import estimate_ability, fisher_information, fit_item_params
 from ..data.metrics import rmse
+from ..features.irt import estimate_ability, fisher_information, fit_item_params
 from ..methods.irt import select_by_information
 from ..reconstructors.irt import THETA_MAX
 from ..reconstructors.simple import GAMReconstructor
@@ -44,8 +46,6 @@ def bin_table(theta, a, b, k: int, curve: Table1D | None = None):
     ``(n_items,)``): ``bin`` (lowest first), ``theta_lo``, ``theta_hi``, ``item`` (position taken), ``a``, ``b``,
     ``info`` (its largest information in the bin) and, given ``curve`` (:func:`full_score_curve`), ``score_lo``,
     ``score_hi`` (pp at the bin's ends) and ``rise`` (their difference, pp)."""
-    import pandas as pd
-
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
     groups = ability_groups(theta, k)
@@ -90,10 +90,6 @@ def hypothesis_runs(data, k: int, split_seeds, n_random: int = 10, floor: float 
     ``above_floor_bins`` (bins over training models scoring >= ``floor``), ``score_levels``, ``random`` (``n_random``
     draws). Columns ``split_seed, selection, draw, rmse, rmse_floor, rmse_above`` (test models below / from ``floor``),
     ``n_test_floor``, ``floor_bins`` (irt: bins of median training score below ``floor``)."""
-    import pandas as pd
-
-    from ..data import split_models
-
     rows = []
     for s in split_seeds:
         sp = split_models(data, seed=int(s))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from .claims import CLAIMS, Claim
 from ..data.errors import InputError
@@ -155,8 +156,6 @@ def verdict(claim: Claim, ours: float, low: float, high: float, published: float
 def read_results(folder) -> dict:
     """``{"frontier": ..., "adaptive_runs": ...}`` from ``folder`` (``results/``): each table when it exists, else
     None (the claims it measures read "not run")."""
-    import pandas as pd
-
     return {name: (pd.read_csv(Path(folder) / f"{name}.csv") if (Path(folder) / f"{name}.csv").exists() else None)
             for name in ("frontier", "adaptive_runs")}
 
@@ -167,8 +166,6 @@ def ledger_table(runs, pools: dict[str, int], ablation_runs=None, claims=CLAIMS,
     caveat`` (pp). ``runs``: the sweep's tidy table (``dataset, method, k, seed, rmse, mae, kendall, rank_err_5,
     error``); ``pools``: dataset -> items; ``ablation_runs``: runs with ``variant`` ``before`` / ``after``;
     ``adaptive_runs``: ``benchmark, split, method, k, seed, rmse``; ``frontier``: ``benchmark, split, method, rmse``."""
-    import pandas as pd
-
     ok = runs[runs["error"].fillna("") == ""] if "error" in runs else runs
     by_key = {x.key: x for x in claims}
     rows = []

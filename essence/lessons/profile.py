@@ -5,9 +5,13 @@ set ``I`` of ``responses`` ``(n_models, n_items)`` in [0, 1] (NaN missing); two 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
+from ..data import split_models
 from ..data.checks import whole_number
 from ..data.errors import InputError
+from ..methods.herding import HerdingSelector
+from ..methods.kmeans import KMeansSelector
 
 __all__ = ["mean_profile", "profile_distance", "random_profiles", "choose_kmeans_herding", "profile_lines",
            "distance_row", "weight_shares", "seed_distances", "seed_summary"]
@@ -100,10 +104,6 @@ def choose_kmeans_herding(data, k: int, seed: int = 0) -> dict:
     """K-Means and Kernel Herding items of ``data`` as ``compress`` chooses them, on the training and validation models
     of ``split_models(data, seed)``: ``{"split", "held_out" (validation + test rows, sorted), "kmeans" (k,),
     "kmeans_w" (cluster sizes), "herding" (k,)}``. Herding needs the items' texts and SmolLM2."""
-    from ..data import split_models
-    from ..methods.herding import HerdingSelector
-    from ..methods.kmeans import KMeansSelector
-
     split = split_models(data, seed=seed)
     train, val = data.subset(models=split.train), data.subset(models=split.val)
     km, he = (KMeansSelector(k=k, seed=seed, progress=False, min_models_continuous=0),
@@ -163,9 +163,6 @@ def seed_distances(data, k: int, seeds, herding_items, n_draws: int = 50) -> lis
     """Held-out profile distances (pp) per split seed ``s``: K-Means refitted (seed ``s``) on the training models, the
     fixed ``herding_items`` and the mean of ``n_draws`` random subsets (seeds from ``1000 s``), on validation + test
     models; dicts ``seed``, ``K-Means``, ``Kernel Herding``, ``random``."""
-    from ..data import split_models
-    from ..methods.kmeans import KMeansSelector
-
     rows = []
     for s in seeds:
         sp = split_models(data, seed=s)
@@ -184,8 +181,6 @@ def seed_distances(data, k: int, seeds, herding_items, n_draws: int = 50) -> lis
 def seed_summary(rows: list[dict]):
     """Per ``dataset`` of :func:`seed_distances` rows: mean and sd over seeds of each distance (pp) and the seeds where
     K-Means and Herding beat the random mean."""
-    import pandas as pd
-
     df = pd.DataFrame(rows)
     out = []
     for name, g in df.groupby("dataset", sort=False):

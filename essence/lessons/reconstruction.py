@@ -6,12 +6,16 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+import pandas as pd
 
+from ..data import split_models
 from ..data.errors import InputError
-from ..reconstructors.intervals import IntervalModel, cross_fitted_predictions
 from ..data.metrics import coverage, rmse
-from ..reconstructors.simple import GAMReconstructor, LineReconstructor, MeanRidgeReconstructor, RidgeGAMReconstructor, RidgeReconstructor, WeightedMeanReconstructor
 from ..reconstructors.choose import choose_by_cv
+from ..reconstructors.intervals import IntervalModel, cross_fitted_predictions
+from ..reconstructors.simple import GAMReconstructor, LineReconstructor, MeanRidgeReconstructor, RidgeGAMReconstructor, RidgeReconstructor, WeightedMeanReconstructor
+from ..suite.artifact import fit_members
+from ..suite.study import suite_split
 
 __all__ = ["LADDER", "ladder_makers", "error_grid", "interval_for_subset", "coverage_table", "suite_reconstruction"]
 
@@ -48,8 +52,6 @@ def error_grid(R_train, y_train, R_test, y_test, ks, n_trains, names=None, n_dra
     """Test RMSE (pp, NaN for a failed fit) of the ``names`` reconstructors (None: the ladder) on random subsets: per
     ``k`` of ``ks``, ``n`` of ``n_trains`` (skipped above the training models) and draw, ``k`` items and ``n``
     training models drawn with ``default_rng([seed, k, n])``. Columns ``k, n_train, draw, reconstructor, rmse``."""
-    import pandas as pd
-
     R_train, y_train = _check(R_train, y_train, "training models")
     R_test, y_test = _check(R_test, y_test, "test models")
     if R_train.shape[1] != R_test.shape[1]:
@@ -100,10 +102,6 @@ def coverage_table(datasets: dict, k: int, split_seeds, n_draws: int = 2, candid
     """:func:`interval_for_subset` on ``n_draws`` random ``min(k, n_items)``-subsets (``default_rng([seed, split seed,
     draw])``) per split of each ``{name: Responses}``; ``candidates`` default ``line``, ``mean_ridge``, ``gam``.
     Rows ``dataset, split_seed, draw, choice, n_test, covered, coverage, width, test_rmse, q, calibration``."""
-    import pandas as pd
-
-    from ..data import split_models
-
     cands = ladder_makers(["line", "mean_ridge", "gam"]) if candidates is None else dict(candidates)
     rows = []
     for name, data in datasets.items():
@@ -127,11 +125,6 @@ def suite_reconstruction(suite, k_each: int, seed: int = 0, reconstructors="basi
     (``own``: :func:`interval_for_subset` among line, mean_ridge, ridge, ridge_gam) and from all members' items
     (``all``: :func:`essence.suite.artifact.fit_members` with ``reconstructors``), plus their ``mean``: rows
     ``reading, benchmark, items, choice, rmse`` (pp), ``coverage`` (0-1), ``width`` (pp)."""
-    import pandas as pd
-
-    from ..suite.artifact import fit_members
-    from ..suite.study import suite_split
-
     sp = suite_split(suite, seed)
     tr, va, te = (np.asarray(a, dtype=np.intp) for a in sp)
     fit = np.r_[tr, va]

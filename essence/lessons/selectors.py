@@ -9,8 +9,19 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
+from .cards import card
+from ..data import split_models
 from ..data.errors import InputError
+from ..data.metrics import mae, ratio_to_random, rmse
+from ..methods import get_method, make_method
+from ..methods.kmeans import KMeansSelector
+from ..methods.random import RandomSelector
+from ..methods.tinybench import TinyBenchSelector
+from ..reconstructors.base import subset_score
+from ..reconstructors.irt import gpirt_components
+from ..reconstructors.simple import LineReconstructor
 from ..sweep.signatures import code_version
 
 __all__ = ["toy_matrix", "FAITHFUL_COLUMNS", "faithful_run", "faithful_table", "selector_runs",
@@ -41,8 +52,6 @@ def toy_matrix(data, n_models: int = 8, n_items: int = 12, seed: int = 0):
 
 
 def _split_parts(data, seed: int):
-    from ..data import split_models
-
     sp = split_models(data, seed=seed)
     return sp, data.subset(models=sp.train), data.subset(models=sp.val)
 
@@ -56,14 +65,6 @@ def faithful_run(data, k: int, seed: int = 0, cache_dir=None, tinybench_params=N
         rec = json.loads(path.read_text())
         if all(c in rec for c in FAITHFUL_COLUMNS):
             return rec
-    from ..methods.kmeans import KMeansSelector
-    from ..methods.random import RandomSelector
-    from ..methods.tinybench import TinyBenchSelector
-    from ..reconstructors.irt import gpirt_components
-    from ..data.metrics import mae, rmse
-    from ..reconstructors.simple import LineReconstructor
-    from ..reconstructors.base import subset_score
-
     sp, tr, va = _split_parts(data, seed)
     R, y = np.asarray(data.responses, dtype=np.float64), data.target
     nv, te = np.r_[sp.train, sp.val], sp.test
@@ -103,8 +104,6 @@ def faithful_run(data, k: int, seed: int = 0, cache_dir=None, tinybench_params=N
 def faithful_table(records):
     """Mean over seeds of :func:`faithful_run` records, indexed by (dataset, k): :data:`FAITHFUL_COLUMNS`,
     ``gp_lambda``, ``pool minus target (pp)``, ``seeds``."""
-    import pandas as pd
-
     df = pd.DataFrame(list(records))
     if df.empty:
         raise InputError("records: no faithful_run results to tabulate")
@@ -118,11 +117,6 @@ def selector_runs(data, methods, k: int, seeds=(0,), cache_dir=None, params=None
     """``random`` and each of ``methods`` at budget ``k`` per seed's split: one row per (method, seed) with ``rmse``
     (pp), ``random_rmse``, ``ratio``, ``choice`` or ``refused`` (first line); ``params``: ``{method: {param:
     value}}``; ``cache_dir``: runs stored as JSON, reused while :func:`~essence.sweep.signatures.code_version` holds."""
-    import pandas as pd
-
-    from ..methods import make_method
-    from ..data.metrics import rmse
-
     params = params or {}
     rows = []
     names = list(dict.fromkeys(["random", *methods]))
@@ -159,12 +153,6 @@ def selector_runs(data, methods, k: int, seeds=(0,), cache_dir=None, params=None
 def decision_guide(runs):
     """Per method of :func:`selector_runs` output: what it reads, its card's ``gpu`` and ``prior_cost``, ``min_models``,
     its RMSE over random's (geometric mean over seeds, or ``refused``) and reconstructor choices."""
-    import pandas as pd
-
-    from ..methods import get_method
-    from .cards import card
-    from ..data.metrics import ratio_to_random
-
     out = []
     for name, g in runs.groupby("method", sort=False):
         cls = get_method(name)

@@ -8,11 +8,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
+from scipy.cluster.hierarchy import leaves_list, linkage
+from scipy.spatial.distance import squareform
 
+from ..data import load, split_models
 from ..data._runtime import single_thread
 from ..data.errors import InputError
+from ..data.metrics import kendall, rmse
+from ..reconstructors.choose import choose_on_validation
+from ..reconstructors.simple import GAMReconstructor, reconstructor_makers
 from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES
-from ..search.genetic import GAConfig
+from ..search.fitness import GAMRulerFitness, RidgeFitness
+from ..search.genetic import GAConfig, genetic_search
+from ..search.redundancy import coarse_filter, rank_redundancy, standardise_items
+from ..sweep import load_runs, run_sweep
 
 __all__ = ["off_diagonal", "cluster_order", "pair_table", "item_discrimination", "rank_redundancy_halves",
            "kept_counts", "random_subset_rmse", "random_subset_scores", "subset_figures", "Trajectory", "ga_trajectory",
@@ -39,9 +49,6 @@ def off_diagonal(M, drop_nan: bool = True) -> np.ndarray:
 def cluster_order(S) -> np.ndarray:
     """``(n,)`` leaf order of average-linkage clustering on ``1 - S`` for an ``(n, n)`` similarity ``S`` (NaN
     counts as 0): similar items next to each other."""
-    from scipy.cluster.hierarchy import leaves_list, linkage
-    from scipy.spatial.distance import squareform
-
     S = _square(S, "S")
     if S.shape[0] < 3:
         return np.arange(S.shape[0])
@@ -68,8 +75,6 @@ def pair_table(R_text, R_rank, by: str = "text", n: int = 10, texts=None, items=
     R_text`` ("rank_not_text"), best first, NaN pairs skipped: a DataFrame ``a, b, R_text, R_rank`` (+ ``item_a,
     item_b``, ``text_a, text_b`` cut to ``width`` when given). ``max_per_item``: pairs per item at most;
     ``text_range``, ``rank_range``: inclusive ``(low, high)`` bounds, None open."""
-    import pandas as pd
-
     T, R = _square(R_text, "R_text"), _square(R_rank, "R_rank")
     if T.shape != R.shape:
         raise InputError(f"R_text {T.shape} and R_rank {R.shape}: must describe the same items")
@@ -110,8 +115,6 @@ def pair_table(R_text, R_rank, by: str = "text", n: int = 10, texts=None, items=
 def item_discrimination(R, y) -> np.ndarray:
     """``(n_items,)`` Pearson correlation of each item of ``R`` ``(n_models, n_items)`` (NaN mean-imputed) with
     ``y`` ``(n_models,)`` pp; 0 for constant items."""
-    from ..search.redundancy import standardise_items
-
     R = np.asarray(R, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if R.ndim != 2 or y.shape != (R.shape[0],):
@@ -125,8 +128,6 @@ def item_discrimination(R, y) -> np.ndarray:
 def rank_redundancy_halves(R, seed=0) -> tuple[np.ndarray, np.ndarray]:
     """The rank redundancy of every item pair on two disjoint random halves of the models of ``R``
     ``(n_models, n_items)``: two aligned ``(n_pairs,)`` arrays (pairs defined in both halves only)."""
-    from ..search.redundancy import rank_redundancy
-
     R = np.asarray(R, dtype=np.float64)
     if R.ndim != 2 or R.shape[0] < 6:
         raise InputError(f"R: expected (n_models >= 6, n_items), got shape {R.shape}")
@@ -142,8 +143,6 @@ def rank_redundancy_halves(R, seed=0) -> tuple[np.ndarray, np.ndarray]:
 def kept_counts(R_train, embeddings, tau_text, tau_rank, drop_constant: bool = True) -> np.ndarray:
     """``(a, b)`` int: items :func:`~essence.search.redundancy.coarse_filter` keeps at ``(tau_text[i], tau_rank[j])``
     for ``R_train`` ``(n_train, n_items)`` and ``embeddings`` ``(n_items, dim)`` or None (>= 1: check off)."""
-    from ..search.redundancy import coarse_filter
-
     tt = np.atleast_1d(np.asarray(tau_text, dtype=np.float64))
     tr = np.atleast_1d(np.asarray(tau_rank, dtype=np.float64))
     out = np.zeros((tt.size, tr.size), dtype=np.intp)
@@ -166,9 +165,6 @@ def random_subset_scores(R_train, y_train, R_eval, y_eval, k: int, pool=None, n_
     """``{"rmse": (n_draws,) pp, "kendall": (n_draws,)}`` of random ``k``-subsets ``sort(rng.choice(pool, k,
     replace=False))`` (``rng = default_rng(seed)``, ``pool`` None = all) read by a GAM on the subset mean fitted on
     ``R_train`` -> ``y_train``, measured on ``R_eval`` -> ``y_eval``."""
-    from ..data.metrics import kendall, rmse
-    from ..reconstructors.simple import GAMReconstructor
-
     R_train = np.asarray(R_train, dtype=np.float64)
     R_eval = np.asarray(R_eval, dtype=np.float64)
     if R_train.ndim != 2 or R_eval.ndim != 2 or R_train.shape[1] != R_eval.shape[1]:
@@ -194,10 +190,6 @@ def subset_figures(R, y, split, items, reconstructors=("gam", "ridge", "ridge_ga
     """``{"choice", "val_rmse", "test_rmse" (pp), "test_kendall"}`` of the subset ``items`` ``(k,)``: the
     ``reconstructors`` fitted on the training models of ``split``, lowest validation RMSE kept, measured on the test
     models."""
-    from ..data.metrics import kendall, rmse
-    from ..reconstructors.choose import choose_on_validation
-    from ..reconstructors.simple import reconstructor_makers
-
     makers = reconstructor_makers(reconstructors)
     R = np.asarray(R, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -225,10 +217,6 @@ def ga_trajectory(fitness, k: int, checkpoints, evaluate=None, population: int =
     """:func:`~essence.search.genetic.genetic_search` on ``fitness`` paused at the increasing generation counts
     ``checkpoints`` (0 = the initial population), one generator throughout; ``evaluate``: ``best (k,) -> dict`` of
     extra table columns."""
-    import pandas as pd
-
-    from ..search.genetic import genetic_search
-
     cps = [int(c) for c in np.atleast_1d(checkpoints)]
     if not cps or cps[0] < 0 or any(b <= a for a, b in zip(cps, cps[1:])):
         raise InputError(f"checkpoints: {checkpoints!r} must be increasing generation counts >= 0")
@@ -257,9 +245,6 @@ def fitness_setup(data, seed: int = 0, n_splines: int = GAM_N_SPLINES, lam: floa
     """``{"data", "split", "R", "y", "paper", "ridge"}`` on ``split_models(data, seed)`` (``data``: Responses or
     name): the :class:`~essence.search.fitness.GAMRulerFitness` (training -> validation) and the in-sample
     :class:`~essence.search.fitness.RidgeFitness` on the training models."""
-    from ..data import load, split_models
-    from ..search.fitness import RidgeFitness, GAMRulerFitness
-
     data = load(data) if isinstance(data, str) else data
     split = split_models(data, seed=seed)
     tr, va, _ = split
@@ -308,10 +293,6 @@ def chance_level(docs, free_form: bool = False) -> float:
 def ablation(dataset: str, variants: dict, ks, seeds, out, jobs: int = 2):
     """:func:`essence.sweep.run_sweep`'s tidy table (plus ``variant``) of ``essence`` under each variant ``label ->
     {parameter: value}`` over ``ks`` x ``seeds`` (seed = split = selector seed), cached in ``out/<label>``."""
-    import pandas as pd
-
-    from ..sweep import run_sweep
-
     if not variants:
         raise InputError("variants: give at least one label -> parameters entry")
     frames = []
@@ -325,10 +306,6 @@ def ablation(dataset: str, variants: dict, ks, seeds, out, jobs: int = 2):
 def ablation_traces(dataset: str, variant_dir) -> "object":
     """DataFrame ``k``, ``seed``, ``stage``, ``step``, ``fitness_rmse``, ``val_rmse`` (pp), ``pool`` of every cached
     run of one :func:`ablation` variant, from ``info_["val_rmse_trace"]``."""
-    import pandas as pd
-
-    from ..sweep import load_runs
-
     rows = []
     for (ds, _m, k, s), rec in sorted(load_runs(variant_dir).items()):
         if ds != dataset or "artifact" not in rec:

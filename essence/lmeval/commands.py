@@ -8,11 +8,15 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from ..artifact.base import load_artifact
+from ..artifact.commands import compare_lines
+from ..artifact.compare import GATES, compare, gate_failures
 from ..artifact.compressed import Compressed
 from ..artifact.report import context_lines
-from ..data._io import write_atomic
+from ..data import load as load_data
+from ..data._io import check_output, write_atomic
 from ..data.checks import cli_whole_number
 from ..data.errors import InputError, UsageError
 from .adaptive import DEFAULT_ROUND_SIZE, run_adaptive
@@ -90,8 +94,6 @@ def cmd_run(args) -> int:
     if args.out and Path(args.out).exists() and not args.force:
         raise UsageError(f"{args.out}: already exists; choose another --out or pass --force")
     if args.save_responses:
-        from ..data._io import check_output
-
         check_output(Path(args.save_responses), overwrite=args.force, flag="--save-responses")
     if args.model != "smollm2" and not args.model_args:
         raise UsageError(f"--model {args.model}: give its --model-args (e.g. pretrained=ORG/NAME), or --model smollm2")
@@ -107,6 +109,8 @@ def cmd_run(args) -> int:
     opts = {"name": args.name, "source_task": args.source_task, "include_path": args.include_path,
             "id_field": args.id_field, "id_prefix": args.id_prefix, "metric": args.metric, "device": args.device,
             "batch_size": args.batch_size, "logs": args.logs, "offline": True if args.offline else None}
+    if not adaptive:
+        opts["fallback"] = not getattr(args, "no_fallback", False)
     if adaptive:
         est = _run_adaptive(art, args, opts)
     else:
@@ -116,11 +120,14 @@ def cmd_run(args) -> int:
         print("\n".join(res.import_lines))
         for line in context_lines(art, est, {m: res.n_answered for m in est["model"]}, chance=res.chance):
             print(line)
+        staged = bool((est.get("answered_by", pd.Series(dtype=object)) == "fallback sample").any())
         for f, (e, lo, hi) in res.harness.items():
             same = abs(e - float(est["estimate"].iloc[0])) < 0.01
             print(f"the harness run reported essence_estimate {e:.4f} [{lo:.4f}, {hi:.4f}] (filter {f})"
-                  + ("; the same as essence's" if same else "; NOT the same as essence's (please report this)"))
-        print(f"harness run: {res.seconds:.0f} s on the {art.k} chosen items")
+                  + ("; essence's adds the fallback sample's answers" if staged else "; the same as essence's" if same
+                     else "; NOT the same as essence's (please report this)"))
+        print(f"harness run: {res.seconds:.0f} s on the {art.k} chosen items"
+              + (f" and the {len(art.fallback_items)} of the fallback sample" if staged else ""))
         if args.logs:
             print(f"logs: {', '.join(str(s) for s in res.samples)}; task files: {res.items_file.parent}")
     if args.out:
@@ -136,8 +143,6 @@ def cmd_run(args) -> int:
 
 def _wide_csv(art, resp) -> str:
     """A Responses' results on the artifact's chosen items as a wide CSV: ``model`` then one column per item."""
-    import pandas as pd
-
     models, X = art._matrix(resp)
     return pd.DataFrame(X, columns=art.items, index=pd.Index(models, name="model")).to_csv()
 
@@ -145,10 +150,6 @@ def _wide_csv(art, resp) -> str:
 def _compare_run(art, new, args) -> int:
     """``essence run --compare-to FILE``: the new model (b) against every model of FILE (a), as ``essence
     compare`` prints it; exit 1 when ``--fail-if`` fails."""
-    from ..artifact.commands import compare_lines
-    from ..artifact.compare import compare, gate_failures
-    from ..data import load as load_data
-
     base = load_data(args.compare_to, allow_empty_items=True)
     name = str(new.models[0])
     if name in set(map(str, base.models)):
@@ -265,6 +266,10 @@ def add_subcommand(subparsers) -> None:
     r.add_argument("--out", help="write the estimate as CSV (model, estimate, lower, upper)")
     r.add_argument("--offline", action="store_true", help="no network (HF_HUB_OFFLINE, HF_DATASETS_OFFLINE; always "
                                                           "on for smollm2)")
+    r.add_argument("--no-fallback", action="store_true",
+                   help="a model the estimate places outside the references is not run on the artifact's fallback "
+                        "sample (items drawn at random: a second harness run whose estimate does not rest on the "
+                        "references); the default runs it")
     r.add_argument("--save-responses", metavar="FILE", help="also write the model's results on the chosen items "
                                                              "(CSV): a baseline for a later run's --compare-to")
     r.add_argument("--compare-to", metavar="FILE", help="a baseline's results on the chosen items (a --save-responses "
@@ -272,8 +277,6 @@ def add_subcommand(subparsers) -> None:
                                                          "model with every model in it, as `essence compare` does")
     r.add_argument("--margin", type=float, default=1.0, metavar="PP", help="--compare-to: the equivalence margin "
                                                                            "in pp (default 1)")
-    from ..artifact.compare import GATES
-
     r.add_argument("--fail-if", choices=list(GATES), help="--compare-to: exit 1 when the new model's verdict against "
                                                           "a baseline is worse / not better / not equivalent / "
                                                           "undecided")

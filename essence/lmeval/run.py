@@ -12,13 +12,15 @@ import shutil
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from ..artifact.compressed import Compressed
 from ..data.errors import InputError
+from ..reconstructors.simple import WeightedMeanReconstructor
 from .export import export_task
 from .logs import read_samples
 from .samples import import_samples
@@ -75,36 +77,38 @@ class RunResult:
 
 def run_artifact(artifact, model: str, model_args: str = "", *, name: str | None = None, source_task=None,
                  include_path=None, id_field=None, id_prefix=None, metric=None, device: str | None = None,
-                 batch_size=1, logs=None, limit=None, offline: bool | None = None) -> RunResult:
+                 batch_size=1, logs=None, limit=None, offline: bool | None = None, fallback: bool = True) -> RunResult:
     """Run ``model`` (a harness model type, or ``"smollm2"``) on the artifact's chosen items and estimate its full
     score. ``logs``: where to keep the harness output and ``task/`` (default: a scratch folder, removed);
-    ``offline``: default for ``smollm2`` only; the export options are :func:`~essence.lmeval.export.export_task`'s."""
+    ``offline``: default for ``smollm2`` only; the export options are :func:`~essence.lmeval.export.export_task`'s.
+    ``fallback``: when the estimate places the model outside the references and the artifact holds a fallback sample,
+    run the model on it too (a second harness run, task ``NAME_fallback``) and estimate from both
+    (``answered_by="fallback sample"``); ``n_answered`` and ``responses`` stay the chosen items'."""
     art = artifact if isinstance(artifact, Compressed) else Compressed.load(artifact)
     model, model_args, device = _resolve_model(model, model_args, device, offline)
     label = name or model_label(model, model_args)
     scratch = Path(tempfile.mkdtemp(prefix="essence-run-"))
+    export = {"source_task": source_task, "include_path": include_path, "id_field": id_field, "id_prefix": id_prefix,
+              "metric": metric}
+    run = {"model": model, "model_args": model_args, "device": device, "batch_size": batch_size, "limit": limit,
+           "label": label, "include_path": include_path}
     try:
         task = f"essence_run_{str(art.dataset.get('fingerprint', 'x'))[:8]}_k{art.k}"
-        export_task(art, task, scratch / "task", source_task=source_task, include_path=include_path,
-                    id_field=id_field, id_prefix=id_prefix, metric=metric)
-        spec = json.loads((scratch / "task" / f"{task}.items.json").read_text(encoding="utf-8"))
         out_dir = Path(logs) if logs else scratch / "logs"
-        if logs:  # keep the task files with the logs: `import-lmeval --items LOGS/task/NAME.items.json` reads them
-            shutil.copytree(scratch / "task", out_dir / "task", dirs_exist_ok=True)
         t0 = time.perf_counter()
-        res = _evaluate(model, model_args, task, [scratch / "task", *exp_include(include_path)], out_dir, device,
-                        batch_size, limit)
-        seconds = time.perf_counter() - t0
-        folder = out_dir / res["model_dir"]
-        samples = sorted(folder.glob(f"samples_{task}*_{res['date']}.jsonl"))
-        if not samples:
-            raise InputError(f"the harness wrote no samples file under {folder}")
-        imported = import_samples(samples, data=None, model=label, metric=spec["estimator"]["metric"],
-                                  id_field=spec["match"]["field"], id_prefix=spec["match"]["prefix"])
+        imported, res, samples, spec = _run_items(art, task, scratch, out_dir, bool(logs), export, run)
+        seconds, first = time.perf_counter() - t0, samples
         est = art.estimate(imported.responses)
+        if fallback and art.fallback_items and bool(est["outside"].any()):
+            stage = replace(art, items=list(art.fallback_items), k=len(art.fallback_items), fallback_items=[],
+                            reconstructor=WeightedMeanReconstructor().fit(np.zeros((1, len(art.fallback_items)))))
+            more, _, more_samples, _ = _run_items(stage, task + "_fallback", scratch, out_dir, bool(logs), export, run)
+            seconds = time.perf_counter() - t0
+            samples = samples + more_samples
+            est = art.estimate(pd.concat([_wide(imported.responses), _wide(more.responses)], axis=1), fallback=True)
         answered = int((~np.isnan(imported.responses.responses)).sum())
         out_type = next(iter(res["configs"].values()), {}).get("output_type")
-        chance = chance_from_logs(read_samples(samples, model=label), spec["estimator"]["metric"], out_type)
+        chance = chance_from_logs(read_samples(first, model=label), spec["estimator"]["metric"], out_type)
         top = res["results"].get(task, {})
         harness = {f: (v, top.get(f"essence_lower,{f}"), top.get(f"essence_upper,{f}"))
                    for f, v in ((key.split(",", 1)[1], v) for key, v in top.items()
@@ -115,6 +119,29 @@ def run_artifact(artifact, model: str, model_args: str = "", *, name: str | None
                          responses=imported.responses)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _wide(responses) -> pd.DataFrame:
+    """A one-table view (models x item ids) of a Responses, as :meth:`Compressed.estimate` reads it."""
+    return pd.DataFrame(responses.responses, index=list(responses.models), columns=list(responses.items))
+
+
+def _run_items(art, task: str, scratch: Path, out_dir: Path, keep: bool, export: dict, run: dict):
+    """Export ``art``'s items as harness task ``task``, run the model on it and import the samples: ``(imported,
+    harness results, samples files, the task's items spec)``."""
+    export_task(art, task, scratch / task, **export)
+    spec = json.loads((scratch / task / f"{task}.items.json").read_text(encoding="utf-8"))
+    if keep:  # keep the task files with the logs: `import-lmeval --items LOGS/task/NAME.items.json` reads them
+        shutil.copytree(scratch / task, out_dir / "task", dirs_exist_ok=True)
+    res = _evaluate(run["model"], run["model_args"], task, [scratch / task, *exp_include(run["include_path"])],
+                    out_dir, run["device"], run["batch_size"], run["limit"])
+    folder = out_dir / res["model_dir"]
+    samples = sorted(folder.glob(f"samples_{task}*_{res['date']}.jsonl"))
+    if not samples:
+        raise InputError(f"the harness wrote no samples file under {folder}")
+    imported = import_samples(samples, data=None, model=run["label"], metric=spec["estimator"]["metric"],
+                              id_field=spec["match"]["field"], id_prefix=spec["match"]["prefix"])
+    return imported, res, samples, spec
 
 
 def _resolve_model(model: str, model_args: str, device, offline):

@@ -10,7 +10,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..data.checks import OneOf, Real, Whole, check_params
+from ..data.checks import OneOf, Real, Settings, Whole
 from ..data.errors import InputError
 from ..features.bank import ItemBank, _sigmoid, fit_bank
 
@@ -19,7 +19,7 @@ __all__ = ["Policy", "POLICY_FIELDS", "Trajectory", "Session", "grid", "simulate
 
 
 @dataclass(frozen=True)
-class Policy:
+class Policy(Settings):
     """How items are chosen, abilities scored (Student-t prior, normal when ``prior_df`` is None) and tests stopped."""
 
     rule: str = "fisher"
@@ -33,10 +33,6 @@ class Policy:
     _domains: ClassVar[dict] = {"rule": OneOf("fisher", "random"), "top_m": Whole(1), "n_random_start": Whole(0),
                                 "prior_df": Real(0.0, open_min=True, none=True), "prior_sd": Real(0.0, open_min=True),
                                 "grid_lim": Real(1.0), "target_halfwidth": Real(0.0, open_min=True, none=True)}
-
-    def check(self) -> "Policy":
-        check_params(self)
-        return self
 
     @property
     def random(self) -> bool:

@@ -19,6 +19,13 @@ estimate that stays honest on a model better than every reference model.
    wide wherever the model lies outside the references; rank, calibrations and the posterior's inside density
    (what D reads for the references, out of fold) from the same folds.
 
+4. **Where the references say nothing.** A fallback sample of ``fallback * k`` items drawn uniformly at random
+   from those not chosen rides along in the artifact. A model the estimate places outside the references may answer
+   it too (a second stage: ``essence run`` does so by itself); the sample's design-based estimate
+   (:func:`essence.reconstructors.forward.frontier_fallback`), valid whatever the references say, is then combined
+   with the first by their precisions, the interval widened where the two disagree beyond their spreads. It costs
+   nothing for a model that does not answer it.
+
 ``frontier=False`` keeps the regression alone (conformal interval). ``info_["auto"]`` records each candidate's
 cross-validated RMSE (pp), the choice, its estimated RMSE and the ratio to random items + a line (``T = 0``,
 ``line``). :func:`check_models_for_k` is the request check every method runs.
@@ -103,6 +110,10 @@ class AutoSelector(Selector):
         sides.
     augment : synthetic models added to the rows the item search fits (:mod:`essence.search.augment`; 0 = none).
     augment_dim : the rank of the factor model they are drawn from.
+    control : the fraction of the ``k`` items drawn uniformly at random (seeded) before the search, which fills the
+        rest (0: every item searched; 1: random items). Random items serve the frontier estimate far from the
+        references; searched ones the regression inside them.
+    fallback : the fallback sample's size as a multiple of ``k`` (0: none; at most the items not chosen).
 
     After ``fit``, ``cv_residuals_`` holds the out-of-fold residuals (estimate - truth, pp, ``(n,)`` over the
     non-test models) behind every choice: ``"regression"`` ``{(T, name): ...}``, ``"frontier"`` ``{(T, d): ...}``
@@ -116,12 +127,13 @@ class AutoSelector(Selector):
                 "regressions": ListOf(OneOf(*REGRESSIONS)), "dims": ListOf(Whole(0)),
                 "pi_out": Real(0.0, 1.0), "folds": Whole(2), "frontier": Flag(),
                 "side": OneOf("both", "above"), "augment": Whole(0), "augment_dim": Whole(1),
-                "length": OneOf("longest", "cv")}
+                "length": OneOf("longest", "cv"), "control": Real(0.0, 1.0), "fallback": Real(0.0, 10.0)}
 
     def __init__(self, k, seed=0, progress=True, checkpoints=(0, 300, 1000, 3000, 10000),
                  regressions=("line", "ridge", "average", "aipw"), dims=(1, 2, 3, 5, 8), pi_out: float = 0.5,
                  folds: int = 5, frontier: bool = True, side: str = "above", augment: int = 1000,
-                 augment_dim: int = 2, length: str = "longest"):
+                 augment_dim: int = 2, length: str = "longest", control: float = 0.0,
+                 fallback: float = 1.0):
         super().__init__(k, seed, progress)
         self.checkpoints = checkpoints
         self.regressions = regressions
@@ -133,6 +145,14 @@ class AutoSelector(Selector):
         self.augment = augment
         self.augment_dim = augment_dim
         self.length = length
+        self.control = control
+        self.fallback = fallback
+
+    def control_items(self, n_items: int) -> np.ndarray:
+        """``(m,)`` sorted positions of the control part: ``m = round(control * k)`` items drawn uniformly at random
+        from the ``n_items`` of the pool (seeded), held in every subset the search tries."""
+        m = int(round(float(self.control) * int(self.k)))
+        return np.sort(np.random.default_rng([int(self.seed), 59]).choice(n_items, size=m, replace=False))
 
     def search_rows(self, R, y, factors: dict | None = None):
         """The search's rows: the references ``R`` ``(n, N)``, ``y`` ``(n,)``, with ``augment`` synthetic models
@@ -155,6 +175,7 @@ class AutoSelector(Selector):
         n_fit = min(int((lab != f).sum()) for f in np.unique(lab))
         dims = [int(d) for d in self.dims if int(d) <= max(1, n_fit // 5)] or [min(int(d) for d in self.dims)]
         mapping = pool_map(R, y)
+        ctrl = self.control_items(R.shape[1])
         keys = [(T, r) for T in Ts for r in regs if r != "aipw" or T == 0]  # AIPW reads random items only
         eG = {key: np.empty(n) for key in keys}
         eD = {(T, d): np.empty(n) for T in Ts for d in dims} if self.frontier else {}
@@ -163,7 +184,7 @@ class AutoSelector(Selector):
             te = lab == f
             Rf, Rt = R[~te], R[te]  # once per fold: each is a copy of the rows
             factors = {d: fit_factor(Rf, d, seed=self.seed) for d in dims} if self.frontier else {}
-            paths = swap_search(*self.search_rows(Rf, y[~te], factors), k, self.seed, Ts)
+            paths = swap_search(*self.search_rows(Rf, y[~te], factors), k, self.seed, Ts, fixed=ctrl)
             for T in Ts:
                 it = paths[T]
                 for r in regs:
@@ -176,12 +197,12 @@ class AutoSelector(Selector):
         self.cv_residuals_ = {"regression": eG, "frontier": eD, "frontier_z": zD, "folds": lab}
         (T, r), rmse = cv_choice(eG, self.length)
         self.oof_residuals_ = eG[(T, r)]  # the choice's, items chosen inside the folds: honest for new models
-        items = swap_search(*self.search_rows(R, y), k, self.seed, [T])[T]
+        items = swap_search(*self.search_rows(R, y), k, self.seed, [T], fixed=ctrl)[T]
         X = R[:, items]
         record = {"regime": ("cross-validated search" if self.length == "cv" else "longest search")
                   + ", regression inside the references"
                   + (", frontier estimate outside" if self.frontier else ""),
-                  "n_models": n, "baseline": BASELINE, "search_length": T, "regression": r,
+                  "n_models": n, "baseline": BASELINE, "search_length": T, "regression": r, "control": int(ctrl.size),
                   "cv_rmse": {f"T={t} {g}": round(v, 5) for (t, g), v in rmse.items()}}
         base = rmse.get((0, "line"))
         fold_rmse = [float(np.sqrt(np.mean(eG[(T, r)][lab == f] ** 2))) for f in np.unique(lab)]
@@ -192,16 +213,20 @@ class AutoSelector(Selector):
             d, s_inner, c_d = frontier_calibration(self.cv_residuals_, T, r)
             self.oof_frontier_residuals_ = eD[(T, d)]  # the frontier estimate's, same folds
             dq = oof_quantiles(eD[(T, d)], y)
+            rest = np.setdiff1d(np.arange(R.shape[1]), items)
+            m = min(int(round(float(self.fallback) * k)), rest.size)
+            fb = np.sort(np.random.default_rng([int(self.seed), 61]).choice(rest, size=m, replace=False))
             rec = FrontierReconstructor(items=items.tolist(), inner=_spec(r, items), dims=dims, pi_out=self.pi_out,
                                         seed=self.seed, d=d, s_inner=s_inner, c_d=c_d, side=self.side,
-                                        d_quantiles=np.round(dq, 6).tolist())
-            record.update(factor_rank=d, s_inner=round(s_inner, 4), c_d=round(c_d, 4),
+                                        d_quantiles=np.round(dq, 6).tolist(), fallback=fb.tolist())
+            record.update(factor_rank=d, s_inner=round(s_inner, 4), c_d=round(c_d, 4), fallback=int(m),
                           cv_rmse_frontier={f"d={d_}": round(float(np.sqrt(np.mean(eD[(T, d_)] ** 2))), 5)
                                             for d_ in dims})
             label = f"frontier({r})"
         else:
             rec, label = _make(_spec(r, items)), r
         self.items_ = np.sort(items)
+        self.control_ = ctrl  # positions (among all items) of the uniformly random part of items_
         self.reconstructor_ = fit_reconstructor(rec, X, y, R)
         self.reconstructor_fitted_on_ = "train+val"
         self.reconstructor_choice_ = label

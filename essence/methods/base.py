@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator
 from ..data import Responses
 from ..data._io import jsonable
 from ..data._runtime import single_thread
-from ..data.checks import Flag, Whole, check_params, whole_number
+from ..data.checks import Flag, Whole, check_params, store_params, whole_number
 from ..data.errors import InputError
 from ..features.irt import fit_item_params
 from ..reconstructors.choose import choose_by_cv, pool_candidates
@@ -79,9 +79,7 @@ class Selector(BaseEstimator):
     _configs: dict[str, type] = {}
 
     def __init__(self, k: int, seed: int = 0, progress: bool = True):
-        self.k = k
-        self.seed = seed
-        self.progress = progress
+        store_params(self, locals())
 
     _domains = {"seed": Whole(0), "progress": Flag()}
 

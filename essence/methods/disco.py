@@ -6,10 +6,11 @@ import warnings
 
 import numpy as np
 
-from ..data.checks import ListOf, OneOf, Real, Whole
+from ..data.checks import ListOf, OneOf, Real, Whole, as_matrix, store_params
 from ..data.errors import InputError
+from ..reconstructors.choose import cv_rmse
 from ..reconstructors.signature import SignatureKNNReconstructor
-from ..reconstructors.simple import GAMReconstructor, RidgeReconstructor
+from ..reconstructors.simple import FEW_MODEL_CHOICES, GAMReconstructor, RidgeReconstructor
 from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES
 from .base import Selector
 
@@ -18,9 +19,7 @@ __all__ = ["DiscoSelector", "disagreement", "top_disagreement", "stratified_disa
 
 def disagreement(responses) -> np.ndarray:
     """``(n_items,)`` variance of each item's scores in ``responses`` ``(n_models, n_items)``, NaN ignored."""
-    R = np.asarray(responses, dtype=np.float64)
-    if R.ndim != 2:
-        raise InputError(f"responses: expected (n_models, n_items), got shape {R.shape}")
+    R = as_matrix(responses, "responses")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         v = np.nanvar(R, axis=0)
@@ -62,12 +61,7 @@ class DiscoSelector(Selector):
 
     def __init__(self, k, seed=0, progress=True, n_components=(3, 10), neighbors=(5, 10, 20),
                  n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, selection: str = "auto"):
-        super().__init__(k, seed, progress)
-        self.selection = selection
-        self.n_components = n_components
-        self.neighbors = neighbors
-        self.n_splines = n_splines
-        self.lam = lam
+        store_params(self, locals())
 
     def select(self, train, val) -> np.ndarray:
         sets = {}
@@ -76,9 +70,6 @@ class DiscoSelector(Selector):
         if self.selection in ("auto", "stratified"):
             sets["stratified"] = stratified_disagreement(train.responses, self.k, self.seed)
         if len(sets) > 1:
-            from ..reconstructors.choose import cv_rmse
-            from ..reconstructors.simple import FEW_MODEL_CHOICES
-
             R = np.vstack([train.responses, val.responses])
             y = np.r_[train.target, val.target]
             cv = {name: min(cv_rmse(make, R[:, ix], y, seed=self.seed)[0] for make in FEW_MODEL_CHOICES.values())

@@ -6,12 +6,13 @@ import time
 
 import numpy as np
 
+from ..data.checks import store_params
 from ..reconstructors.choose import choose_on_validation
 from ..reconstructors.simple import reconstructor_makers
-from ..search.filter import FilterConfig
-from ..search.fitness import FitnessConfig
-from ..search.genetic import GAConfig
-from ..search.refine import RefineConfig
+from ..search.filter import FilterConfig, build_pool
+from ..search.fitness import FitnessConfig, pool_fitness
+from ..search.genetic import GAConfig, genetic_search
+from ..search.refine import RefineConfig, benchmark_attribution, refine
 from .base import Selector
 
 __all__ = ["EssenceSelector"]
@@ -29,18 +30,9 @@ class EssenceSelector(Selector):
     def __init__(self, k: int, seed: int = 0, progress: bool = True, filter: FilterConfig = FilterConfig(),
                  fitness: FitnessConfig = FitnessConfig(), ga: GAConfig = GAConfig(),
                  refine: RefineConfig = RefineConfig()):
-        super().__init__(k, seed, progress)
-        self.filter = filter
-        self.fitness = fitness
-        self.ga = ga
-        self.refine = refine
+        store_params(self, locals())
 
     def select(self, train, val) -> np.ndarray:
-        from ..search.filter import build_pool
-        from ..search.fitness import pool_fitness
-        from ..search.genetic import genetic_search
-        from ..search.refine import benchmark_attribution, refine
-
         k = int(self.k)
         rng = np.random.default_rng(self.seed)
         pool, record = build_pool(train, k, self.filter, seed=self.seed, progress=self.progress)

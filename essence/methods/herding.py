@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from ..data import Responses
-from ..data.checks import Real, Whole, real_number, whole_number
+from ..data.checks import Real, Whole, real_number, store_params, whole_number
 from ..data.errors import InputError
+from ..reconstructors.kernel import sq_dists
 from .base import TextOnlySelector, check_k, require_texts
 
 __all__ = ["HerdingSelector", "kernel_herding", "median_heuristic"]
@@ -27,14 +29,6 @@ def _features(X) -> np.ndarray:
     return X
 
 
-def _sq_dists(A: np.ndarray, B: np.ndarray, a2: np.ndarray | None = None, b2: np.ndarray | None = None) -> np.ndarray:
-    """Squared Euclidean distances ``(len(A), len(B))``, clipped at 0."""
-    a2 = (A * A).sum(axis=1) if a2 is None else a2
-    b2 = (B * B).sum(axis=1) if b2 is None else b2
-    d = a2[:, None] + b2[None, :] - 2.0 * (A @ B.T)
-    return np.maximum(d, 0.0, out=d)
-
-
 def median_heuristic(X, max_points: int = MEDIAN_MAX_POINTS) -> float:
     """``median_{i<j} ||x_i - x_j||`` over the rows of ``X`` ``(n, d)`` (at most ``max_points``, drawn seeded)."""
     X = _features(X)
@@ -45,7 +39,7 @@ def median_heuristic(X, max_points: int = MEDIAN_MAX_POINTS) -> float:
         X = X[np.sort(np.random.default_rng(0).choice(n, size=max_points, replace=False))]
         n = max_points
     iu = np.triu_indices(n, k=1)
-    sigma = float(np.median(np.sqrt(_sq_dists(X, X)[iu])))
+    sigma = float(np.median(np.sqrt(sq_dists(X, X)[iu])))
     if not sigma > 0:
         raise InputError("X: the median pairwise distance is 0 (most items have identical features); "
                          "pass bandwidth= explicitly")
@@ -69,7 +63,7 @@ def kernel_herding(X, k: int, bandwidth: float | None = None, seed: int = 0, blo
     k_mean = np.empty(n)
     for start in range(0, n, block_size):
         stop = min(start + block_size, n)
-        k_mean[start:stop] = np.exp(-gamma * _sq_dists(X[start:stop], X, x2[start:stop], x2)).mean(axis=1)
+        k_mean[start:stop] = np.exp(-gamma * sq_dists(X[start:stop], X, x2[start:stop], x2)).mean(axis=1)
     pool_term = float(k_mean.mean())  # 1/n^2 sum_ij K_ij
 
     priority = np.random.default_rng(seed).permutation(n)  # tie-break order
@@ -79,15 +73,13 @@ def kernel_herding(X, k: int, bandwidth: float | None = None, seed: int = 0, blo
     mmd, scores = [], []
     sum_ss = 0.0  # sum_{i,j in S} K_ij
     sum_m = 0.0  # sum_{i in S} m_i
-    from tqdm.auto import tqdm
-
     for t in tqdm(range(k), desc="herding", unit="item", disable=not progress):
         score = k_mean - selected_sum / (t + 1)
         score[chosen] = -np.inf
         best = score.max()
         tied = np.flatnonzero(score >= best - 1e-12 * max(1.0, abs(best)))
         i = int(tied[np.argmin(priority[tied])])
-        col = np.exp(-gamma * _sq_dists(X, X[i:i + 1], x2, x2[i:i + 1])[:, 0])
+        col = np.exp(-gamma * sq_dists(X, X[i:i + 1], x2, x2[i:i + 1])[:, 0])
         sum_ss += 2.0 * selected_sum[i] + col[i]
         sum_m += k_mean[i]
         selected_sum += col
@@ -111,10 +103,7 @@ class HerdingSelector(TextOnlySelector):
 
     def __init__(self, k: int, seed: int = 0, progress: bool = True, bandwidth: float | None = None,
                  max_length: int = 1024, batch_size: int = 16):
-        super().__init__(k=k, seed=seed, progress=progress)
-        self.bandwidth = bandwidth
-        self.max_length = max_length
-        self.batch_size = batch_size
+        store_params(self, locals())
 
     def select(self, train: Responses, val: Responses) -> np.ndarray:
         texts = require_texts(train, self.name)

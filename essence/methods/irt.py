@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data.checks import Real, Whole
+from ..data.checks import Real, Whole, store_params
 from ..data.errors import InputError
 from ..features.irt import IRTConfig, estimate_ability, fisher_information
 from ..reconstructors.irt import IRTGAMReconstructor
@@ -53,11 +53,7 @@ class IRTSelector(Selector):
 
     def __init__(self, k, seed=0, progress=True, irt: IRTConfig = IRTConfig(), n_splines: int = GAM_N_SPLINES,
                  lam: float = GAM_LAM, min_models: int = 100):
-        super().__init__(k, seed, progress)
-        self.irt = irt
-        self.min_models = min_models
-        self.n_splines = n_splines
-        self.lam = lam
+        store_params(self, locals())
 
     def select(self, train, val) -> np.ndarray:
         require_models(self, train)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data.checks import ListOf, OneOf, Real, Whole
+from ..data.checks import ListOf, OneOf, Real, Whole, store_params
 from ..data.errors import InputError
 from ..reconstructors.simple import (GAMReconstructor, RidgeReconstructor, WeightedLineReconstructor,
                                      WeightedMeanReconstructor)
@@ -32,13 +32,7 @@ class KMeansSelector(Selector):
 
     def __init__(self, k, seed=0, progress=True, n_init: int = 10, max_iter: int = 300, n_splines: int = GAM_N_SPLINES,
                  lam: float = GAM_LAM, candidates=("weighted_line", "gam", "ridge"), min_models_continuous: int = 100):
-        super().__init__(k, seed, progress)
-        self.min_models_continuous = min_models_continuous
-        self.n_init = n_init
-        self.max_iter = max_iter
-        self.n_splines = n_splines
-        self.lam = lam
-        self.candidates = candidates
+        store_params(self, locals())
 
     def select(self, train, val) -> np.ndarray:
         R = train.responses[~np.isnan(train.responses)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import Responses
-from ..data.checks import Whole, whole_number
+from ..data.checks import Whole, store_params, whole_number
 from ..data.errors import InputError
 from .base import TextOnlySelector, check_k, require_texts
 
@@ -88,10 +88,7 @@ class PPLSelector(TextOnlySelector):
 
     def __init__(self, k: int, seed: int = 0, progress: bool = True, n_bins: int = DEFAULT_BINS, max_length: int = 1024,
                  batch_size: int = 16):
-        super().__init__(k=k, seed=seed, progress=progress)
-        self.n_bins = n_bins
-        self.max_length = max_length
-        self.batch_size = batch_size
+        store_params(self, locals())
 
     def select(self, train: Responses, val: Responses) -> np.ndarray:
         texts = require_texts(train, self.name)

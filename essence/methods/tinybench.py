@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data.checks import ListOf, OneOf, Real, Whole
+from ..data.checks import ListOf, OneOf, Real, Whole, store_params
 from ..features.irt import IRTConfig
 from ..reconstructors.irt import GPIRTReconstructor, gp_lambda, gpirt_components
 from ..reconstructors.simple import WeightedLineReconstructor
@@ -33,15 +33,7 @@ class TinyBenchSelector(Selector):
     def __init__(self, k, seed=0, progress=True, n_init: int = 10, max_iter: int = 300, irt: IRTConfig = IRTConfig(),
                  min_val_models: int = 20, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM,
                  min_models: int = 100, candidates=("gpirt", "gpirt_gam", "weighted_line")):
-        super().__init__(k, seed, progress)
-        self.irt = irt
-        self.candidates = candidates
-        self.min_models = min_models
-        self.n_init = n_init
-        self.max_iter = max_iter
-        self.min_val_models = min_val_models
-        self.n_splines = n_splines
-        self.lam = lam
+        store_params(self, locals())
 
     def select(self, train, val) -> np.ndarray:
         require_models(self, train)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data.checks import Real, check_params
+from ..data.checks import Real, check_params, store_params
 from ..data.errors import InputError
 from .base import check_X
 from .simple import WeightedLineReconstructor
@@ -40,9 +40,7 @@ class AIPWReconstructor(WeightedLineReconstructor):
     _domains = {"alpha": Real(0.0, open_min=True)}
 
     def __init__(self, items=(), alpha: float = 10.0, weights=None):
-        self.items = items
-        self.alpha = alpha
-        self.weights = weights
+        store_params(self, locals())
 
     def fit(self, X, y, R=None):
         check_params(self)

@@ -8,6 +8,7 @@ missing) and ``y`` ``(n_models,)`` pp returns ``self``; ``predict(X)`` gives ``(
 from __future__ import annotations
 
 import functools
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -17,7 +18,7 @@ from ..data.errors import InputError
 from . import forward
 
 __all__ = ["encode_answers", "decode_answers", "Reconstructor", "KINDS", "reconstructor_class",
-           "reconstructor_from_dict", "subset_score", "check_X", "model_folds", "fit_reconstructor"]
+           "reconstructor_from_dict", "subset_score", "check_X", "model_folds", "fit_reconstructor", "fill_means"]
 
 #: kind name -> reconstructor class; filled as each class is defined
 KINDS: dict[str, type] = {}
@@ -79,6 +80,16 @@ def check_X(X, k: int | None = None) -> np.ndarray:
     if k is not None and X.shape[1] != k:
         raise InputError(f"X: {X.shape[1]} columns, but the reconstructor was fitted on {k} chosen items")
     return X
+
+
+def fill_means(X) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, fill)``: NaN cells of ``X`` ``(n, k)`` replaced by their column's mean ``fill`` ``(k,)`` (0 for a column
+    with no value)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        fill = np.nanmean(X, axis=0)
+    fill = np.where(np.isnan(fill), 0.0, fill)
+    return np.where(np.isnan(X), fill, X), fill
 
 
 def subset_score(X: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:

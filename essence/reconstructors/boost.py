@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from ..data.checks import Real, Whole, check_params
+from ..data.checks import Real, Whole, check_params, store_params
 from ..data.errors import InputError
 from .base import _DIGITS, Reconstructor, check_X
 
@@ -36,13 +36,7 @@ class BoostReconstructor(Reconstructor):
 
     def __init__(self, blocks=(), trees: int = 300, learning_rate: float = 0.05, leaves: int = 15,
                  min_leaf: int = 20, l2: float = 1.0, seed: int = 0):
-        self.blocks = blocks
-        self.trees = trees
-        self.learning_rate = learning_rate
-        self.leaves = leaves
-        self.min_leaf = min_leaf
-        self.l2 = l2
-        self.seed = seed
+        store_params(self, locals())
 
     def _blocks(self, k: int) -> list[np.ndarray]:
         blocks = self.blocks

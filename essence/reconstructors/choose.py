@@ -11,6 +11,7 @@ from typing import Callable
 import numpy as np
 
 from ..data.errors import InputError
+from ..data.metrics import rmse
 from .base import check_X, fit_reconstructor, model_folds
 from .combine import COMBINES, GREEDY_STEPS, AverageReconstructor, combine_oof
 from .mlp import MIN_MODELS_MLP, MLPReconstructor
@@ -22,8 +23,6 @@ __all__ = ["choose_on_validation", "oof_predictions", "cv_rmse", "choose_by_cv",
 def choose_on_validation(candidates: dict[str, Callable[[], object]], X_train, y_train, X_val, y_val):
     """Fit each candidate on the training models; keep the lowest validation RMSE. Returns ``(label, fitted,
     val_rmse_by_label)``; a failed fit is recorded as ``"failed: ..."``; InputError if all fail."""
-    from ..data.metrics import rmse
-
     scores: dict[str, float | str] = {}
     best = None
     for label, make in candidates.items():

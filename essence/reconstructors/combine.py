@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
 
+from ..data.checks import store_params
 from ..data.errors import InputError
 from .base import Reconstructor, check_X, fit_reconstructor, reconstructor_class, reconstructor_from_dict
 
@@ -22,8 +25,7 @@ class AverageReconstructor(Reconstructor):
     kind = "average"
 
     def __init__(self, parts=(), part_weights=None):
-        self.parts = parts
-        self.part_weights = part_weights
+        store_params(self, locals())
 
     @property
     def needs_pool(self) -> bool:
@@ -104,8 +106,6 @@ def greedy_ensemble(oof: dict, y, steps: int = GREEDY_STEPS) -> dict:
 def best_equal_average(oof: dict, y, max_parts: int = 3) -> tuple:
     """The labels of the best unweighted average of 1..``max_parts`` of ``oof``'s candidates by RMSE against ``y``;
     ties go to fewer parts, then the earlier labels."""
-    from itertools import combinations
-
     y = np.asarray(y, dtype=np.float64)
     best = None
     for m in range(1, min(int(max_parts), len(oof)) + 1):

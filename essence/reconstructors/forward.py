@@ -241,8 +241,9 @@ def _mixture_quantile(q, w, m0, s0, m1, s1, iters=60):
     return (lo + hi) / 2
 
 
-def frontier(d, X):
-    """essence.reconstructors.frontier: ``{"estimate", "lower", "upper", "weight", "outside"}``, each ``(n,)``."""
+def frontier(d, X, Xf=None):
+    """essence.reconstructors.frontier: ``{"estimate", "lower", "upper", "weight", "outside", "fallback"}``, each
+    ``(n,)``; ``Xf`` ``(n, m)``: answers on the fallback sample (NaN: not run), used for the models outside."""
     G = np.clip(_PREDICT[d["inner"]["kind"]](d["inner"], X), 0.0, 100.0)
     D, sD = frontier_d(d, X)
     yq = np.asarray(d["y_quantiles"], dtype=np.float64)
@@ -263,8 +264,61 @@ def frontier(d, X):
     # outside: the answers place the model outside the references (two-sided posterior), or the estimate itself
     # lies beyond their scores (then it extrapolates, whatever the posterior says)
     outside = (w_out > 0.5) | (est < yq[0]) | (est > yq[-1])
-    return {"estimate": est, "lower": np.clip(np.minimum(lo, est), 0.0, 100.0),
-            "upper": np.clip(np.maximum(hi, est), 0.0, 100.0), "weight": w, "outside": outside}
+    lo, hi = np.minimum(lo, est), np.maximum(hi, est)
+    used = np.zeros(est.shape, dtype=bool)
+    if Xf is not None and d.get("fallback"):  # outside the references: with the item sample's estimate, if answered
+        F, sF = frontier_fallback(d, X, Xf)
+        used = outside & np.isfinite(F)
+        z = float(_mixture_quantile((1 + level) / 2, 0.0, 0.0, 1.0, 0.0, 1.0))  # the normal quantile
+        s1 = np.maximum((hi - lo) / (2 * z), 1e-6)  # stage one's sd, from its interval
+        F, sF = np.where(used, F, est), np.where(used, sF, 1.0)
+        lam = sF ** 2 / (s1 ** 2 + sF ** 2)  # precision weights; where F shows stage one biased, a wider interval
+        both = lam * est + (1 - lam) * F
+        sd = np.sqrt(s1 ** 2 * sF ** 2 / (s1 ** 2 + sF ** 2)
+                     + lam ** 2 * np.maximum((est - F) ** 2 - s1 ** 2 - sF ** 2, 0.0))
+        est, lo, hi = (np.where(used, np.clip(both + c * z * sd, 0.0, 100.0), v)
+                       for c, v in ((0, est), (-1, lo), (1, hi)))
+    return {"estimate": est, "lower": np.clip(lo, 0.0, 100.0), "upper": np.clip(hi, 0.0, 100.0), "weight": w,
+            "outside": outside, "fallback": used}
+
+
+def frontier_fallback(d, X, Xf):
+    """The fallback sample's estimate and its standard error (pp), ``(n,)`` each (NaN where a model answered none of
+    it): answers ``X`` ``(n, k)`` on the chosen items and ``Xf`` ``(n, m)`` on ``d["fallback"]``, a uniformly random
+    sample of the other items. The chosen items are counted as they are; the others' mean is the factor model's
+    prediction (ability from every answer) plus the mean residual on the answered fallback items (GREG; design-based:
+    unbiased whatever the model, as the sample is random), standard error ``sqrt((1 - m / (N - k)) v / m)`` of that
+    part (``v`` at least the Bernoulli variance), both scaled by ``(N - k) / N`` and mapped to the target."""
+    A = np.asarray(d["loadings"], dtype=np.float64)
+    b = np.asarray(d["easiness"], dtype=np.float64)
+    A = A.reshape(b.size, -1)
+    items, fb = np.asarray(d["items"], dtype=np.intp), np.asarray(d.get("fallback", []), dtype=np.intp)
+    N, k = b.size, items.size
+    X, Xf = np.atleast_2d(np.asarray(X, dtype=np.float64)), np.atleast_2d(np.asarray(Xf, dtype=np.float64))
+    if fb.size == 0 or Xf.shape != (X.shape[0], fb.size):
+        raise ValueError(f"fallback answers: expected ({X.shape[0]}, {fb.size}), got {Xf.shape}")
+    both = np.r_[items, fb]
+    theta = _factor_ability(np.c_[X, Xf], A[both], b[both], float(d["prior_prec"]))
+    P = _sigmoid(theta @ A.T + b)
+    rest = np.ones(N, dtype=bool)
+    rest[items] = False
+    obs, obs_k = ~np.isnan(Xf), ~np.isnan(X)
+    m = obs.sum(axis=1)
+    Pf = P[:, fb]
+    e = np.where(obs, Xf - Pf, 0.0)
+    e_mean = e.sum(axis=1) / np.maximum(m, 1)
+    var = np.where(obs, (e - e_mean[:, None]) ** 2, 0.0).sum(axis=1) / np.maximum(m - 1, 1)
+    bern = np.where(obs, Pf * (1 - Pf), 0.0).sum(axis=1) / np.maximum(m, 1)
+    v = np.maximum(np.maximum(var, bern), 1.0 / (m + 2))
+    n_rest = N - k
+    chosen = np.where(obs_k, X, P[:, items]).sum(axis=1)  # a chosen item left unanswered: its prediction
+    pool = (chosen + P[:, rest].sum(axis=1) + n_rest * e_mean) / N
+    se = n_rest / N * np.sqrt(np.maximum(1.0 - m / max(n_rest, 1), 0.0) * v / np.maximum(m, 1))
+    a0, b0, s0 = (float(x) for x in d["map"])
+    est = a0 + b0 * 100.0 * np.clip(pool, 0.0, 1.0)
+    sd = np.sqrt((b0 * 100.0 * se) ** 2 + s0 ** 2 + 1e-6)
+    none = m == 0
+    return np.where(none, np.nan, est), np.where(none, np.nan, sd)
 
 
 def _average(d, X):

@@ -26,6 +26,10 @@ estimate itself lies beyond the references' scores (it extrapolates there, whate
 ``essence estimate --context`` follows this flag), so a model below every reference is still flagged (and keeps the
 wide interval). Where the target is not the pool mean (a
 pre-selected pool), a least-squares line maps D's pool mean to it (its residual sd joins ``s_D``).
+
+Where the references say nothing about a model, only item sampling does: ``fallback`` names a uniformly random sample
+of the items not chosen, which a model flagged outside may answer as a second stage; its design-based estimate is
+combined with the one above (:meth:`FrontierReconstructor.predict_interval`).
 """
 
 from __future__ import annotations
@@ -111,6 +115,9 @@ class FrontierReconstructor(Reconstructor):
     folds, seed : the cross-validation over the references that calibrates ``s_G`` and ``c_d``.
     d, s_inner, c_d : the rank and the two calibrations, when a caller's own cross-validation gave them
         (all three, or None to compute them here on the fixed items).
+    fallback : positions (among the columns of ``R``) of the fallback sample: items drawn uniformly at random from
+        those not chosen, which a model placed outside the references may answer too
+        (:meth:`predict_interval`'s ``Xf``); empty: none.
     d_quantiles : the percentiles (pp, ascending) of the references' out-of-fold D values
         (:func:`oof_quantiles`) from that cross-validation; computed here with the three above when they are
         None; given calibrations without them centre the inside density on the references' scores.
@@ -127,7 +134,7 @@ class FrontierReconstructor(Reconstructor):
 
     def __init__(self, items=(), inner=None, dims=(1, 2, 3, 5, 8), pi_out: float = 0.5, level: float = 0.9,
                  prior_prec: float = 0.01, max_models: int = 800, folds: int = 5, seed: int = 0, d=None,
-                 s_inner=None, c_d=None, side: str = "above", d_quantiles=None):
+                 s_inner=None, c_d=None, side: str = "above", d_quantiles=None, fallback=()):
         self.items = items
         self.inner = inner
         self.dims = dims
@@ -142,6 +149,7 @@ class FrontierReconstructor(Reconstructor):
         self.c_d = c_d
         self.side = side
         self.d_quantiles = d_quantiles
+        self.fallback = fallback
 
     def _inner(self):
         spec = self.inner or {"kind": "line", "params": {}}
@@ -212,6 +220,7 @@ class FrontierReconstructor(Reconstructor):
                 "c_d": self.c_d_, "prior_prec": float(self.prior_prec), "pi_out": float(self.pi_out),
                 "side": str(self.side), "level": float(self.level), "y_quantiles": r(self.y_quantiles_),
                 "d_quantiles": r(self.d_quantiles_),
+                **({"fallback": [int(i) for i in np.asarray(self.fallback)]} if len(self.fallback) else {}),
                 **({"s_inner_table": self.s_inner_table_.to_dict()} if getattr(self, "s_inner_table_", None) else {})}
 
     @classmethod
@@ -230,8 +239,13 @@ class FrontierReconstructor(Reconstructor):
         obj.s_inner_table_ = Table1D.from_dict(d["s_inner_table"]) if d.get("s_inner_table") else None
         return obj
 
-    def predict_interval(self, X) -> dict:
-        """``{"estimate", "lower", "upper", "weight", "outside"}``, each ``(n,)``: the estimate and its interval
-        (pp), D's weight ``w`` and whether the model's own answers place it outside the references (either side)."""
+    def predict_interval(self, X, Xf=None) -> dict:
+        """``{"estimate", "lower", "upper", "weight", "outside", "fallback"}``, each ``(n,)``: the estimate and its
+        interval (pp), D's weight ``w``, whether the model's own answers place it outside the references (either
+        side), and whether the fallback sample answered (``Xf`` ``(n, m)``: answers on ``fallback``, NaN where not
+        run). A model outside the references with any of them answered gets ``lam * E + (1 - lam) * F``: ``E`` the
+        estimate above, ``F`` the sample's (:func:`essence.reconstructors.forward.frontier_fallback`, sd ``s_F``),
+        ``lam = s_F^2 / (s_E^2 + s_F^2)`` (``s_E`` from E's interval), interval ``+- z sd`` with ``sd^2 = s_E^2 s_F^2 /
+        (s_E^2 + s_F^2) + lam^2 max(0, (E - F)^2 - s_E^2 - s_F^2)``: E's bias, where F shows one, widens it."""
         state = self.state()
-        return forward.frontier(state, check_X(X, state.get("k")))
+        return forward.frontier(state, check_X(X, state.get("k")), Xf)

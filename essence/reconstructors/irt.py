@@ -6,8 +6,9 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from pygam import LinearGAM, s
 
-from ..data.checks import Flag, Real, Whole, check_params
+from ..data.checks import Flag, Real, Whole, check_params, store_params
 from ..data.errors import InputError
 from ..features.irt import ItemParams, binarize, estimate_ability
 from .base import Reconstructor, subset_score
@@ -22,8 +23,6 @@ def fit_gam2_tables(Z, y, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, 
                     n_grid_theta: int = 2401, n_grid_score: int = 2001):
     """``(intercept, t_theta, t_score, gam)`` of pygam's ``LinearGAM(s(0) + s(1))`` on ``Z = [theta, score]``
     ``(n, 2)`` -> ``y`` (pp), each term a :class:`Table1D`; InputError for fewer than 4 distinct values a column."""
-    from pygam import LinearGAM, s
-
     Z = np.asarray(Z, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     if Z.ndim != 2 or Z.shape[1] != 2 or Z.shape[0] != y.shape[0]:
@@ -55,13 +54,7 @@ class IRTGAMReconstructor(Reconstructor):
 
     def __init__(self, a, b, threshold: float = 0.5, prior_sd: float = 1.0, use_score: bool = True,
                  n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM):
-        self.a = a
-        self.b = b
-        self.threshold = threshold
-        self.prior_sd = prior_sd
-        self.use_score = use_score
-        self.n_splines = n_splines
-        self.lam = lam
+        store_params(self, locals())
 
     def _ab(self) -> tuple[np.ndarray, np.ndarray]:
         a, b = np.asarray(self.a, dtype=np.float64).ravel(), np.asarray(self.b, dtype=np.float64).ravel()
@@ -158,17 +151,7 @@ class GPIRTReconstructor(Reconstructor):
 
     def __init__(self, pool_a, pool_b, pool_p_fixed, anchors, weights, gp_lambda: float, threshold: float = 0.5,
                  prior_sd: float = 1.0, calibrate: bool = False, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM):
-        self.pool_a = pool_a
-        self.pool_b = pool_b
-        self.pool_p_fixed = pool_p_fixed
-        self.anchors = anchors
-        self.weights = weights
-        self.gp_lambda = gp_lambda
-        self.threshold = threshold
-        self.prior_sd = prior_sd
-        self.calibrate = calibrate
-        self.n_splines = n_splines
-        self.lam = lam
+        store_params(self, locals())
 
     def _state(self) -> tuple[ItemParams, list[int], list[float]]:
         """The pool's :class:`~essence.features.irt.ItemParams`, the anchors and their weights, checked."""

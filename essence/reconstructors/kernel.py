@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data.checks import ListOf, Real, check_params
+from ..data.checks import ListOf, Real, check_params, store_params
 from ..data.errors import InputError
-from .base import _DIGITS, Reconstructor, check_X, decode_answers, encode_answers
+from .base import _DIGITS, Reconstructor, check_X, decode_answers, encode_answers, fill_means
 
-__all__ = ["KernelReconstructor", "loo_kernel_ridge"]
+__all__ = ["KernelReconstructor", "loo_kernel_ridge", "sq_dists"]
 
 
-def _sqdist(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """``(len(A), len(B))`` squared Euclidean distances between rows (already column-scaled)."""
-    return np.maximum((A * A).sum(axis=1)[:, None] + (B * B).sum(axis=1)[None, :] - 2.0 * (A @ B.T), 0.0)
+def sq_dists(A: np.ndarray, B: np.ndarray, a2: np.ndarray | None = None, b2: np.ndarray | None = None) -> np.ndarray:
+    """``(len(A), len(B))`` squared Euclidean distances between rows, clipped at 0; ``a2``, ``b2``: the rows'
+    squared norms when the caller has them."""
+    a2 = (A * A).sum(axis=1) if a2 is None else a2
+    b2 = (B * B).sum(axis=1) if b2 is None else b2
+    d = a2[:, None] + b2[None, :] - 2.0 * (A @ B.T)
+    return np.maximum(d, 0.0, out=d)
 
 
 def loo_kernel_ridge(K: np.ndarray, z: np.ndarray, alphas) -> np.ndarray:
@@ -42,10 +46,7 @@ class KernelReconstructor(Reconstructor):
 
     def __init__(self, own=(), own_weights=(0.0, 9.0), scales=(2.0, 4.0),
                  alphas=(0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)):
-        self.own = own
-        self.own_weights = own_weights
-        self.scales = scales
-        self.alphas = alphas
+        store_params(self, locals())
 
     def _own(self, k: int) -> np.ndarray:
         own = self.own
@@ -70,8 +71,7 @@ class KernelReconstructor(Reconstructor):
         if n < 3:
             raise InputError(f"kernel: needs at least 3 training models for its leave-one-out choice, got {n}")
         own = self._own(k)
-        means = np.nanmean(X, axis=0) if n else np.zeros(k)
-        fill = np.round(np.where(np.isnan(means), 0.0, means), _DIGITS)
+        fill = np.round(fill_means(X)[1], _DIGITS)
         Xf = np.where(np.isnan(X), fill, X)
         y_mean, y_sd = float(y.mean()), float(y.std() if y.std() > 0 else 1.0)
         z = (y - y_mean) / y_sd
@@ -84,7 +84,7 @@ class KernelReconstructor(Reconstructor):
             best = None
             for w in ws:
                 s = self._weights(k, w)
-                D = _sqdist(Xf * np.sqrt(s), Xf * np.sqrt(s))
+                D = sq_dists(Xf * np.sqrt(s), Xf * np.sqrt(s))
                 for c in scales:
                     mse = loo_kernel_ridge(np.exp(-(c / s.sum()) * D), z, alphas)
                     i = int(np.argmin(mse))
@@ -93,7 +93,7 @@ class KernelReconstructor(Reconstructor):
         mse, w, c, a = best
         s = self._weights(k, w)
         gamma = c / s.sum()
-        K = np.exp(-gamma * _sqdist(Xf * np.sqrt(s), Xf * np.sqrt(s)))
+        K = np.exp(-gamma * sq_dists(Xf * np.sqrt(s), Xf * np.sqrt(s)))
         beta = np.linalg.solve(K + a * np.eye(n), z)
         self.k_, self.fill_, self.train_ = k, fill, Xf
         self.w_, self.scale_, self.alpha_, self.gamma_ = w, c, a, float(gamma)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
+import warnings
 
-from ..data.checks import Real, Whole, check_params
-from .base import _DIGITS, Reconstructor, _rounded, check_X
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from ..data.checks import Real, Whole, check_params, store_params
+from .base import _DIGITS, Reconstructor, _rounded, check_X, fill_means
 
 __all__ = ["MIN_MODELS_MLP", "MLPReconstructor"]
 
@@ -20,23 +23,16 @@ class MLPReconstructor(Reconstructor):
     _domains = {"hidden": Whole(1), "alpha": Real(0.0), "max_iter": Whole(1), "seed": Whole(0)}
 
     def __init__(self, hidden: int = 16, alpha: float = 1.0, max_iter: int = 500, seed: int = 0):
-        self.hidden = hidden
-        self.alpha = alpha
-        self.max_iter = max_iter
-        self.seed = seed
+        store_params(self, locals())
 
     def fit(self, X, y):
-        import warnings
-
-        from sklearn.exceptions import ConvergenceWarning
         from sklearn.neural_network import MLPRegressor
 
         check_params(self)
         X = check_X(X)
         y = np.asarray(y, dtype=np.float64)
         self.k_ = X.shape[1]
-        means = np.nanmean(X, axis=0) if X.shape[0] else np.zeros(self.k_)
-        self.fill_ = _rounded(np.where(np.isnan(means), 0.0, means))
+        self.fill_ = _rounded(fill_means(X)[1])
         self.y_mean_ = float(np.round(y.mean(), _DIGITS))
         self.y_sd_ = float(np.round(y.std() if y.std() > 0 else 1.0, _DIGITS))
         net = MLPRegressor(hidden_layer_sizes=(int(self.hidden),), activation="tanh", solver="lbfgs",

@@ -1,22 +1,14 @@
 """Intervals for the difference of two models' estimates, calibrated on pairs of reference models.
 
-Two models answer the same chosen items, so their estimates' errors are not independent draws: where the two agree
-item for item, the items say nothing about how they differ and the difference of the estimates is close to the
-difference of the full scores. The interval for ``d_hat = est_b - est_a`` is therefore scaled by the pair's
-*discordance* ``delta``, the mean absolute difference of the two models' results on the chosen items (0: every
-answer the same; 1: every answer opposite on a 0/1 benchmark):
-
-    d_hat +/- q * s(delta)
-
-``s`` is a kernel RMS (bandwidth in discordance units, :func:`~essence.reconstructors.intervals.kernel_scale`) of
-the differences of out-of-fold residuals over pairs of training models, shrunk towards their global RMS where few
-pairs lie nearby; ``q`` the split-conformal quantile of ``|residual difference| / s(delta)`` over the pairs that
-involve a validation model. The residuals come from estimates that did not see their model; ``residuals`` records
-whether the items were chosen inside those folds too (:class:`PairInterval`).
+Two models answer the same chosen items, so their estimates' errors are not independent: where they agree item for
+item, the difference of the estimates is close to the difference of the full scores. The interval for ``d_hat =
+est_b - est_a`` is ``d_hat +/- q * s(delta)``, scaled by the pair's :func:`discordance` ``delta``: ``s`` a kernel RMS
+(:func:`~essence.reconstructors.intervals.kernel_scale`) of the differences of out-of-fold residuals over pairs of
+training models, ``q`` the split-conformal quantile of ``|residual difference| / s(delta)`` over the pairs that
+involve a validation model.
 """
 
 from __future__ import annotations
-
 
 import numpy as np
 

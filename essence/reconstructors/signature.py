@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
-from ..data.checks import Whole, check_params
+from ..data.checks import Whole, check_params, store_params
 from ..data.errors import InputError
-from .base import Reconstructor
+from .base import Reconstructor, fill_means
 from .tables import round_list
 
 __all__ = ["SignatureKNNReconstructor"]
@@ -22,8 +20,7 @@ class SignatureKNNReconstructor(Reconstructor):
     _domains = {"n_components": Whole(1), "n_neighbors": Whole(1)}
 
     def __init__(self, n_components: int = 10, n_neighbors: int = 10):
-        self.n_components = n_components
-        self.n_neighbors = n_neighbors
+        store_params(self, locals())
 
     def transform(self, X) -> np.ndarray:
         """PCA coordinates ``(n_models, n_components_)`` of signatures ``X`` ``(n_models, k)``."""
@@ -40,11 +37,8 @@ class SignatureKNNReconstructor(Reconstructor):
             raise InputError(f"X, y: expected (n, k) and (n,), got {X.shape} and {y.shape}")
         if X.shape[0] < 2:
             raise InputError("X: need at least 2 training models for PCA + kNN")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            m = np.nanmean(X, axis=0)
         # rounded as to_dict writes it: a reloaded artifact predicts bit for bit the same
-        self.fill_ = np.round(np.where(np.isnan(m), 0.0, m), 10)
+        self.fill_ = np.round(fill_means(X)[1], 10)
         F = np.where(np.isnan(X), self.fill_[None, :], X)
         self.mean_ = np.round(F.mean(axis=0), 10)
         _, _, Vt = np.linalg.svd(F - self.mean_, full_matrices=False)

@@ -7,9 +7,9 @@ from typing import Callable
 
 import numpy as np
 
-from ..data.checks import ListOf, OneOf, Real, Whole, check_params
+from ..data.checks import ListOf, OneOf, Real, Whole, check_params, store_params
 from ..data.errors import InputError
-from .base import Reconstructor, check_X, subset_score
+from .base import Reconstructor, check_X, fill_means, subset_score
 from .tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table, round_list
 
 __all__ = ["GAMReconstructor", "RidgeReconstructor", "RidgeGAMReconstructor", "WeightedMeanReconstructor",
@@ -38,10 +38,7 @@ class GAMReconstructor(Reconstructor):
     _domains = {"n_splines": Whole(4), "lam": Real(0.0), "extrapolate": OneOf("gam", "line")}
 
     def __init__(self, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, weights=None, extrapolate: str = "gam"):
-        self.n_splines = n_splines
-        self.lam = lam
-        self.weights = weights
-        self.extrapolate = extrapolate
+        store_params(self, locals())
 
     def fit(self, X, y):
         check_params(self)
@@ -69,9 +66,8 @@ def _ridge_cv(X: np.ndarray, y, alphas) -> tuple[np.ndarray, np.ndarray, float, 
     ``(fill (k,), coef (k,), intercept, alpha)``."""
     from sklearn.linear_model import RidgeCV
 
-    means = np.nanmean(X, axis=0) if X.shape[0] else np.zeros(X.shape[1])
-    fill = np.where(np.isnan(means), 0.0, means)
-    m = RidgeCV(alphas=[float(a) for a in alphas]).fit(np.where(np.isnan(X), fill, X), np.asarray(y, dtype=np.float64))
+    Xf, fill = fill_means(X)
+    m = RidgeCV(alphas=[float(a) for a in alphas]).fit(Xf, np.asarray(y, dtype=np.float64))
     return fill, np.asarray(m.coef_, dtype=np.float64), float(m.intercept_), float(m.alpha_)
 
 
@@ -118,11 +114,7 @@ class RidgeGAMReconstructor(RidgeReconstructor):
 
     def __init__(self, alphas=(0.01, 0.1, 1.0, 10.0, 100.0, 1000.0), n_splines: int = 20, lam: float = 5.0,
                  folds: int = 5, seed: int = 0):
-        super().__init__(alphas)
-        self.n_splines = n_splines
-        self.lam = lam
-        self.folds = folds
-        self.seed = seed
+        store_params(self, locals())
 
     def fit(self, X, y):
         from sklearn.linear_model import Ridge

@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from pygam import LinearGAM, s
 
 from ..data.errors import InputError
 
@@ -58,8 +59,6 @@ def fit_gam_table(x, y, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM, lo
             return Table1D(grid, np.full_like(grid, y.mean()))
         slope, icpt = np.polyfit(x, y, 1)
         return Table1D(grid, icpt + slope * grid)
-    from pygam import LinearGAM, s
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         gam = LinearGAM(s(0, n_splines=n_splines, lam=lam)).fit(x[:, None], y)

@@ -7,21 +7,16 @@ import warnings
 import numpy as np
 
 from ..data._runtime import single_thread
+from ..data.checks import as_matrix
 from ..data.errors import InputError
+from ..reconstructors.base import fill_means
 
 __all__ = ["item_features", "kmeans_anchors"]
 
 
 def item_features(responses) -> np.ndarray:
     """``responses.T`` ``(n_items, n_models)`` with NaN replaced by the item's mean (0 for an unanswered item)."""
-    R = np.asarray(responses, dtype=np.float64)
-    if R.ndim != 2:
-        raise InputError(f"responses: expected (n_models, n_items), got shape {R.shape}")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        means = np.nanmean(R, axis=0)
-    means = np.where(np.isnan(means), 0.0, means)
-    return np.where(np.isnan(R), means[None, :], R).T.copy()
+    return fill_means(as_matrix(responses, "responses"))[0].T.copy()
 
 
 def _exact_low_dim(F: np.ndarray) -> np.ndarray:

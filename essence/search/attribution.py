@@ -8,6 +8,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from ..data.errors import InputError
 
@@ -68,8 +69,6 @@ def ebm_attribution(R_train, y_train, masks, *, max_models: int | None = 400, se
             if max_models is not None and n > int(max_models) else np.arange(n))
     seeds = rng.integers(0, 2**31 - 1, size=masks.shape[0])
     per = np.full(masks.shape, np.nan)
-    from tqdm.auto import tqdm
-
     for e in tqdm(range(masks.shape[0]), desc="EBM attribution", unit="ebm", disable=not progress, leave=False):
         cols = np.flatnonzero(masks[e])
         ebm = fit_ebm(R[np.ix_(rows, cols)], y[rows], seed=int(seeds[e]), max_rounds=max_rounds)

@@ -1,12 +1,8 @@
-"""Synthetic models for the item search: expected answers of a factor model of the references.
-
-With tens of reference models a search for the ``k`` items that best predict the full score fits those models'
-noise. Adding models drawn from a low-rank logistic factor model of the references
-(:class:`essence.features.factor.FactorModel`) gives the search many more, noise-free rows to fit: abilities
-``theta ~ N(0, I)`` (the references' standardised spread), answers ``p_j(theta) = sigmoid(theta . a_j + b_j)``
-(expected values in [0, 1], not coin flips) and full scores ``a + b * 100 * mean_j p_j(theta)`` through the line
-from the pool mean to the target fitted on the references (:func:`essence.reconstructors.frontier.pool_map`).
-"""
+"""Synthetic models for the item search: with tens of reference models a search for the ``k`` items that best
+predict the full score fits their noise; models drawn from a factor model of the references
+(:class:`essence.features.factor.FactorModel`, abilities ``theta ~ N(0, I)``) add noise-free rows: expected answers
+``sigmoid(theta . a_j + b_j)`` and full scores through the references' line from the pool mean to the target
+(:func:`essence.reconstructors.frontier.pool_map`)."""
 
 from __future__ import annotations
 

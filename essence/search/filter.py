@@ -9,7 +9,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..data.checks import Flag, OneOf, Real, Whole, check_params
+from ..data.checks import Flag, OneOf, Real, Settings, Whole
 from ..data.errors import InputError
 from .redundancy import coarse_filter, item_prefilter
 from .screen import screen_pool
@@ -18,7 +18,7 @@ __all__ = ["FilterConfig", "build_pool"]
 
 
 @dataclass(frozen=True)
-class FilterConfig:
+class FilterConfig(Settings):
     """The filter's settings: redundancy thresholds (``>= 1``: off), pre-filter and pre-screen (None: off)."""
 
     tau_text: float = 0.95
@@ -34,10 +34,6 @@ class FilterConfig:
         "tau_text": Real(-1.0, 1.0), "tau_rank": Real(-1.0, 1.0), "drop_constant": Flag(),
         "max_item_mean": Real(0.0, 1.0, none=True), "min_item_pbis": Real(0.0, 1.0, none=True),
         "max_pool": Whole(1, none=True), "screen": OneOf("stratified", "pbis", "random"), "screen_bins": Whole(1)}
-
-    def check(self) -> "FilterConfig":
-        check_params(self)
-        return self
 
 
 def build_pool(train, k: int, config: FilterConfig, seed: int = 0, progress: bool = False) -> tuple[np.ndarray, dict]:

@@ -10,8 +10,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..data.checks import ListOf, OneOf, Real, Whole, check_params
+from ..data.checks import ListOf, OneOf, Real, Settings, Whole, as_matrix
 from ..data.errors import InputError
+from ..reconstructors.base import fill_means
 from ..reconstructors.tables import GAM_LAM, GAM_N_SPLINES, Table1D, fit_gam_table
 
 __all__ = ["FitnessConfig", "pool_fitness", "GAMRulerFitness", "RidgeFitness", "LOORidgeFitness", "mask_positions",
@@ -19,7 +20,7 @@ __all__ = ["FitnessConfig", "pool_fitness", "GAMRulerFitness", "RidgeFitness", "
 
 
 @dataclass(frozen=True)
-class FitnessConfig:
+class FitnessConfig(Settings):
     """The GA's fitness: ``kind`` ``"ridge"`` or ``"gam"``; ``fitness_models``: ``"auto"`` (ridge: ``"train"`` with at
     least ``10 k`` training models, else ``"loo"``; gam: ``"val"``), ``"train"``, ``"val"``, ``"train+val"`` or
     ``"loo"``; penalties ``ridge_alpha``, ``loo_alphas``; the GAM ruler's ``gam_splines``, ``gam_lam``."""
@@ -34,10 +35,6 @@ class FitnessConfig:
     _domains: ClassVar[dict] = {"kind": OneOf("gam", "ridge"), "fitness_models": OneOf("auto", "val", "train", "train+val", "loo"),
                                 "ridge_alpha": Real(0.0, open_min=True), "loo_alphas": ListOf(Real(0.0, open_min=True)),
                                 "gam_splines": Whole(4), "gam_lam": Real(0.0)}
-
-    def check(self) -> "FitnessConfig":
-        check_params(self)
-        return self
 
 
 def pool_fitness(config: FitnessConfig, R_train, y_train, R_val, y_val, k: int):
@@ -73,7 +70,7 @@ class LOORidgeFitness(_NegRMSE):
     ``alpha_`` chosen from ``alphas`` on the first call; at most ``max_models`` models."""
 
     def __init__(self, R, y, alphas=(1.0, 10.0, 100.0), max_models: int = 2000):
-        X = _matrix(R, "R")
+        X = as_matrix(R, "R")
         y = np.asarray(y, dtype=np.float64)
         if y.shape != (X.shape[0],):
             raise InputError(f"R, y: expected (n, M) and (n,), got {X.shape} and {y.shape}")
@@ -129,8 +126,8 @@ class GAMRulerFitness(_NegRMSE):
     accuracy over the pool. ``R_train`` ``(n_train, M)`` / ``R_val`` ``(n_val, M)``, ``y_train`` / ``y_val`` pp."""
 
     def __init__(self, R_train, y_train, R_val, y_val, n_splines: int = GAM_N_SPLINES, lam: float = GAM_LAM):
-        R_train = _matrix(R_train, "R_train")
-        R_val = _matrix(R_val, "R_val")
+        R_train = as_matrix(R_train, "R_train")
+        R_val = as_matrix(R_val, "R_val")
         y_train = _vector(y_train, R_train.shape[0], "y_train")
         y_val = _vector(y_val, R_val.shape[0], "y_val")
         if R_train.shape[1] != R_val.shape[1]:
@@ -193,7 +190,7 @@ class RidgeFitness(_NegRMSE):
     training models: in-sample (``R_fit is None``) or on ``R_fit`` / ``y_fit``; at most ``max_items`` pool items."""
 
     def __init__(self, R_train, y_train, R_fit=None, y_fit=None, alpha: float = 1.0, max_items: int = 8000):
-        X = _matrix(R_train, "R_train")
+        X = as_matrix(R_train, "R_train")
         y = _vector(y_train, X.shape[0], "y_train")
         if X.shape[1] > max_items:
             raise InputError(f"R_train: {X.shape[1]} pool items need a {X.shape[1]}^2 Gram matrix for ridge fitness; "
@@ -214,7 +211,7 @@ class RidgeFitness(_NegRMSE):
         self.n_items = X.shape[1]
         self.in_sample = R_fit is None
         if not self.in_sample:
-            Rf = _matrix(R_fit, "R_fit")
+            Rf = as_matrix(R_fit, "R_fit")
             if Rf.shape[1] != self.n_items:
                 raise InputError(f"R_fit: {Rf.shape[1]} items, but R_train has {self.n_items}; give both on the same pool")
             self.y_fit = _vector(y_fit, Rf.shape[0], "y_fit")
@@ -262,15 +259,6 @@ def gram_blocks(G: np.ndarray, idx: np.ndarray) -> np.ndarray:
     return G.ravel().take(idx[:, :, None] * M + idx[:, None, :])
 
 
-def fill_means(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(X, fill)``: NaN cells replaced by their column's mean (0 for a column with no value)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        fill = np.nanmean(X, axis=0)
-    fill = np.where(np.isnan(fill), 0.0, fill)
-    return np.where(np.isnan(X), fill, X), fill
-
-
 def _uniform_interp(x: np.ndarray, y: np.ndarray):
     """A function equal to ``np.interp(v, x, y)``; on a uniform grid it indexes instead of searching."""
     x = np.asarray(x, dtype=np.float64)
@@ -293,13 +281,6 @@ def _uniform_interp(x: np.ndarray, y: np.ndarray):
         return out
 
     return f
-
-
-def _matrix(R, name: str) -> np.ndarray:
-    R = np.asarray(R, dtype=np.float64)
-    if R.ndim != 2:
-        raise InputError(f"{name}: expected (n_models, n_items), got shape {R.shape}")
-    return R
 
 
 def _vector(y, n: int, name: str) -> np.ndarray:

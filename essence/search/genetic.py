@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from ..data._runtime import single_thread
 from ..data.checks import Real, Whole, check_params
@@ -117,8 +118,6 @@ def genetic_search(fitness, k: int, config: GAConfig = GAConfig(), *, init=None,
     order = np.argsort(-fv, kind="stable")
     pop, fv = pop[order], fv[order]
     history, mean_hist = [fv[0]], [_mean_finite(fv)]
-    from tqdm.auto import tqdm
-
     with tqdm(total=G, desc=desc, unit="gen", disable=not progress, leave=False) as bar, single_thread():
         for gen in range(1, G + 1 if M > k else 1):
             contestants = rng.integers(0, P, size=(2, P - E, T))  # both parents' tournaments at once

@@ -8,8 +8,9 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from tqdm.auto import tqdm
 
-from ..data.checks import real_number, whole_number
+from ..data.checks import as_matrix, real_number, whole_number
 from ..data.errors import InputError
 
 __all__ = ["FilterResult", "coarse_filter", "standardise_items", "normalise_rows", "rank_redundancy",
@@ -125,9 +126,7 @@ def coarse_filter(R_train, embeddings=None, tau_text: float = 0.9, tau_rank: flo
     <= ``tau_text`` and rank redundancy <= ``tau_rank`` (>= 1: off), and it is not constant (unless
     ``drop_constant=False``). ``embeddings`` ``(n_items, dim)`` or None; ``texts_available``: for the notes only."""
     t0 = time.perf_counter()
-    R = np.asarray(R_train, dtype=np.float64)
-    if R.ndim != 2:
-        raise InputError(f"R_train: expected (n_models, n_items), got shape {R.shape}")
+    R = as_matrix(R_train, "R_train")
     n_models, n = R.shape
     if n == 0:
         raise InputError("R_train: no items; give at least one item")
@@ -167,8 +166,6 @@ def coarse_filter(R_train, embeddings=None, tau_text: float = 0.9, tau_rank: flo
     reason = np.empty(n, dtype=object)
     tval = np.full(n, np.nan)
     rval = np.full(n, np.nan)
-    from tqdm.auto import tqdm
-
     for start in tqdm(range(0, n, block_size), desc="redundancy filter", unit="block", disable=not progress):
         stop = min(n, start + block_size)
         active = ~constant[start:stop] if drop_constant else np.ones(stop - start, dtype=bool)

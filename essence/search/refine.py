@@ -8,7 +8,7 @@ from typing import Callable, ClassVar
 
 import numpy as np
 
-from ..data.checks import Flag, Real, Whole, check_params
+from ..data.checks import Flag, Real, Settings, Whole
 from .attribution import attribution_groups, ebm_attribution
 from .genetic import GAConfig, GAResult, genetic_search
 
@@ -16,7 +16,7 @@ __all__ = ["RefineConfig", "refine", "suite_attribution", "benchmark_attribution
 
 
 @dataclass(frozen=True)
-class RefineConfig:
+class RefineConfig(Settings):
     """Refinement settings (``rounds`` 0: plain GA; group GA sizes None: derived from the main GA's)."""
 
     rounds: int = 2
@@ -32,10 +32,6 @@ class RefineConfig:
                                 "group_population": Whole(2, none=True), "group_generations": Whole(0, none=True),
                                 "seed_groups_with_best": Flag(), "ebm_elites": Whole(1),
                                 "ebm_max_models": Whole(10, none=True), "ebm_max_rounds": Whole(1)}
-
-    def check(self) -> "RefineConfig":
-        check_params(self)
-        return self
 
 
 class GroupFitness:

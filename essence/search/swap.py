@@ -23,8 +23,10 @@ def loo_line_rmse(s, y) -> np.ndarray:
     return np.sqrt(np.mean((r / np.maximum(1.0 - h, 1e-6)) ** 2, axis=0))
 
 
-def swap_search(R, y, k: int, seed: int = 0, checkpoints=(0, 3000)) -> dict[int, np.ndarray]:
-    """``{T: (k,) sorted item positions}``: the subset after ``T`` proposals, for each ``T`` of ``checkpoints``."""
+def swap_search(R, y, k: int, seed: int = 0, checkpoints=(0, 3000), fixed=()) -> dict[int, np.ndarray]:
+    """``{T: (k,) sorted item positions}``: the subset after ``T`` proposals, for each ``T`` of ``checkpoints``.
+    ``fixed``: positions that every subset holds (never swapped out; at most ``k``); the search fills the rest,
+    starting from a seeded random draw among the other items."""
     R = np.asarray(R, dtype=np.float64)
     if np.isnan(R).any():
         means = np.nanmean(np.where(np.isnan(R).all(axis=0), 0.5, R), axis=0)
@@ -33,16 +35,23 @@ def swap_search(R, y, k: int, seed: int = 0, checkpoints=(0, 3000)) -> dict[int,
     batch = 16
     if not 1 <= k <= N:
         raise InputError(f"k: must be between 1 and the {N} items, got {k}")
+    fixed = np.unique(np.asarray(fixed, dtype=np.intp))
+    if fixed.size > k or (fixed.size and (fixed[0] < 0 or fixed[-1] >= N)):
+        raise InputError(f"fixed: at most k = {k} distinct positions among the {N} items, got {fixed.size}")
     rng = np.random.default_rng(seed)
-    cur = rng.choice(N, size=k, replace=False)
+    if fixed.size:
+        cur = np.r_[fixed, rng.choice(np.setdiff1d(np.arange(N), fixed), size=k - fixed.size, replace=False)]
+    else:
+        cur = rng.choice(N, size=k, replace=False)
+    free = k - fixed.size  # the positions of cur that may be swapped out: the last ``free``
     inside = np.zeros(N, dtype=bool)
     inside[cur] = True
     total = R[:, cur].sum(axis=1)
     best = loo_line_rmse(total / k, y)[0]
     cps = sorted({int(t) for t in checkpoints})
     out = {0: np.sort(cur)} if 0 in cps else {}
-    steps = -(-cps[-1] // batch) if k < N else 0
-    drop, draws = rng.integers(k, size=steps), rng.integers(N, size=(steps, batch))
+    steps = -(-cps[-1] // batch) if k < N and free else 0
+    drop, draws = fixed.size + rng.integers(free or 1, size=steps), rng.integers(N, size=(steps, batch))
     for t in range(steps):
         i, js = drop[t], draws[t]
         js = js[~inside[js]]

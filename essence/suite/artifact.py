@@ -7,18 +7,24 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
 
+from ..artifact.base import Artifact, check_answers, check_same_benchmark, format_figures, missing_items
+from ..artifact.checks import check_artifact
+from ..artifact.compressed import _figures
+from ..data import split_models
 from ..data._io import jsonable
 from ..data._runtime import single_thread
 from ..data.checks import whole_number
-from ..artifact.base import Artifact, check_answers, check_same_benchmark, format_figures, missing_items
-from ..artifact.compressed import _figures
-from ..data import split_models
+from ..data.errors import InputError, warn
 from ..data.split import default_test
-from ..data.errors import InputError
 from ..reconstructors.base import KINDS as RECONSTRUCTOR_KINDS, reconstructor_class
+from ..reconstructors.boost import BoostReconstructor
 from ..reconstructors.choose import choose_average_by_cv, choose_by_cv
 from ..reconstructors.intervals import IntervalModel, cross_fitted_predictions
+from ..reconstructors.kernel import KernelReconstructor
+from ..reconstructors.simple import MeanRidgeReconstructor, RidgeGAMReconstructor
 from .data import SEP, Suite, shared_models
 from .select import select_suite
 
@@ -64,6 +70,13 @@ class SuiteCompressed(Artifact):
         if not models:
             raise InputError(f"no model is in all {len(members)} results files; a suite estimate needs each model's "
                              "results on every member's chosen items")
+        shared = set(models)
+        left = [(n, [s for s in m.models.tolist() if s not in shared]) for n, m in zip(self.names, members)]
+        left = [(n, v) for n, v in left if v]
+        if left:
+            warn(f"{sum(len(v) for _, v in left)} model(s) are not in every results file and get no estimate: "
+                 + "; ".join(f"{n}: {len(v)}, e.g. {v[0]!r}" for n, v in left)
+                 + " (check that the files name models the same way)", stacklevel=3)
         blocks = []
         for name, m in zip(self.names, members):
             pos = {s: i for i, s in enumerate(m.items.tolist())}
@@ -79,8 +92,6 @@ class SuiteCompressed(Artifact):
 
     def estimate(self, data):
         """DataFrame ``model`` + per member and ``mean``: ``NAME``, ``NAME_lower``, ``NAME_upper`` (pp)."""
-        import pandas as pd
-
         models, X, _ = self._matrix(data)
         est = self._predict(X)
         cols = {"model": models}
@@ -147,8 +158,6 @@ class SuiteCompressed(Artifact):
 
     @classmethod
     def _from_checked(cls, d: dict, source: str) -> "SuiteCompressed":
-        from ..artifact.checks import check_artifact
-
         names = d["names"]
         if (not isinstance(names, list) or len(names) < 2 or not isinstance(d["items"], dict)
                 or not isinstance(d["members"], dict) or any(n not in d["items"] or n not in d["members"] for n in names)):
@@ -178,10 +187,6 @@ def member_candidates(idx, member_of, b: int) -> dict:
     """label -> factory: the candidates of member ``b`` on the pooled items ``idx`` ``(k,)`` (``member_of``
     ``(M,)``: the member of each pooled item): ridge + GAM, mean + ridge, kernel ridge on the member's own items
     and boosted trees on the answers and the members' sub-scores."""
-    from ..reconstructors.boost import BoostReconstructor
-    from ..reconstructors.kernel import KernelReconstructor
-    from ..reconstructors.simple import MeanRidgeReconstructor, RidgeGAMReconstructor
-
     owner = np.asarray(member_of)[np.asarray(idx, dtype=np.intp)]
     own = np.flatnonzero(owner == b).tolist()
     blocks = [np.flatnonzero(owner == m).tolist() for m in np.unique(owner)]
@@ -205,8 +210,6 @@ def fit_members(suite_fit: Suite, idx, reconstructors="default", n_train: int | 
     ``"default"`` (:func:`member_candidates`), ``"basic"`` (:data:`BASIC_RECONSTRUCTORS`) or a tuple of kinds;
     ``n_train``: the first models train, the rest calibrate the intervals (None: all); ``jobs``: processes.
     Returns ``(recs, intervals, mean_interval, choice, cv_pred (n, B))``."""
-    from joblib import Parallel, delayed
-
     if isinstance(reconstructors, str):
         if reconstructors not in ("default", "basic"):
             raise InputError(f"reconstructors: {reconstructors!r}; give 'default', 'basic' or a list of kinds")

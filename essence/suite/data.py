@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..data import METABENCH, POOL_CAVEAT, Responses
+from ..data import METABENCH, POOL_CAVEAT, Responses, load
 from ..data.errors import InputError
 
 __all__ = ["Suite", "make_suite", "load_suite", "shared_models", "SEP"]
@@ -142,8 +142,6 @@ def shared_models(members) -> list:
 
 def load_suite(sources, names=None, keep=None) -> Suite:
     """A suite of every source (:func:`essence.data.load`); ``keep``: one function per source, member -> items."""
-    from ..data import load
-
     sources = list(sources)
     members = [s if isinstance(s, Responses) else load(s) for s in sources]
     if names is None:  # a file's stem, else the loaded data's name

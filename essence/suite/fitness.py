@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..data.errors import InputError
-from ..search.fitness import fill_means, gram_blocks, mask_positions
+from ..reconstructors.base import fill_means
+from ..search.fitness import gram_blocks, mask_positions
 from ..search.genetic import random_masks
 
 __all__ = ["JointRidgeFitness", "WEIGHTINGS"]

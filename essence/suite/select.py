@@ -11,6 +11,10 @@ import numpy as np
 
 from ..data.checks import real_number, whole_number
 from ..data.errors import EssenceWarning, InputError
+from ..methods import make_method
+from ..search.genetic import GAConfig, genetic_search
+from ..search.redundancy import coarse_filter
+from ..search.refine import GroupFitness, RefineConfig, refine, suite_attribution
 from .data import Suite
 from .fitness import WEIGHTINGS, JointRidgeFitness
 
@@ -82,8 +86,6 @@ def select_suite(train: Suite, val: Suite, k: int, method: str = "essence", seed
     if method == "essence" and fallback is None:
         idx, info = _joint_essence(train, val, k, seed, floor, progress, **params)
     else:  # another method, or the joint EssenceBench's fallback to the random method's items
-        from ..methods import make_method
-
         chooser, options = ("random", {}) if fallback else (method, params)
         sel = make_method(chooser, k=k, seed=seed, progress=progress, **options)
         sel.fit(train.pooled(), val.pooled())
@@ -120,10 +122,6 @@ def _too_few_to_search(train: Suite, val: Suite, params: dict) -> dict | None:
 
 def _joint_essence(train: Suite, val: Suite, k: int, seed: int, floor: int, progress: bool, **params):
     """One joint search; ``params`` already checked by :func:`_too_few_to_search`."""
-    from ..search.genetic import GAConfig, genetic_search
-    from ..search.redundancy import coarse_filter
-    from ..search.refine import GroupFitness, RefineConfig, refine, suite_attribution
-
     s = {**JOINT_DEFAULTS, **params}
     if s["weighting"] not in WEIGHTINGS:
         raise InputError(f"--param weighting={s['weighting']!r}: choose one of {', '.join(WEIGHTINGS)}")

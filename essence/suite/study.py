@@ -6,8 +6,10 @@ import numpy as np
 import pandas as pd
 
 from ..data import split_models
+from ..data._runtime import single_thread
 from ..data.errors import InputError
-from .data import Suite
+from ..reconstructors.simple import RidgeReconstructor
+from .data import Suite, make_suite
 
 __all__ = ["suite_split", "cross_prediction", "target_correlations", "restrict_to_logged", "new_model_check"]
 
@@ -24,9 +26,6 @@ def target_correlations(suite: Suite) -> pd.DataFrame:
 
 def cross_prediction(suite: Suite, seeds=(0,), k_each: int = 50, test: float = 0.2, val: float = 0.1) -> pd.DataFrame:
     """Test RMSE (pp) of a ridge per member from random items of its own, of every member and all its own items."""
-    from ..data._runtime import single_thread
-    from ..reconstructors.simple import RidgeReconstructor
-
     rows = []
     R, Y = suite.pooled().responses, suite.targets
     for seed in seeds:
@@ -46,8 +45,6 @@ def cross_prediction(suite: Suite, seeds=(0,), k_each: int = 50, test: float = 0
 
 def restrict_to_logged(suite: Suite, new) -> Suite:
     """The suite with each member kept to the items a new model answered (``new``: one Responses per member)."""
-    from .data import make_suite
-
     new = list(new)
     if len(new) != len(suite.members):
         raise InputError(f"restrict_to_logged: {len(new)} results for a suite of {len(suite.members)} members; "

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from tqdm.auto import tqdm
 
 from .. import data as _data
 from ..artifact.compressed import compress
@@ -24,8 +25,8 @@ from ..suite import SUITE_METHODS
 from .records import (COLUMNS, _METRICS, _error_rows, _key_name, _read_record, _rows, _split_id, _stale_reason,
                       _write_table, run_path)
 from .signatures import _core_hash, _source_hash
-from .tables import format_summary, summarise
 from .suites import SUITE_SWEEP_SETTINGS, load_suite_entry, n_items, suite_members, suite_params, suite_settings
+from .tables import format_summary, summarise
 from .worker import _expected_cost, _one_line, _run_dask, _run_local, _Task
 
 __all__ = ["run_sweep", "SWEEP_SETTINGS", "SUITE_SWEEP_SETTINGS", "add_subcommand"]
@@ -264,8 +265,6 @@ def _print_notes(plan: _Plan, loaded, unavailable) -> None:
 
 def _compute(plan: _Plan, out: Path, backend, scheduler, jobs, progress: bool) -> None:
     """Run ``plan.todo`` on the backend; cache each finished run, keep each failure's traceback, fill rows."""
-    from tqdm.auto import tqdm
-
     # longest runs first, so the workers are not left waiting on one long run at the end
     todo = sorted(plan.todo, key=_expected_cost, reverse=True)
     (out / "runs").mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@ import importlib.util
 import os
 from pathlib import Path
 
+from ..data.pinning import MARK
 from ..methods import get_method
 
 __all__ = ["code_version", "module_version"]
@@ -90,8 +91,6 @@ def _core_hash() -> str:
     """Hash of the shared code that turns chosen items into figures (the artifact, the reconstructors' contract,
     choice, forward pass and intervals, the metrics, the selectors' base), and of the CPU code paths the process
     runs (essence.data.pinning: a run made with other BLAS kernels may have chosen other items)."""
-    from ..data.pinning import MARK
-
     h = hashlib.sha256(os.environ.get(MARK, "native").encode())
     for name in ("artifact/compressed.py", "reconstructors/base.py", "reconstructors/choose.py",
                  "reconstructors/forward.py", "reconstructors/simple.py", "reconstructors/tables.py",

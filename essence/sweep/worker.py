@@ -115,7 +115,7 @@ def _compress_run(task: _Task, data, split, rec: dict):
 def _compress_suite_run(task: _Task, suite, split, rec: dict):
     """``compress_suite`` on the sweep's split with its suite settings; sets ``items`` (``member/item``),
     ``reconstructor`` (member -> kind) and ``budget``."""
-    from ..suite import compress_suite
+    from ..suite import compress_suite  # looked up at run time (tests spy on it)
 
     s = task.signature["settings"]
     art = compress_suite(suite, task.k, method=task.method, seed=task.seed, split=split, level=s["level"],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import matplotlib.pyplot as plt
 
 from .style import METHOD_COLORS
 
@@ -11,8 +12,6 @@ __all__ = ["plot_information", "plot_trajectory"]
 
 def plot_information(bank, items, theta=np.linspace(-4, 4, 161), ax=None):
     """Fisher information ``a^2 P (1 - P)`` of the bank's ``items`` (indices) over abilities ``theta``."""
-    import matplotlib.pyplot as plt
-
     fig, ax = (ax.figure, ax) if ax is not None else plt.subplots(figsize=(7, 3.8))
     info = bank.fisher(theta)
     colors = plt.get_cmap("tab10").colors
@@ -28,8 +27,6 @@ def plot_information(bank, items, theta=np.linspace(-4, 4, 161), ax=None):
 def plot_trajectory(traj, row: int, truth: float, bank, model: str = "model"):
     """Two panels for test ``row`` of a :class:`~essence.methods.adaptive.Trajectory`: the estimate with its
     interval against the true score (pp), and the ability estimate with each given item's difficulty."""
-    import matplotlib.pyplot as plt
-
     n = int(traj.n_items[row, -1])
     steps = np.arange(n + 1)
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))

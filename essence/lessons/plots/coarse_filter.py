@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
 
 from .style import _finish, _grid, _panels, _star, _starred_caveat
 
@@ -41,8 +42,6 @@ def plot_kept_counts(grids: dict):
 def plot_filter_error(panels: dict, k: int):
     """Held-out RMSE (pp) of random k-subsets of filtered pools by pool size; ``panels``: dataset -> ``full``
     ``(n_draws,)`` (unfiltered), ``n_items``, ``curves``: label -> list of ``(tau, pool_size, rmses (n_draws,))``."""
-    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
-
     n = len(panels)
     fig, axes = _panels(1, n, figsize=(4.4 * n, 4.0))
     for ax, (ds, p) in zip(axes.ravel(), panels.items()):

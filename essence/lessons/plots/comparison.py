@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.colors import TwoSlopeNorm
 
 from ...data.errors import InputError
 from .style import _finish, _method_label, _panels, _star
@@ -13,8 +14,6 @@ __all__ = ["plot_ratio_to_baseline"]
 def plot_ratio_to_baseline(runs, methods=None, datasets=None, splits=("random", "top"), k: int = 50):
     """Per split, datasets x methods: the geometric mean over seeds of ``ratio`` (test RMSE over the best baseline's) at
     ``k``, or "refused"; ``runs``: ``dataset, split, method, k, seed, ratio, error`` ("" when the run finished)."""
-    from matplotlib.colors import TwoSlopeNorm
-
     missing = {"dataset", "split", "method", "k", "ratio", "error"} - set(runs.columns)
     if missing:
         raise InputError(f"runs: missing column(s) {sorted(missing)}")

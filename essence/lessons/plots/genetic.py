@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.lines import Line2D
+import matplotlib.pyplot as plt
+from matplotlib.ticker import ScalarFormatter
 
 from .style import METHOD_COLORS, _finish, _panels, _reference_style, _star, _starred_caveat
 
@@ -39,9 +42,6 @@ def plot_ruler(train_x, train_y, ruler, candidates: dict, dataset: str = "", max
 def plot_ga_history(history, mean_history, refs: dict | None = None, title: str = "", dataset: str = "", ax=None):
     """Best and population-mean fitness RMSE (pp) per generation from ``(generations + 1,)`` ``history``,
     ``mean_history`` (-RMSE); ``refs``: label -> line (pp); given ``ax``, no layout or caveat."""
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import ScalarFormatter
-
     h, m = -np.asarray(history, dtype=float), -np.asarray(mean_history, dtype=float)
     own = ax is None
     fig, ax = plt.subplots(figsize=(6.4, 3.9)) if own else (ax.figure, ax)
@@ -65,8 +65,6 @@ def plot_ga_history(history, mean_history, refs: dict | None = None, title: str 
 def plot_subset_vs_random(random: dict, marks: dict, k: int, dataset: str = ""):
     """Test RMSE (pp) and Kendall tau of chosen subsets (``marks``: label -> ``{"rmse", "kendall"}``) against random
     k-subsets (:func:`essence.lessons.stages.random_subset_scores` output)."""
-    import matplotlib.pyplot as plt
-
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     colors = [METHOD_COLORS["essence"], "#4c72b0", "#55a868", "#8172b3"]
     for ax, key, xl, better in ((axes[0], "rmse", "test RMSE (pp)", np.less),
@@ -88,9 +86,6 @@ def plot_fitness_vs_heldout(panels: dict, refs: dict | None = None):
     """Fitness (dashed) and test RMSE (solid, pp) of the best subset by generation, mean and min-max over seeds;
     ``panels``: dataset -> {label -> per seed a DataFrame ``generation, fitness_rmse, test_rmse``}; ``refs``:
     dataset -> {label: pp}."""
-    from matplotlib.lines import Line2D
-    from matplotlib.ticker import ScalarFormatter
-
     n = len(panels)
     fig, axes = _panels(1, n, figsize=(5.2 * n, 4.3))
     colors = [METHOD_COLORS["essence"], "#4c72b0", "#55a868"]

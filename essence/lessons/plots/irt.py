@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import matplotlib.pyplot as plt
 
 from .style import _star_note
 
@@ -14,8 +15,6 @@ _SEL_COLORS = {"irt": "#8c564b", "above_floor_bins": "#bcbd22", "score_levels": 
 def plot_item_curves(theta, P, info, labels, test_info: dict | None = None):
     """Curves ``P`` and information ``info`` ``(g, m)`` of ``m`` items (``labels``) on the grid ``theta`` ``(g,)``;
     ``test_info`` {label: ``(g,)``} in a third panel."""
-    import matplotlib.pyplot as plt
-
     n = 3 if test_info else 2
     fig, axes = plt.subplots(1, n, figsize=(5.0 * n, 4.2))
     for j, lab in enumerate(labels):
@@ -36,8 +35,6 @@ def plot_item_curves(theta, P, info, labels, test_info: dict | None = None):
 def plot_bins(theta, y, curve, table, floor: float, title: str = ""):
     """Full score ``y`` against ability ``theta`` ``(n_models,)``, ``curve`` (Table1D), the bins and items of
     ``table`` (:func:`essence.lessons.irt.bin_table`), the floor (pp) shaded."""
-    import matplotlib.pyplot as plt
-
     fig, ax = plt.subplots(figsize=(8.0, 4.6))
     ax.axhspan(0, floor, color="#fde0dd", alpha=0.6, lw=0, label=f"floor (< {floor:g} pp)")
     ax.scatter(theta, y, s=4, alpha=0.3, color="#555555", linewidths=0, label="training models")
@@ -59,8 +56,6 @@ def plot_bins(theta, y, curve, table, floor: float, title: str = ""):
 
 def plot_hypothesis(df, title: str = ""):
     """Test RMSE per split and selection of :func:`essence.lessons.irt.hypothesis_runs` output (random: mean ± sd)."""
-    import matplotlib.pyplot as plt
-
     cols = [("rmse", "all test models"), ("rmse_floor", "test models at the floor"),
             ("rmse_above", "test models above the floor")]
     fig, axes = plt.subplots(1, 3, figsize=(14.0, 4.2), sharey=False)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
-from ...data import METABENCH
-from .style import METHOD_COLORS, _finish, _panels
+from .style import METHOD_COLORS, _finish, _panels, _star
 
 __all__ = ["plot_new_model_estimates", "plot_reconstructor_range"]
 
@@ -31,14 +32,12 @@ def plot_new_model_estimates(estimates, train_targets: dict, chance: dict | None
         if chance and r.dataset in chance:
             ax.axhline(chance[r.dataset], color="#333333", ls=":", lw=1.2, label="chance level")
         below = float((y < r.estimate).mean() * 100)
-        ax.set_title(f"{r.dataset}{' *' if r.dataset in METABENCH else ''}")
+        ax.set_title(_star(r.dataset))
         ax.text(0.5, -0.06, f"{below:.0f}% of training\nmodels below", transform=ax.transAxes, ha="center", va="top",
                 fontsize=9)
         ax.set_xticks([])
         ax.set(xlim=(-0.7, 0.7), ylim=(-2, 102))
     axes[0, 0].set_ylabel("full-benchmark score (pp)")
-    from matplotlib.patches import Patch
-
     first = {}  # each legend entry once, from the first panel that has it
     for ax in axes.ravel():
         for hh, ll in zip(*ax.get_legend_handles_labels()):
@@ -52,8 +51,6 @@ def plot_new_model_estimates(estimates, train_targets: dict, chance: dict | None
 def plot_reconstructor_range(panels: dict, model: str = "new model"):
     """Subset score (x) against full score (y) of the training models and the new model's estimate, one panel per
     dataset -> ``train_x``, ``train_y``, ``train_fit``, ``x``, ``estimate``, ``lower``, ``upper`` (pp)."""
-    from matplotlib.lines import Line2D
-
     n = len(panels)
     cols = min(n + 1, 3)
     rows = int(np.ceil((n + 1) / cols))
@@ -74,7 +71,7 @@ def plot_reconstructor_range(panels: dict, model: str = "new model"):
                     zorder=10)  # the estimate on top of the training models' cloud
         lower = float((tx < p["x"] - 1e-9).mean() * 100)
         equal = float((np.abs(tx - p["x"]) <= 1e-9).mean() * 100)
-        ax.set_title(f"{ds}{' *' if ds in METABENCH else ''}: {lower:.0f}% lower, {equal:.0f}% equal", fontsize=10.5)
+        ax.set_title(f"{_star(ds)}: {lower:.0f}% lower, {equal:.0f}% equal", fontsize=10.5)
         ax.set(xlabel="mean over the chosen items (pp)", ylabel="full-benchmark score (pp)")
         ax.set(xlim=(-3, 103), ylim=(-3, 103))
     handles = [Line2D([], [], ls="none", marker="o", ms=5, color="#4c72b0", alpha=0.6),

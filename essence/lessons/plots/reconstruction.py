@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import matplotlib.pyplot as plt
 
 from .style import _panels, _star_note
 
@@ -19,8 +20,6 @@ _STYLE = {"mean": ("o", ":"), "line": ("s", "-"), "mean_ridge": ("D", "--"), "ga
 def plot_subset_fits(m, y, curves: dict, title: str = "", ax=None):
     """Subset mean ``m`` against full score ``y`` (pp) of ``(n,)`` models, with ``curves`` {label: (grid, values)}
     (pp, clipped to the axes [0, 100])."""
-    import matplotlib.pyplot as plt
-
     fig, ax = plt.subplots(figsize=(6.4, 4.6)) if ax is None else (ax.figure, ax)
     ax.scatter(m, y, s=6, alpha=0.35, color="#555555", label="training models", linewidths=0)
     for label, (gx, gv) in curves.items():

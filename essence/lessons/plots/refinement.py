@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.colors import BoundaryNorm
+import matplotlib.pyplot as plt
 
 from .style import METHOD_COLORS, _finish, _panels, _star
 
@@ -12,9 +14,6 @@ __all__ = ["plot_attribution", "plot_refinement_trace", "plot_ablation"]
 def plot_attribution(attribution, counts, discrimination, groups: dict, best, k: int, dataset: str = ""):
     """EBM attributions ``(M,)`` (pp) against discrimination ``(M,)`` of the items some elite holds (``counts``), and
     the items ranked by attribution with the ranks of each of ``groups`` (name -> positions); ``best``: best subset."""
-    import matplotlib.pyplot as plt
-    from matplotlib.colors import BoundaryNorm
-
     A = np.asarray(attribution, dtype=float)
     c = np.asarray(counts, dtype=int)
     disc = np.asarray(discrimination, dtype=float)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import matplotlib.pyplot as plt
 
 from .style import METHOD_COLORS, _finish, _star
 
@@ -11,8 +12,6 @@ __all__ = ["plot_toy_choices", "plot_herding_mmd", "plot_ppl_strata", "plot_guid
 
 def plot_toy_choices(R, chosen: dict, dataset: str = ""):
     """The toy ``R`` ``(n_models, n_items)`` as a grid; under it one row per ``chosen`` positions or float weights."""
-    import matplotlib.pyplot as plt
-
     R, rows = np.asarray(R, dtype=float), list(chosen.items())
     (n_models, n_items), kinds = R.shape, ("kmeans", "herding", "ppl", "disco")
     fig, (ax, bx) = plt.subplots(2, 1, figsize=(0.55 * n_items + 2.5, 0.32 * (n_models + len(rows)) + 1.6),
@@ -40,8 +39,6 @@ def plot_toy_choices(R, chosen: dict, dataset: str = ""):
 
 def plot_herding_mmd(mmd_herding, mmd_random, dataset: str = ""):
     """MMD (kernel units) of the first t items: Herding ``(k,)``, random orders ``(n_draws, k)`` (mean, 10-90%)."""
-    import matplotlib.pyplot as plt
-
     h, r = np.asarray(mmd_herding, float), np.atleast_2d(np.asarray(mmd_random, float))
     (fig, ax), t, c = plt.subplots(figsize=(6.2, 3.6)), np.arange(1, h.size + 1), METHOD_COLORS["random"]
     ax.plot(t, h, color=METHOD_COLORS["herding"], label="Kernel Herding (greedy)")
@@ -54,8 +51,6 @@ def plot_herding_mmd(mmd_herding, mmd_random, dataset: str = ""):
 
 def plot_ppl_strata(ppl, accuracy, bins, chosen, dataset: str = ""):
     """Perplexity ``(n,)`` against accuracy ``(n,)`` (pp); edges of the ``bins`` ``(n,)`` dotted; ``chosen`` marked."""
-    import matplotlib.pyplot as plt
-
     ppl, acc, bins = np.asarray(ppl, float), np.asarray(accuracy, float), np.asarray(bins)
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     ax.scatter(ppl, acc, s=10, color="#bbbbbb", label="item of the pool")
@@ -73,8 +68,6 @@ def plot_ppl_strata(ppl, accuracy, bins, chosen, dataset: str = ""):
 
 def plot_guide(guide, dataset: str = "", k: int | None = None):
     """Bars of the ``ratio to random`` column of a decision guide (refusing methods named in the title)."""
-    import matplotlib.pyplot as plt
-
     ok = guide[guide["ratio to random"] != "refused"]
     fig, ax, refused = *plt.subplots(figsize=(6.2, 0.42 * len(guide) + 1.2)), [m for m in guide.index if m not in ok.index]
     ax.barh(range(len(ok)), ok["ratio to random"].astype(float), color=[METHOD_COLORS.get(m, "#444444") for m in ok.index])

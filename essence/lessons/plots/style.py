@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import matplotlib.pyplot as plt
+
 from ...data import METABENCH, POOL_CAVEAT
 from ...methods import METHOD_INFO, METHOD_TABLE
 
@@ -75,8 +77,6 @@ def _finish(fig, names, y: float = -0.02, wrap: bool = True):
 def _panels(rows: int, cols: int, figsize, n: int | None = None, **kw):
     """``plt.subplots(rows, cols, figsize=figsize, squeeze=False, **kw)``, the panels after the first ``n`` (None:
     all in use) switched off."""
-    import matplotlib.pyplot as plt
-
     fig, axes = plt.subplots(rows, cols, figsize=figsize, squeeze=False, **kw)
     for ax in axes.ravel()[rows * cols if n is None else n:]:
         ax.axis("off")

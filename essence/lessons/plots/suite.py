@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import matplotlib.pyplot as plt
 
 from .style import METHOD_COLORS, _starred_caveat
 
@@ -12,8 +13,6 @@ __all__ = ["plot_cross_prediction", "plot_budget_split"]
 def plot_cross_prediction(table, ax=None):
     """Bars per benchmark: test RMSE (pp) from its own random items, everyone's, and its whole pool (``table``:
     :func:`essence.suite.study.cross_prediction` rows, averaged over seeds)."""
-    import matplotlib.pyplot as plt
-
     g = table.groupby("benchmark", sort=False)[["own", "all", "own_pool"]].mean()
     fig = ax.figure if ax is not None else plt.figure(figsize=(7.5, 3.8))
     ax = ax if ax is not None else fig.add_subplot()
@@ -35,8 +34,6 @@ def plot_cross_prediction(table, ax=None):
 def plot_budget_split(budgets: dict, pool_sizes: dict, ax=None):
     """Items per benchmark chosen by each selector (``budgets``: label -> {benchmark: count}) beside a split in
     proportion to pool size (``pool_sizes``: benchmark -> items)."""
-    import matplotlib.pyplot as plt
-
     names = list(pool_sizes)
     fig = ax.figure if ax is not None else plt.figure(figsize=(7.5, 3.6))
     ax = ax if ax is not None else fig.add_subplot()
